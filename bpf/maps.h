@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The limiter's maps. None carries a pinning attribute: the loader pins them
+ * under XRL_PIN_ROOT/<iface>/ by bpf_map__set_pin_path(), so tests can load
+ * the same object unpinned and leave nothing behind.
+ */
+#ifndef XRL_MAPS_H
+#define XRL_MAPS_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "xrl_common.h"
+
+/* Both rule sets, told apart by xrl_port_key.set. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 2 * XRL_MAX_RULES);
+	__type(key, struct xrl_port_key);
+	__type(value, struct xrl_rule);
+} xrl_ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 2 * XRL_MAX_RULES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct xrl_prefix_key);
+	__type(value, struct xrl_rule);
+} xrl_prefixes SEC(".maps");
+
+/* Window state per rule and masked source; the loader sizes it (--max-keys). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
+	__uint(max_entries, XRL_DEFAULT_KEYS);
+	__type(key, struct xrl_key);
+	__type(value, struct xrl_state);
+} xrl_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XRL_MAX_RULE_IDS);
+	__type(key, __u32);
+	__type(value, struct xrl_rule_stats);
+} xrl_rule_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xrl_counters);
+} xrl_counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xrl_ctl);
+} xrl_ctl SEC(".maps");
+
+#endif /* XRL_MAPS_H */

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Packet parsing for the limiter: a cursor and a bounds check before every
+ * read, after xdp-tools' parsing_helpers.h. Finds the source address and, when
+ * the packet carries one, the TCP or UDP destination port.
+ */
+#ifndef XRL_PARSING_H
+#define XRL_PARSING_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "xrl_common.h"
+
+#define ETH_P_IP 0x0800
+#define ETH_P_IPV6 0x86DD
+#define ETH_P_8021Q 0x8100
+#define ETH_P_8021AD 0x88A8
+
+#define XRL_VLAN_MAX 2	  /* 802.1Q, and 802.1ad outside it (QinQ) */
+#define XRL_IPV6_EXT_MAX 8 /* extension headers skipped before giving up */
+
+#define IPPROTO_HOPOPTS 0
+#define IPPROTO_ROUTING 43
+#define IPPROTO_FRAGMENT 44
+#define IPPROTO_AH 51
+#define IPPROTO_DSTOPTS 60
+
+#define XRL_IP_MF 0x2000
+#define XRL_IP_OFFSET 0x1FFF
+
+struct xrl_pkt {
+	__u8 family;   /* XRL_FAMILY_V4 or XRL_FAMILY_V6 */
+	__u8 proto;    /* transport protocol number */
+	__u8 has_port; /* TCP or UDP header present (not a later fragment) */
+	__u8 pad;
+	__u16 dport; /* host order */
+	__u16 pad2;
+	__u8 src[16]; /* IPv4 in the first four bytes */
+};
+
+enum xrl_parse_res {
+	XRL_PARSE_IP = 0,
+	XRL_PARSE_NON_IP = 1,
+	/* negative: -(1 + enum xrl_malformed) */
+};
+
+#define XRL_MALFORMED(reason) (-1 - (int)(reason))
+
+struct xrl_cursor {
+	void *pos;
+	void *end;
+};
+
+struct vlan_hdr_x {
+	__be16 tci;
+	__be16 proto;
+};
+
+struct ipv6_opt_x {
+	__u8 nexthdr;
+	__u8 hdrlen;
+};
+
+static __always_inline int xrl_parse_l4(struct xrl_cursor *c, void *l3_end, struct xrl_pkt *p)
+{
+	if (p->proto == XRL_PROTO_TCP) {
+		struct tcphdr *th = c->pos;
+
+		if ((void *)(th + 1) > c->end || (void *)(th + 1) > l3_end)
+			return XRL_MALFORMED(XRL_MAL_L4);
+		p->dport = bpf_ntohs(th->dest);
+		p->has_port = 1;
+	} else if (p->proto == XRL_PROTO_UDP) {
+		struct udphdr *uh = c->pos;
+
+		if ((void *)(uh + 1) > c->end || (void *)(uh + 1) > l3_end)
+			return XRL_MALFORMED(XRL_MAL_L4);
+		p->dport = bpf_ntohs(uh->dest);
+		p->has_port = 1;
+	}
+	return XRL_PARSE_IP;
+}
+
+static __always_inline int xrl_parse_ipv4(struct xrl_cursor *c, struct xrl_pkt *p)
+{
+	struct iphdr *iph = c->pos;
+	__u32 hlen, tot;
+
+	if ((void *)(iph + 1) > c->end)
+		return XRL_MALFORMED(XRL_MAL_IPV4);
+	if (iph->version != 4)
+		return XRL_MALFORMED(XRL_MAL_IPV4);
+	hlen = iph->ihl * 4;
+	if (hlen < sizeof(*iph) || c->pos + hlen > c->end)
+		return XRL_MALFORMED(XRL_MAL_IPV4_IHL);
+	tot = bpf_ntohs(iph->tot_len);
+	if (tot < hlen || c->pos + tot > c->end)
+		return XRL_MALFORMED(XRL_MAL_IPV4_LEN);
+
+	p->family = XRL_FAMILY_V4;
+	p->proto = iph->protocol;
+	__builtin_memcpy(p->src, &iph->saddr, 4);
+	/* Only the first fragment carries the transport header. */
+	if (bpf_ntohs(iph->frag_off) & XRL_IP_OFFSET)
+		return XRL_PARSE_IP;
+	{
+		void *l3_end = c->pos + tot;
+
+		c->pos += hlen;
+		return xrl_parse_l4(c, l3_end, p);
+	}
+}
+
+static __always_inline int xrl_parse_ipv6(struct xrl_cursor *c, struct xrl_pkt *p)
+{
+	struct ipv6hdr *ip6h = c->pos;
+	void *l3_end;
+	__u8 next;
+	int i;
+
+	if ((void *)(ip6h + 1) > c->end)
+		return XRL_MALFORMED(XRL_MAL_IPV6);
+	if (ip6h->version != 6)
+		return XRL_MALFORMED(XRL_MAL_IPV6);
+	l3_end = (void *)(ip6h + 1) + bpf_ntohs(ip6h->payload_len);
+	if (l3_end > c->end)
+		return XRL_MALFORMED(XRL_MAL_IPV6);
+
+	p->family = XRL_FAMILY_V6;
+	__builtin_memcpy(p->src, &ip6h->saddr, 16);
+	next = ip6h->nexthdr;
+	c->pos = ip6h + 1;
+
+	for (i = 0; i < XRL_IPV6_EXT_MAX; i++) {
+		struct ipv6_opt_x *opt = c->pos;
+		struct frag_hdr *fh = c->pos;
+
+		switch (next) {
+		case IPPROTO_HOPOPTS:
+		case IPPROTO_ROUTING:
+		case IPPROTO_DSTOPTS:
+			if ((void *)(opt + 1) > c->end)
+				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
+			next = opt->nexthdr;
+			c->pos += (opt->hdrlen + 1) * 8;
+			break;
+		case IPPROTO_AH:
+			if ((void *)(opt + 1) > c->end)
+				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
+			next = opt->nexthdr;
+			c->pos += (opt->hdrlen + 2) * 4;
+			break;
+		case IPPROTO_FRAGMENT:
+			if ((void *)(fh + 1) > c->end)
+				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
+			next = fh->nexthdr;
+			c->pos = fh + 1;
+			/* A later fragment has no transport header. */
+			if (bpf_ntohs(fh->frag_off) & ~0x7) {
+				p->proto = next;
+				return XRL_PARSE_IP;
+			}
+			break;
+		default:
+			p->proto = next;
+			if (c->pos > l3_end)
+				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
+			return xrl_parse_l4(c, l3_end, p);
+		}
+		if (c->pos > l3_end)
+			return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
+	}
+	return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
+}
+
+/* Returns XRL_PARSE_IP, XRL_PARSE_NON_IP or XRL_MALFORMED(reason). */
+static __always_inline int xrl_parse(struct xdp_md *ctx, struct xrl_pkt *p)
+{
+	struct xrl_cursor c = {
+		.pos = (void *)(long)ctx->data,
+		.end = (void *)(long)ctx->data_end,
+	};
+	struct ethhdr *eth = c.pos;
+	__u16 proto;
+	int i;
+
+	if ((void *)(eth + 1) > c.end)
+		return XRL_MALFORMED(XRL_MAL_ETH);
+	proto = bpf_ntohs(eth->h_proto);
+	c.pos = eth + 1;
+
+	for (i = 0; i <= XRL_VLAN_MAX; i++) {
+		struct vlan_hdr_x *vh = c.pos;
+
+		if (proto != ETH_P_8021Q && proto != ETH_P_8021AD)
+			break;
+		if (i == XRL_VLAN_MAX || (void *)(vh + 1) > c.end)
+			return XRL_MALFORMED(XRL_MAL_VLAN);
+		proto = bpf_ntohs(vh->proto);
+		c.pos = vh + 1;
+	}
+
+	if (proto == ETH_P_IP)
+		return xrl_parse_ipv4(&c, p);
+	if (proto == ETH_P_IPV6)
+		return xrl_parse_ipv6(&c, p);
+	return XRL_PARSE_NON_IP;
+}
+
+#endif /* XRL_PARSING_H */

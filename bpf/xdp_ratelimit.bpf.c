@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xdp-ratelimit: drops packets over a Sentinel sliding-window threshold,
+ * per destination port and per source prefix.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "xrl_common.h"
+#include "xrl_window.h"
+#include "parsing.h"
+#include "maps.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile struct xrl_config xrl_cfg = {
+	.clock = XRL_CLOCK_PRECISE,
+	.malformed_drop = 0,
+	.ncpus = 1,
+};
+
+/* The clock under XRL_CLOCK_TEST; the verifier drops every read of it otherwise. */
+volatile __u64 xrl_test_now;
+
+/* Template for a new window state: too large for the 512-byte stack. */
+static const struct xrl_state xrl_zero_state;
+
+struct xrl_eval {
+	struct xrl_rule *rule;
+	struct xrl_state *st;	/* NULL: no state could be made, the rule passes */
+	struct xrl_bucket *cur; /* NULL: time went backwards, count nothing */
+	int over;
+};
+
+static __always_inline __u64 xrl_now(void)
+{
+	if (xrl_cfg.clock == XRL_CLOCK_TEST)
+		return xrl_test_now;
+	if (xrl_cfg.clock == XRL_CLOCK_COARSE)
+		return bpf_ktime_get_coarse_ns();
+	return bpf_ktime_get_ns();
+}
+
+static __always_inline void xrl_mask(__u8 *dst, const __u8 *src, __u32 bits)
+{
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		if (bits >= 8)
+			dst[i] = src[i];
+		else if (bits > 0)
+			dst[i] = src[i] & (__u8)(0xff << (8 - bits));
+		else
+			dst[i] = 0;
+		bits = bits >= 8 ? bits - 8 : 0;
+	}
+}
+
+static __always_inline void xrl_make_key(struct xrl_key *k, const struct xrl_rule *r,
+					 const struct xrl_pkt *p, __u16 port)
+{
+	k->rule_id = r->id;
+	k->port = port;
+	k->proto = port ? p->proto : 0;
+	if (!(r->flags & XRL_F_PER_SOURCE)) {
+		k->family = 0;
+		return;
+	}
+	k->family = p->family;
+	xrl_mask(k->addr, p->src, p->family == XRL_FAMILY_V4 ? r->src_mask4 : r->src_mask6);
+}
+
+/* Pass sums of the same key on the other CPUs, each bucket judged by its own start. */
+static __always_inline __u64 xrl_remote_pass(const struct xrl_key *k, const struct xrl_rule *r,
+					     __u64 now)
+{
+	struct xrl_sum s = {};
+	__u32 me = bpf_get_smp_processor_id();
+	__u64 blen = r->interval_ns / r->buckets;
+	__u32 cpu;
+
+	for (cpu = 0; cpu < XRL_MAX_CPUS; cpu++) {
+		struct xrl_state *rs;
+
+		if (cpu >= xrl_cfg.ncpus)
+			break;
+		if (cpu == me)
+			continue;
+		rs = bpf_map_lookup_percpu_elem(&xrl_state, k, cpu);
+		if (!rs || rs->gen != r->gen)
+			continue;
+		xrl_ring_add(&rs->ring, r->buckets, r->interval_ns, now, blen, &s);
+	}
+	return s.pass;
+}
+
+/*
+ * Decides one rule for one packet without counting it: the count depends on
+ * the verdict of every rule the packet matched (xrl_commit).
+ *
+ * The limit holds across CPUs with per-CPU writes only. Each CPU may pass
+ * threshold / ncpus packets per window on its own ring alone; past that
+ * share it adds the other CPUs' rings. Once the sum is over the threshold it
+ * stays over until the current bucket ends (the set of buckets summed does
+ * not change before then), so the CPU latches that and stops reading.
+ * Race: two CPUs past their share may read each other's rings before either
+ * writes; each then passes one packet the other did not see. The excess is
+ * bounded by the packets the other CPUs pass inside one read-to-write span
+ * (tens of nanoseconds): in practice at most one per other CPU per crossing.
+ */
+static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
+				      const struct xrl_key *k, __u64 now,
+				      struct xrl_counters *cnt)
+{
+	__u64 blen, share, local;
+	struct xrl_state *st;
+	struct xrl_sum s = {};
+	int i;
+
+	ev->rule = r;
+	ev->st = NULL;
+	ev->cur = NULL;
+	ev->over = 0;
+	if (xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK)
+		return;
+
+	st = bpf_map_lookup_elem(&xrl_state, k);
+	if (!st) {
+		if (bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0)
+			cnt->keys_new++;
+		st = bpf_map_lookup_elem(&xrl_state, k);
+		if (!st) {
+			cnt->keys_failed++;
+			return;
+		}
+	}
+	if (st->gen != r->gen) {
+		/* New rule or new window shape: never mix bucket lengths. */
+		for (i = 0; i < XRL_MAX_BUCKETS; i++) {
+			st->ring.b[i].start = 0;
+			st->ring.b[i].pass = 0;
+			st->ring.b[i].block = 0;
+		}
+		st->gen = r->gen;
+		st->over_until = 0;
+	}
+	ev->st = st;
+	ev->cur = xrl_current(&st->ring, r->buckets, r->interval_ns, now);
+
+	if (st->over_until > now && st->over_thresh == r->threshold) {
+		ev->over = 1;
+		return;
+	}
+	xrl_ring_add(&st->ring, r->buckets, r->interval_ns, now, 0, &s);
+	local = s.pass;
+	share = r->threshold / xrl_cfg.ncpus;
+	if (!xrl_over(local, share))
+		return;
+	if (xrl_cfg.ncpus > 1)
+		local += xrl_remote_pass(k, r, now);
+	if (xrl_over(local, r->threshold)) {
+		ev->over = 1;
+		blen = r->interval_ns / r->buckets;
+		st->over_until = xrl_start(now, blen) + blen;
+		st->over_thresh = r->threshold;
+	}
+}
+
+/* The rule-level window behind a rule's QPS, and its totals. */
+static __always_inline void xrl_count_rule(const struct xrl_rule *r, __u64 now, int blocked)
+{
+	struct xrl_rule_stats *rs;
+	struct xrl_bucket *b;
+	__u32 id = r->id;
+	int i;
+
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &id);
+	if (!rs)
+		return;
+	if (blocked)
+		rs->block++;
+	else
+		rs->pass++;
+	if (xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK)
+		return;
+	if (rs->gen != r->gen) {
+		for (i = 0; i < XRL_MAX_BUCKETS; i++) {
+			rs->ring.b[i].start = 0;
+			rs->ring.b[i].pass = 0;
+			rs->ring.b[i].block = 0;
+		}
+		rs->gen = r->gen;
+	}
+	b = xrl_current(&rs->ring, r->buckets, r->interval_ns, now);
+	if (!b)
+		return;
+	if (blocked)
+		b->block++;
+	else
+		b->pass++;
+}
+
+/* Counts one evaluated rule once the packet's fate is known. */
+static __always_inline void xrl_commit(struct xrl_eval *ev, int dropped, __u64 now)
+{
+	if (!ev->rule)
+		return;
+	if (ev->over) {
+		if (ev->cur)
+			ev->cur->block++;
+		xrl_count_rule(ev->rule, now, 1);
+	} else if (!dropped) {
+		if (ev->cur)
+			ev->cur->pass++;
+		xrl_count_rule(ev->rule, now, 0);
+	}
+}
+
+static __always_inline int xrl_pass(struct xrl_counters *cnt)
+{
+	cnt->passed++;
+	return XDP_PASS;
+}
+
+static __always_inline int xrl_drop(struct xrl_counters *cnt)
+{
+	cnt->dropped++;
+	return XDP_DROP;
+}
+
+SEC("xdp")
+int xdp_ratelimit(struct xdp_md *ctx)
+{
+	struct xrl_eval port_ev = {}, prefix_ev = {};
+	struct xrl_prefix_key pk = {};
+	struct xrl_port_key ok = {};
+	struct xrl_rule *prule = NULL, *orule = NULL;
+	struct xrl_counters *cnt;
+	struct xrl_pkt p = {};
+	struct xrl_key k;
+	struct xrl_ctl *ctl;
+	__u32 zero = 0;
+	int res, over, monitor;
+	__u64 now;
+
+	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
+	if (!cnt)
+		return XDP_PASS;
+	cnt->seen++;
+
+	res = xrl_parse(ctx, &p);
+	if (res == XRL_PARSE_NON_IP) {
+		cnt->non_ip++;
+		return xrl_pass(cnt);
+	}
+	if (res != XRL_PARSE_IP) {
+		__u32 reason = -res - 1;
+
+		if (reason < XRL_MAL_MAX)
+			cnt->malformed[reason]++;
+		return xrl_cfg.malformed_drop ? xrl_drop(cnt) : xrl_pass(cnt);
+	}
+
+	ctl = bpf_map_lookup_elem(&xrl_ctl, &zero);
+	if (!ctl)
+		return xrl_pass(cnt);
+
+	pk.set = ctl->active_set & 1;
+	pk.family = p.family;
+	__builtin_memcpy(pk.addr, p.src, 16);
+	pk.prefixlen = XRL_PREFIX_HDR_BITS + (p.family == XRL_FAMILY_V4 ? 32 : 128);
+	prule = bpf_map_lookup_elem(&xrl_prefixes, &pk);
+	if (prule && (prule->flags & XRL_F_ALLOW)) {
+		cnt->allowed++;
+		xrl_count_rule(prule, xrl_now(), 0);
+		return xrl_pass(cnt);
+	}
+	if (p.has_port) {
+		ok.set = pk.set;
+		ok.proto = p.proto;
+		ok.port = p.dport;
+		orule = bpf_map_lookup_elem(&xrl_ports, &ok);
+	}
+	if (!prule && !orule) {
+		cnt->no_rule++;
+		return xrl_pass(cnt);
+	}
+
+	now = xrl_now();
+	if (orule) {
+		__builtin_memset(&k, 0, sizeof(k));
+		xrl_make_key(&k, orule, &p, p.dport);
+		xrl_judge(&port_ev, orule, &k, now, cnt);
+	}
+	if (prule) {
+		__builtin_memset(&k, 0, sizeof(k));
+		xrl_make_key(&k, prule, &p, 0);
+		xrl_judge(&prefix_ev, prule, &k, now, cnt);
+	}
+
+	over = 0;
+	monitor = 0;
+	if (port_ev.over) {
+		if (orule->flags & XRL_F_MONITOR)
+			monitor = 1;
+		else
+			over = 1;
+	}
+	if (prefix_ev.over) {
+		if (prule->flags & XRL_F_MONITOR)
+			monitor = 1;
+		else
+			over = 1;
+	}
+	xrl_commit(&port_ev, over, now);
+	xrl_commit(&prefix_ev, over, now);
+	if (over)
+		return xrl_drop(cnt);
+	if (monitor)
+		cnt->monitored++;
+	return xrl_pass(cnt);
+}

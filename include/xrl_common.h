@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Everything that crosses the kernel/user boundary: map keys and values,
+ * flags, limits, map and pin names. Layouts are fixed: explicit padding and
+ * size asserts, since userspace reads these maps from bpffs.
+ */
+#ifndef XRL_COMMON_H
+#define XRL_COMMON_H
+
+#include "xrl_window.h"
+
+/* Bumped whenever a map layout below changes; kept in the ctl map. */
+#define XRL_LAYOUT_VERSION 1
+
+#define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
+
+#define XRL_MAX_RULES 4096	/* per kind (port, prefix) and per rule set */
+#define XRL_MAX_RULE_IDS 8192	/* counter slots: two sets' worth */
+#define XRL_MAX_CPUS 64		/* cross-CPU reads look at this many at most */
+#define XRL_DEFAULT_KEYS 65536
+
+/* Map names (at most 15 characters: the kernel's object name limit). */
+#define XRL_MAP_PORTS "xrl_ports"
+#define XRL_MAP_PREFIXES "xrl_prefixes"
+#define XRL_MAP_STATE "xrl_state"
+#define XRL_MAP_RULE_STATS "xrl_rule_stats"
+#define XRL_MAP_COUNTERS "xrl_counters"
+#define XRL_MAP_CTL "xrl_ctl"
+
+/* Rule flags. */
+#define XRL_F_ALLOW (1U << 0)	   /* prefix only: matching traffic bypasses every limit */
+#define XRL_F_MONITOR (1U << 1)	   /* count what would be blocked, pass it */
+#define XRL_F_PER_SOURCE (1U << 2) /* one window per masked source; else one per rule */
+
+#define XRL_PROTO_TCP 6
+#define XRL_PROTO_UDP 17
+
+#define XRL_FAMILY_V4 4
+#define XRL_FAMILY_V6 6
+
+struct xrl_rule {
+	__u64 threshold;   /* packets per interval: rate * interval */
+	__u64 interval_ns; /* window length */
+	__u64 rate;	   /* as configured: rate packets per rate_unit_ms */
+	__u32 rate_unit_ms;
+	__u32 buckets;	   /* n */
+	__u32 id;	   /* slot in xrl_rule_stats */
+	__u32 gen;	   /* shape generation: state of another gen starts fresh */
+	__u32 flags;	   /* XRL_F_* */
+	__u8 src_mask4;	   /* per-source mask, IPv4 */
+	__u8 src_mask6;	   /* per-source mask, IPv6 */
+	__u8 pad[2];
+};
+_Static_assert(sizeof(struct xrl_rule) == 48, "xrl_rule layout");
+
+/* Port rules: one hash map holding both rule sets, selected by set. */
+struct xrl_port_key {
+	__u8 set;   /* 0 or 1: see xrl_ctl.active_set */
+	__u8 proto; /* XRL_PROTO_TCP or XRL_PROTO_UDP */
+	__u16 port; /* destination port, host order */
+};
+_Static_assert(sizeof(struct xrl_port_key) == 4, "xrl_port_key layout");
+
+/*
+ * Prefix rules: an LPM trie whose data starts with the set and the family, so
+ * both sets and both families live in one trie without matching each other.
+ * prefixlen counts those 16 bits plus the address prefix.
+ */
+struct xrl_prefix_key {
+	__u32 prefixlen;
+	__u8 set;
+	__u8 family; /* XRL_FAMILY_V4 or XRL_FAMILY_V6 */
+	__u8 addr[16];
+	__u8 pad[2]; /* never inside a prefix: at most 16 + 128 bits are matched */
+};
+_Static_assert(sizeof(struct xrl_prefix_key) == 24, "xrl_prefix_key layout");
+#define XRL_PREFIX_HDR_BITS 16
+
+/* The state of one window: a rule, and the masked source when per-source. */
+struct xrl_key {
+	__u32 rule_id;
+	__u16 port; /* port rules: the destination port; else 0 */
+	__u8 family; /* 0 for an aggregate rule */
+	__u8 proto;
+	__u8 addr[16];
+};
+_Static_assert(sizeof(struct xrl_key) == 24, "xrl_key layout");
+
+/* Per-CPU value of xrl_state. */
+struct xrl_state {
+	__u32 gen;	   /* rule gen this ring was built for */
+	__u32 pad;
+	__u64 over_until;  /* this key is over its limit until then (ns) ... */
+	__u64 over_thresh; /* ... as long as the threshold is still this */
+	struct xrl_ring ring;
+};
+_Static_assert(sizeof(struct xrl_state) == 24 + 24 * XRL_MAX_BUCKETS, "xrl_state layout");
+
+/* Per-CPU, per rule id: totals and the rule-level window behind its QPS. */
+struct xrl_rule_stats {
+	__u32 gen;
+	__u32 pad;
+	__u64 pass;
+	__u64 block;
+	struct xrl_ring ring;
+};
+_Static_assert(sizeof(struct xrl_rule_stats) == 24 + 24 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
+
+/* Why a frame was judged malformed. */
+enum xrl_malformed {
+	XRL_MAL_ETH = 0,   /* shorter than an Ethernet header */
+	XRL_MAL_VLAN,	   /* VLAN tag truncated, or more tags than we parse */
+	XRL_MAL_IPV4,	   /* IPv4 header truncated */
+	XRL_MAL_IPV4_IHL,  /* IHL below 5 or beyond the frame */
+	XRL_MAL_IPV4_LEN,  /* total length below the header or beyond the frame */
+	XRL_MAL_IPV6,	   /* IPv6 header truncated, or payload length beyond the frame */
+	XRL_MAL_IPV6_EXT,  /* extension header truncated, or chain too long */
+	XRL_MAL_L4,	   /* TCP or UDP header truncated */
+	XRL_MAL_MAX,
+};
+
+/* Per-CPU global counters: seen == passed + dropped. */
+struct xrl_counters {
+	__u64 seen;
+	__u64 passed;
+	__u64 dropped;
+	__u64 non_ip;	 /* not IPv4 or IPv6: passed, no rule applies */
+	__u64 no_rule;	 /* IP, but no rule matched */
+	__u64 allowed;	 /* matched an allow prefix */
+	__u64 monitored; /* would have been dropped, passed by a monitor rule */
+	__u64 keys_new;	 /* window states created */
+	__u64 keys_failed; /* window state could not be created: passed */
+	__u64 malformed[XRL_MAL_MAX];
+};
+_Static_assert(sizeof(struct xrl_counters) == 8 * (9 + XRL_MAL_MAX), "xrl_counters layout");
+
+/* Control block, array of one: which rule set the program reads, and how it was loaded. */
+struct xrl_ctl {
+	__u32 layout;	      /* XRL_LAYOUT_VERSION of whoever created the maps */
+	__u32 active_set;     /* 0 or 1: the only field the program reads */
+	__u32 next_gen;	      /* userspace: next rule gen to hand out */
+	__u32 clock;	      /* enum xrl_clock the program was loaded with */
+	__u32 malformed_drop; /* as loaded */
+	__u32 xdp_flags;      /* XDP_FLAGS_* mode it was attached with */
+	__u32 ifindex;
+	__u32 max_keys;
+};
+_Static_assert(sizeof(struct xrl_ctl) == 32, "xrl_ctl layout");
+
+enum xrl_clock {
+	XRL_CLOCK_PRECISE = 0, /* bpf_ktime_get_ns: CLOCK_MONOTONIC */
+	XRL_CLOCK_COARSE = 1,  /* bpf_ktime_get_coarse_ns: CLOCK_MONOTONIC_COARSE */
+	XRL_CLOCK_TEST = 2,    /* xrl_test_now, set by tests */
+};
+
+/* Fixed at load time (rodata): the verifier prunes what it turns off. */
+struct xrl_config {
+	__u32 clock;	      /* enum xrl_clock */
+	__u32 malformed_drop; /* 1: drop malformed frames; 0: pass them */
+	__u32 ncpus;	      /* possible CPUs, for cross-CPU reads */
+	__u32 pad;
+};
+_Static_assert(sizeof(struct xrl_config) == 16, "xrl_config layout");
+
+#endif /* XRL_COMMON_H */

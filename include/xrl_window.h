@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The sliding window (Alibaba Sentinel's LeapArray) as plain inline C.
+ * Compiled into the XDP program, the userspace aggregator and the unit tests:
+ * no libc, no libbpf, no floating point. Times are nanoseconds.
+ * Semantics: shared/spec/sliding-window.md.
+ */
+#ifndef XRL_WINDOW_H
+#define XRL_WINDOW_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define XRL_MAX_BUCKETS 16
+
+/*
+ * Hides a value from the compiler so a bounds check it can prove redundant
+ * stays in the code: the BPF verifier cannot prove it and needs to see it.
+ */
+#if defined(__bpf__)
+#define xrl_barrier_var(v) asm volatile("" : "+r"(v))
+#else
+#define xrl_barrier_var(v) ((void)0)
+#endif
+
+struct xrl_bucket {
+	__u64 start;
+	__u64 pass;
+	__u64 block;
+};
+
+struct xrl_ring {
+	struct xrl_bucket b[XRL_MAX_BUCKETS];
+};
+
+/* What a window sums to at a given time. */
+struct xrl_sum {
+	__u64 pass;
+	__u64 block;
+	__u32 buckets;
+	__u32 pad;
+};
+
+enum xrl_shape_err {
+	XRL_SHAPE_OK = 0,
+	XRL_SHAPE_NO_BUCKETS,
+	XRL_SHAPE_TOO_MANY_BUCKETS,
+	XRL_SHAPE_NO_INTERVAL,
+	XRL_SHAPE_UNEVEN,
+};
+
+/* n buckets over interval ns: valid only when n > 0, interval > 0 and n divides it. */
+static inline int xrl_shape_check(__u32 n, __u64 interval)
+{
+	if (n == 0)
+		return XRL_SHAPE_NO_BUCKETS;
+	if (n > XRL_MAX_BUCKETS)
+		return XRL_SHAPE_TOO_MANY_BUCKETS;
+	if (interval == 0)
+		return XRL_SHAPE_NO_INTERVAL;
+	if (interval % n)
+		return XRL_SHAPE_UNEVEN;
+	return XRL_SHAPE_OK;
+}
+
+static inline __u32 xrl_idx(__u64 t, __u64 blen, __u32 n)
+{
+	return (__u32)((t / blen) % n);
+}
+
+static inline __u64 xrl_start(__u64 t, __u64 blen)
+{
+	return t - t % blen;
+}
+
+/* Strictly older than the interval; unsigned, so a start in the future is deprecated too. */
+static inline int xrl_deprecated(__u64 now, __u64 start, __u64 interval)
+{
+	return now - start > interval;
+}
+
+/*
+ * Whether a bucket counts at now. skew = 0 is the spec's rule for a ring the
+ * caller owns. A ring read from another CPU passes skew = bucket length: that
+ * CPU may have read the clock a little after us, so a bucket up to one length
+ * in our future is its current one, not a stale one.
+ */
+static inline int xrl_live(__u64 now, __u64 start, __u64 interval, __u64 skew)
+{
+	if (start > now)
+		return start - now < skew;
+	return !xrl_deprecated(now, start, interval);
+}
+
+/*
+ * current(t): the bucket for t, reset in place when its slot holds an older
+ * start. NULL when the slot holds a newer start (time went backwards): the
+ * event must not be counted into that newer bucket.
+ */
+static inline struct xrl_bucket *xrl_current(struct xrl_ring *r, __u32 n,
+					     __u64 interval, __u64 t)
+{
+	__u64 blen = interval / n;
+	__u32 i = xrl_idx(t, blen, n);
+	__u64 s = xrl_start(t, blen);
+	struct xrl_bucket *b;
+
+	xrl_barrier_var(i);
+	if (i >= XRL_MAX_BUCKETS) /* for the verifier: n <= XRL_MAX_BUCKETS */
+		return (struct xrl_bucket *)0;
+	b = &r->b[i];
+	if (b->start == s)
+		return b;
+	if (b->start > s)
+		return (struct xrl_bucket *)0;
+	b->start = s;
+	b->pass = 0;
+	b->block = 0;
+	return b;
+}
+
+/* Adds the live buckets of one ring (see xrl_live for skew) into *acc. */
+static inline void xrl_ring_add(const struct xrl_ring *r, __u32 n, __u64 interval,
+				__u64 now, __u64 skew, struct xrl_sum *acc)
+{
+	__u32 i;
+
+	for (i = 0; i < XRL_MAX_BUCKETS; i++) {
+		if (i >= n)
+			break;
+		if (!xrl_live(now, r->b[i].start, interval, skew))
+			continue;
+		acc->pass += r->b[i].pass;
+		acc->block += r->b[i].block;
+		acc->buckets++;
+	}
+}
+
+/* sum(now): refresh current(now), then add the live buckets. */
+static inline struct xrl_sum xrl_sum(struct xrl_ring *r, __u32 n, __u64 interval, __u64 now)
+{
+	struct xrl_sum s = { 0, 0, 0, 0 };
+
+	xrl_current(r, n, interval, now);
+	xrl_ring_add(r, n, interval, now, 0, &s);
+	return s;
+}
+
+/*
+ * The decision: a threshold of T packets per interval blocks a packet when
+ * the pass sum plus this packet would exceed T.
+ */
+static inline int xrl_over(__u64 pass_sum, __u64 threshold)
+{
+	return pass_sum + 1 > threshold;
+}
+
+#endif /* XRL_WINDOW_H */

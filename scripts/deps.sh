@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build, tests, demo and benchmark need, when
+# they are missing. Idempotent and non-interactive; silent when nothing is missing.
+set -euo pipefail
+
+pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
+      libcmocka-dev libjansson-dev linux-libc-dev iproute2 nftables iptables
+      gnuplot-nox ethtool)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing packages: ${missing[*]}" >&2
+	echo "deps: run 'sudo make deps' (or install them with apt-get) and try again" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
