@@ -7,6 +7,7 @@
 #include <bpf/bpf_helpers.h>
 #include "xrl_common.h"
 #include "xrl_window.h"
+#include "xrl_key.h"
 #include "parsing.h"
 #include "maps.h"
 
@@ -40,57 +41,64 @@ static __always_inline __u64 xrl_now(void)
 	return bpf_ktime_get_ns();
 }
 
-static __always_inline void xrl_mask(__u8 *dst, const __u8 *src, __u32 bits)
+/*
+ * A global function: the verifier checks it once on its own. Inlined, the
+ * byte-by-byte masking would leave a different mix of known zeros and unknown
+ * bytes in the key on the stack for each mask length, and every such state
+ * would be walked through the rest of the program separately.
+ */
+__noinline int xrl_key_of(struct xrl_key *k, const struct xrl_rule *r, const struct xrl_pkt *p, __u32 port)
 {
-	int i;
-
-	for (i = 0; i < 16; i++) {
-		if (bits >= 8)
-			dst[i] = src[i];
-		else if (bits > 0)
-			dst[i] = src[i] & (__u8)(0xff << (8 - bits));
-		else
-			dst[i] = 0;
-		bits = bits >= 8 ? bits - 8 : 0;
-	}
+	if (!k || !r || !p)
+		return -1;
+	__builtin_memset(k, 0, sizeof(*k));
+	xrl_key_make(k, r, p->family, p->src, (__u16)port, p->proto);
+	return 0;
 }
 
-static __always_inline void xrl_make_key(struct xrl_key *k, const struct xrl_rule *r,
-					 const struct xrl_pkt *p, __u16 port)
+struct xrl_remote_ctx {
+	const struct xrl_key *key;
+	__u64 now;
+	__u64 interval;
+	__u32 buckets;
+	__u32 gen;
+	__u32 me;
+	__u32 pad;
+	struct xrl_sum sum;
+};
+
+static long xrl_remote_one(__u32 cpu, void *data)
 {
-	k->rule_id = r->id;
-	k->port = port;
-	k->proto = port ? p->proto : 0;
-	if (!(r->flags & XRL_F_PER_SOURCE)) {
-		k->family = 0;
-		return;
-	}
-	k->family = p->family;
-	xrl_mask(k->addr, p->src, p->family == XRL_FAMILY_V4 ? r->src_mask4 : r->src_mask6);
+	struct xrl_remote_ctx *c = data;
+	struct xrl_state *rs;
+
+	if (cpu == c->me)
+		return 0;
+	rs = bpf_map_lookup_percpu_elem(&xrl_state, c->key, cpu);
+	if (!rs || rs->gen != c->gen)
+		return 0;
+	xrl_ring_add(&rs->ring, c->buckets, c->interval, c->now, c->interval / c->buckets, &c->sum);
+	return 0;
 }
 
-/* Pass sums of the same key on the other CPUs, each bucket judged by its own start. */
+/*
+ * Pass sums of the same key on the other CPUs, each bucket judged by its own
+ * start. bpf_loop keeps the verifier from walking every CPU's ring inline.
+ */
 static __always_inline __u64 xrl_remote_pass(const struct xrl_key *k, const struct xrl_rule *r,
 					     __u64 now)
 {
-	struct xrl_sum s = {};
-	__u32 me = bpf_get_smp_processor_id();
-	__u64 blen = r->interval_ns / r->buckets;
-	__u32 cpu;
+	struct xrl_remote_ctx c = {
+		.key = k,
+		.now = now,
+		.interval = r->interval_ns,
+		.buckets = r->buckets,
+		.gen = r->gen,
+		.me = bpf_get_smp_processor_id(),
+	};
 
-	for (cpu = 0; cpu < XRL_MAX_CPUS; cpu++) {
-		struct xrl_state *rs;
-
-		if (cpu >= xrl_cfg.ncpus)
-			break;
-		if (cpu == me)
-			continue;
-		rs = bpf_map_lookup_percpu_elem(&xrl_state, k, cpu);
-		if (!rs || rs->gen != r->gen)
-			continue;
-		xrl_ring_add(&rs->ring, r->buckets, r->interval_ns, now, blen, &s);
-	}
-	return s.pass;
+	bpf_loop(xrl_cfg.ncpus, xrl_remote_one, &c, 0);
+	return c.sum.pass;
 }
 
 /*
@@ -287,13 +295,11 @@ int xdp_ratelimit(struct xdp_md *ctx)
 
 	now = xrl_now();
 	if (orule) {
-		__builtin_memset(&k, 0, sizeof(k));
-		xrl_make_key(&k, orule, &p, p.dport);
+		xrl_key_of(&k, orule, &p, p.dport);
 		xrl_judge(&port_ev, orule, &k, now, cnt);
 	}
 	if (prule) {
-		__builtin_memset(&k, 0, sizeof(k));
-		xrl_make_key(&k, prule, &p, 0);
+		xrl_key_of(&k, prule, &p, 0);
 		xrl_judge(&prefix_ev, prule, &k, now, cnt);
 	}
 

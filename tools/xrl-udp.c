@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xrl-udp: paced UDP for tests and the demo.
+ *   xrl-udp send [-n NETNS] SRC DST PORT PPS SECONDS [COUNT]   prints the datagrams sent
+ *   xrl-udp recv [-n NETNS] ADDR PORT SECONDS                  prints "ready", then the datagrams received
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "udpgen.h"
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: xrl-udp send [-n NETNS] SRC DST PORT PPS SECONDS [COUNT]\n"
+			"       xrl-udp recv [-n NETNS] ADDR PORT SECONDS\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *ns = NULL;
+	__u64 n;
+	int ret;
+
+	if (argc < 2)
+		return usage();
+	if (argc > 3 && !strcmp(argv[2], "-n")) {
+		ns = argv[3];
+		memmove(argv + 2, argv + 4, (size_t)(argc - 4 + 1) * sizeof(*argv));
+		argc -= 2;
+	}
+	if (!strcmp(argv[1], "send") && (argc == 7 || argc == 8)) {
+		struct xrl_udp_flow f = {
+			.netns = ns, .src = argv[2], .dst = argv[3], .port = (__u16)atoi(argv[4]),
+			.pps = atof(argv[5]), .seconds = atof(argv[6]),
+			.count = argc == 8 ? strtoull(argv[7], NULL, 10) : 0,
+		};
+
+		ret = xrl_udp_send(&f);
+		n = f.sent;
+	} else if (!strcmp(argv[1], "recv") && argc == 5) {
+		ret = xrl_udp_recv(ns, argv[2], (__u16)atoi(argv[3]), atof(argv[4]), &n);
+	} else {
+		return usage();
+	}
+	if (ret) {
+		fprintf(stderr, "xrl-udp: %s\n", strerror(-ret));
+		return 1;
+	}
+	printf("%llu\n", (unsigned long long)n);
+	return 0;
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "apply.h"
+
+static void port_key(const struct xrl_spec *s, __u8 set, struct xrl_port_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->set = set;
+	k->proto = s->proto;
+	k->port = s->port;
+}
+
+static void prefix_key(const struct xrl_spec *s, __u8 set, struct xrl_prefix_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->prefixlen = XRL_PREFIX_HDR_BITS + s->plen;
+	k->set = set;
+	k->family = s->family;
+	memcpy(k->addr, s->addr, 16);
+}
+
+static int read_set(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
+{
+	struct xrl_prefix_key pk, *ppk = NULL;
+	struct xrl_port_key ok, *pok = NULL;
+	char err[XRL_ERRLEN];
+	struct xrl_spec s;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	while (!bpf_map_get_next_key(m->ports, pok, &ok)) {
+		pok = &ok;
+		if (ok.set != set)
+			continue;
+		memset(&s, 0, sizeof(s));
+		if (bpf_map_lookup_elem(m->ports, &ok, &s.r))
+			continue; /* deleted meanwhile */
+		s.kind = XRL_KIND_PORT;
+		s.proto = ok.proto;
+		s.port = ok.port;
+		ret = xrl_ruleset_add(out, &s, err, sizeof(err));
+		if (ret)
+			goto out;
+	}
+	while (!bpf_map_get_next_key(m->prefixes, ppk, &pk)) {
+		ppk = &pk;
+		if (pk.set != set)
+			continue;
+		memset(&s, 0, sizeof(s));
+		if (bpf_map_lookup_elem(m->prefixes, &pk, &s.r))
+			continue;
+		s.kind = XRL_KIND_PREFIX;
+		s.family = pk.family;
+		s.plen = (__u8)(pk.prefixlen - XRL_PREFIX_HDR_BITS);
+		memcpy(s.addr, pk.addr, 16);
+		ret = xrl_ruleset_add(out, &s, err, sizeof(err));
+		if (ret)
+			goto out;
+	}
+	return 0;
+out:
+	xrl_ruleset_free(out);
+	return ret;
+}
+
+int xrl_rules_read(const struct xrl_maps *m, struct xrl_ruleset *set)
+{
+	struct xrl_ctl ctl;
+	int ret = xrl_ctl_read(m, &ctl);
+
+	return ret ? ret : read_set(m, ctl.active_set & 1, set);
+}
+
+/* Deletes every rule of one set. Keys are collected first: deleting while walking skips keys. */
+static int clear_set(const struct xrl_maps *m, __u8 set)
+{
+	struct xrl_ruleset old;
+	size_t i;
+	int ret = read_set(m, set, &old);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < old.n; i++) {
+		struct xrl_prefix_key pk;
+		struct xrl_port_key ok;
+
+		if (old.v[i].kind == XRL_KIND_PORT) {
+			port_key(&old.v[i], set, &ok);
+			ret = bpf_map_delete_elem(m->ports, &ok);
+		} else {
+			prefix_key(&old.v[i], set, &pk);
+			ret = bpf_map_delete_elem(m->prefixes, &pk);
+		}
+		if (ret && errno != ENOENT) {
+			ret = -errno;
+			break;
+		}
+		ret = 0;
+	}
+	xrl_ruleset_free(&old);
+	return ret;
+}
+
+static int zero_rule_stats(const struct xrl_maps *m, __u32 id)
+{
+	void *buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_rule_stats));
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	ret = bpf_map_update_elem(m->rule_stats, &id, buf, BPF_ANY) ? -errno : 0;
+	free(buf);
+	return ret;
+}
+
+static __u32 take_gen(struct xrl_ctl *ctl)
+{
+	if (!ctl->next_gen) /* gen 0 is the state of a key never judged */
+		ctl->next_gen = 1;
+	return ctl->next_gen++;
+}
+
+static bool same_shape(const struct xrl_rule *a, const struct xrl_rule *b)
+{
+	return a->interval_ns == b->interval_ns && a->buckets == b->buckets;
+}
+
+/* Gives each new rule an id and a gen: kept from the active set where the match is the same. */
+static int assign_ids(const struct xrl_maps *m, const struct xrl_ruleset *active,
+		      struct xrl_ruleset *set, struct xrl_ctl *ctl)
+{
+	static unsigned char used[XRL_MAX_RULE_IDS];
+	__u32 next = 0;
+	size_t i;
+	int ret;
+
+	memset(used, 0, sizeof(used));
+	for (i = 0; i < active->n; i++)
+		if (active->v[i].r.id < XRL_MAX_RULE_IDS)
+			used[active->v[i].r.id] = 1;
+	for (i = 0; i < set->n; i++) {
+		struct xrl_rule *r = &set->v[i].r;
+		int old = xrl_ruleset_find(active, &set->v[i]);
+
+		if (old >= 0) {
+			r->id = active->v[old].r.id;
+			r->gen = same_shape(r, &active->v[old].r) ? active->v[old].r.gen : take_gen(ctl);
+			continue;
+		}
+		while (next < XRL_MAX_RULE_IDS && used[next])
+			next++;
+		if (next == XRL_MAX_RULE_IDS)
+			return -ENOSPC;
+		used[next] = 1;
+		r->id = next;
+		r->gen = take_gen(ctl);
+		ret = zero_rule_stats(m, r->id);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size_t len)
+{
+	struct xrl_ruleset active = {};
+	struct xrl_ctl ctl;
+	__u8 next_set;
+	size_t i;
+	int ret;
+
+	ret = xrl_maps_lock(m);
+	if (ret) {
+		snprintf(err, len, "cannot lock %s: %s", m->dir, strerror(-ret));
+		return ret;
+	}
+	ret = xrl_ctl_read(m, &ctl);
+	if (!ret)
+		ret = read_set(m, ctl.active_set & 1, &active);
+	if (ret) {
+		snprintf(err, len, "cannot read the active rules under %s: %s", m->dir, strerror(-ret));
+		return ret;
+	}
+	next_set = !(ctl.active_set & 1);
+	ret = assign_ids(m, &active, set, &ctl);
+	if (ret) {
+		snprintf(err, len, "cannot give the rules counter slots: %s", strerror(-ret));
+		goto out;
+	}
+	/* Whatever a killed apply left in the inactive set goes first. */
+	ret = clear_set(m, next_set);
+	for (i = 0; !ret && i < set->n; i++) {
+		const struct xrl_spec *s = &set->v[i];
+		struct xrl_prefix_key pk;
+		struct xrl_port_key ok;
+
+		if (s->kind == XRL_KIND_PORT) {
+			port_key(s, next_set, &ok);
+			ret = bpf_map_update_elem(m->ports, &ok, &s->r, BPF_ANY) ? -errno : 0;
+		} else {
+			prefix_key(s, next_set, &pk);
+			ret = bpf_map_update_elem(m->prefixes, &pk, &s->r, BPF_ANY) ? -errno : 0;
+		}
+	}
+	if (ret) {
+		snprintf(err, len, "cannot write the new rules under %s: %s; the old rules stay in force",
+			 m->dir, strerror(-ret));
+		clear_set(m, next_set);
+		goto out;
+	}
+	/* The flip: the program reads active_set's low byte, written in one store. */
+	ctl.active_set = next_set;
+	ret = xrl_ctl_write(m, &ctl);
+	if (ret)
+		snprintf(err, len, "cannot switch to the new rules: %s; the old rules stay in force", strerror(-ret));
+out:
+	xrl_ruleset_free(&active);
+	return ret;
+}

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* stats and explain: the figures, from the aggregated per-CPU windows. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "apply.h"
+#include "cli.h"
+#include "stats.h"
+#include "xrl_key.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static json_t *counters_json(const struct xrl_counters *c)
+{
+	json_t *mal = json_object();
+	int i;
+
+	for (i = 0; i < XRL_MAL_MAX; i++)
+		json_object_set_new(mal, xrl_malformed_name(i), json_integer((json_int_t)c->malformed[i]));
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "seen", (json_int_t)c->seen, "passed",
+			 (json_int_t)c->passed, "dropped", (json_int_t)c->dropped, "non_ip", (json_int_t)c->non_ip,
+			 "no_rule", (json_int_t)c->no_rule, "allowed", (json_int_t)c->allowed, "monitored",
+			 (json_int_t)c->monitored, "keys_new", (json_int_t)c->keys_new, "keys_failed",
+			 (json_int_t)c->keys_failed, "malformed", mal);
+}
+
+static void key_source(const struct xrl_key *k, char *buf, size_t len)
+{
+	if (!k->family)
+		snprintf(buf, len, "(all sources)");
+	else
+		xrl_format_addr(k->family, k->addr, buf, len);
+}
+
+int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
+{
+	struct xrl_key_report *keys = NULL;
+	struct xrl_ruleset set = {};
+	struct xrl_counters c;
+	struct xrl_ctl ctl;
+	json_t *rules = json_array(), *tops = json_array();
+	size_t i, nkeys = 0, tracked = 0;
+	char line[256], src[64];
+	__u64 now, mal = 0;
+	int ret;
+
+	ret = xrl_ctl_read(m, &ctl);
+	if (!ret)
+		ret = xrl_rules_read(m, &set);
+	if (!ret)
+		ret = xrl_counters_read(m, &c);
+	if (!ret && top) {
+		keys = calloc(top, sizeof(*keys));
+		ret = keys ? 0 : -ENOMEM;
+	}
+	/* Read the clock last: every bucket then lies in its past. */
+	if (!ret)
+		ret = xrl_clock_now(ctl.clock, &now);
+	if (!ret && top)
+		ret = xrl_top_keys(m, &set, now, top, keys, &nkeys, &tracked);
+	if (ret) {
+		json_decref(rules);
+		json_decref(tops);
+		free(keys);
+		xrl_ruleset_free(&set);
+		return cli_fail(EXIT_FAIL, "cannot read the figures of %s: %s", iface, strerror(-ret));
+	}
+	for (i = 0; i < XRL_MAL_MAX; i++)
+		mal += c.malformed[i];
+	if (!cli.json) {
+		printf("%s: seen %llu  passed %llu  dropped %llu  (no rule %llu, allowed %llu, monitored %llu, non-IP %llu, malformed %llu)\n",
+		       iface, (unsigned long long)c.seen, (unsigned long long)c.passed,
+		       (unsigned long long)c.dropped, (unsigned long long)c.no_rule, (unsigned long long)c.allowed,
+		       (unsigned long long)c.monitored, (unsigned long long)c.non_ip, (unsigned long long)mal);
+		printf("%-60s %10s %10s %12s %12s\n", "rule", "pass/s", "block/s", "passed", "blocked");
+	}
+	for (i = 0; i < set.n; i++) {
+		struct xrl_rule_report r;
+
+		if (xrl_rule_report(m, &set.v[i], now, &r))
+			continue;
+		xrl_spec_format(&set.v[i], line, sizeof(line));
+		if (cli.json)
+			json_array_append_new(rules,
+					      json_pack("{s:s,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I}", "rule", line,
+							"id", (json_int_t)set.v[i].r.id, "pass_qps", r.pass_qps,
+							"block_qps", r.block_qps, "pass", (json_int_t)r.pass, "block",
+							(json_int_t)r.block, "window_pass", (json_int_t)r.window.pass,
+							"window_block", (json_int_t)r.window.block, "threshold",
+							(json_int_t)set.v[i].r.threshold));
+		else
+			printf("%-60s %10.1f %10.1f %12llu %12llu\n", line, r.pass_qps, r.block_qps,
+			       (unsigned long long)r.pass, (unsigned long long)r.block);
+	}
+	if (!cli.json && !set.n)
+		printf("(no rules: 'xdp-ratelimit rule add %s ...' adds one)\n", iface);
+	if (!cli.json && top)
+		printf("\ntop %zu of %zu keys tracked:\n%-40s %-10s %10s %10s  %s\n", nkeys, tracked, "source",
+		       "port", "pass/s", "block/s", "rule");
+	for (i = 0; i < nkeys; i++) {
+		const struct xrl_key *k = &keys[i].key;
+		char port[16] = "-";
+
+		key_source(k, src, sizeof(src));
+		if (k->port)
+			snprintf(port, sizeof(port), "%u/%s", k->port, xrl_proto_name(k->proto));
+		xrl_spec_format_match(&set.v[keys[i].rule], line, sizeof(line));
+		if (cli.json)
+			json_array_append_new(tops, json_pack("{s:s,s:s,s:s,s:f,s:f,s:I,s:I}", "source", src, "port",
+							      port, "rule", line, "pass_qps", keys[i].pass_qps,
+							      "block_qps", keys[i].block_qps, "window_pass",
+							      (json_int_t)keys[i].window.pass, "window_block",
+							      (json_int_t)keys[i].window.block));
+		else
+			printf("%-40s %-10s %10.1f %10.1f  %s\n", src, port, keys[i].pass_qps, keys[i].block_qps,
+			       line);
+	}
+	if (cli.json) {
+		json_t *o = json_pack("{s:s,s:o,s:o}", "interface", iface, "counters", counters_json(&c), "rules",
+				      rules);
+
+		if (top) {
+			json_object_set_new(o, "keys_tracked", json_integer((json_int_t)tracked));
+			json_object_set_new(o, "top", tops);
+		} else {
+			json_decref(tops);
+		}
+		cli_json(o);
+	} else {
+		json_decref(rules);
+		json_decref(tops);
+	}
+	free(keys);
+	xrl_ruleset_free(&set);
+	fflush(stdout);
+	return EXIT_OK;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "top", required_argument, NULL, 't' },
+		{ "watch", no_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct xrl_cmd *cmd = cli_cmd("stats");
+	unsigned long top = 0, count = 0, i;
+	struct xrl_maps m;
+	bool watch = false;
+	char err[512], *end;
+	int c, code;
+
+	while ((c = cli_getopt(argc, argv, "t:wn:", opts, cmd, &code)) != -1) {
+		switch (c) {
+		case CLI_EXIT:
+			return code;
+		case 't':
+		case 'n':
+			errno = 0;
+			i = strtoul(optarg, &end, 10);
+			if (*end || errno || !i || i > 10000 || optarg[0] == '-')
+				return cli_usage(cmd, "--%s '%s' is not a count from 1 to 10000",
+						 c == 't' ? "top" : "count", optarg);
+			if (c == 't')
+				top = i;
+			else
+				count = i;
+			break;
+		case 'w':
+			watch = true;
+			break;
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage(cmd, optind == argc ? "missing interface" : "too many arguments");
+	if (xrl_maps_open(argv[optind], &m, err, sizeof(err)))
+		return cli_fail(EXIT_FAIL, "%s", err);
+	if (!watch && !count) {
+		code = xrl_stats_print(argv[optind], &m, top);
+		xrl_maps_close(&m);
+		return code;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	for (i = 0; !stop && (!count || i < count); i++) {
+		if (i)
+			sleep(1);
+		if (!cli.json && isatty(STDOUT_FILENO))
+			printf("\033[H\033[J");
+		code = xrl_stats_print(argv[optind], &m, top);
+		if (code)
+			break;
+	}
+	xrl_maps_close(&m);
+	return code;
+}
+
+static const struct xrl_spec *longest_prefix(const struct xrl_ruleset *set, __u8 family, const __u8 *addr)
+{
+	const struct xrl_spec *best = NULL;
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		const struct xrl_spec *s = &set->v[i];
+		__u8 masked[16];
+
+		if (s->kind != XRL_KIND_PREFIX || s->family != family || (best && best->plen >= s->plen))
+			continue;
+		xrl_mask_addr(masked, addr, s->plen);
+		if (!memcmp(masked, s->addr, 16))
+			best = s;
+	}
+	return best;
+}
+
+int cmd_explain(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "src", required_argument, NULL, 's' },
+		{ "dport", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct xrl_cmd *cmd = cli_cmd("explain");
+	const struct xrl_spec *match[2] = { NULL, NULL };
+	struct xrl_spec src = {}, port = {};
+	struct xrl_ruleset set = {};
+	struct xrl_maps m;
+	struct xrl_ctl ctl;
+	const char *src_arg = NULL, *port_arg = NULL, *verdict = "passes";
+	char err[512], line[256], why[300] = "";
+	json_t *arr = json_array();
+	__u64 now;
+	int c, code, i;
+
+	while ((c = cli_getopt(argc, argv, "s:d:", opts, cmd, &code)) != -1) {
+		if (c == CLI_EXIT) {
+			json_decref(arr);
+			return code;
+		}
+		if (c == 's')
+			src_arg = optarg;
+		else
+			port_arg = optarg;
+	}
+	json_decref(arr);
+	if (argc - optind != 1)
+		return cli_usage(cmd, optind == argc ? "missing interface" : "too many arguments");
+	if (!src_arg)
+		return cli_usage(cmd, "missing --src ADDR: the source address of the packet to explain");
+	if (xrl_parse_prefix(src_arg, &src.family, src.addr, &src.plen, err, sizeof(err)) ||
+	    src.plen != (src.family == XRL_FAMILY_V4 ? 32 : 128))
+		return cli_usage(cmd, "--src '%s' is not one address: expected an address like 192.0.2.1 or 2001:db8::1",
+				 src_arg);
+	if (port_arg) {
+		char *words[2] = { "port", (char *)port_arg };
+
+		if (xrl_spec_parse_match(2, words, &port, err, sizeof(err)))
+			return cli_usage(cmd, "--dport: %s", err);
+	}
+	if (xrl_maps_open(argv[optind], &m, err, sizeof(err)))
+		return cli_fail(EXIT_FAIL, "%s", err);
+	if (xrl_ctl_read(&m, &ctl) || xrl_rules_read(&m, &set) || xrl_clock_now(ctl.clock, &now)) {
+		xrl_maps_close(&m);
+		return cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", argv[optind], strerror(errno));
+	}
+	match[0] = longest_prefix(&set, src.family, src.addr);
+	if (port_arg) {
+		int idx = xrl_ruleset_find(&set, &port);
+
+		match[1] = idx >= 0 ? &set.v[idx] : NULL;
+	}
+	arr = json_array();
+	if (!cli.json)
+		printf("a packet from %s%s%s on %s:\n", src_arg, port_arg ? " to port " : "", port_arg ? port_arg : "",
+		       argv[optind]);
+	if (match[0] && (match[0]->r.flags & XRL_F_ALLOW)) {
+		xrl_spec_format(match[0], line, sizeof(line));
+		snprintf(why, sizeof(why), "allowed by '%s': it bypasses every limit", line);
+		verdict = "passes";
+		match[1] = NULL;
+		if (cli.json)
+			json_array_append_new(arr, json_pack("{s:s,s:s}", "rule", line, "result", "allow"));
+		else
+			printf("  %s\n      matches: allowed traffic bypasses every limit\n", line);
+		match[0] = NULL;
+	}
+	for (i = 1; i >= 0; i--) {
+		const struct xrl_spec *s = match[i];
+		struct xrl_key key = {};
+		struct xrl_sum sum = { 0, 0, 0, 0 };
+		bool over, tracked;
+		const char *res;
+
+		if (!s)
+			continue;
+		xrl_key_make(&key, &s->r, src.family, src.addr, s->kind == XRL_KIND_PORT ? s->port : 0, s->proto);
+		tracked = !xrl_key_window(&m, &key, &s->r, now, &sum);
+		over = xrl_over(sum.pass, s->r.threshold);
+		res = !over ? "passes" : (s->r.flags & XRL_F_MONITOR) ? "would block (monitor: passes)" : "blocks";
+		xrl_spec_format(s, line, sizeof(line));
+		if (over && !(s->r.flags & XRL_F_MONITOR)) {
+			verdict = "is dropped";
+			snprintf(why, sizeof(why), "over the limit of '%s'", line);
+		}
+		if (cli.json) {
+			json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:I,s:I,s:b,s:s}", "rule", line, "key",
+							     s->r.flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate",
+							     "window_pass", (json_int_t)sum.pass, "window_block",
+							     (json_int_t)sum.block, "threshold",
+							     (json_int_t)s->r.threshold, "tracked", tracked, "result",
+							     res));
+			continue;
+		}
+		printf("  %s\n      window: %llu passed, %llu blocked of %llu allowed per %llums%s; next packet %s\n",
+		       line, (unsigned long long)sum.pass, (unsigned long long)sum.block,
+		       (unsigned long long)s->r.threshold, (unsigned long long)(s->r.interval_ns / 1000000),
+		       tracked ? "" : " (no state yet)", res);
+	}
+	if (!match[0] && !match[1] && !why[0])
+		snprintf(why, sizeof(why), "no rule matches: it passes unlimited");
+	if (cli.json)
+		cli_json(json_pack("{s:s,s:s,s:o,s:s,s:s}", "interface", argv[optind], "source", src_arg, "rules", arr,
+				   "verdict", strcmp(verdict, "passes") ? "drop" : "pass", "why", why));
+	else
+		printf("verdict: the next such packet %s%s%s\n", verdict, why[0] ? ": " : "", why);
+	xrl_ruleset_free(&set);
+	xrl_maps_close(&m);
+	return EXIT_OK;
+}

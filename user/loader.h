@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Loading, attaching and pinning the program per interface; unloading; status. */
+#ifndef XRL_LOADER_H
+#define XRL_LOADER_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include "maps.h"
+
+struct xrl_load_opts {
+	const char *iface;
+	bool generic;	      /* XDP in generic (skb) mode instead of native */
+	__u32 clock;	      /* XRL_CLOCK_PRECISE or XRL_CLOCK_COARSE */
+	__u32 max_keys;	      /* window states: the LRU's size */
+	bool malformed_drop;
+	bool force;	      /* replace another XDP program */
+};
+
+/* Attaches and pins under XRL_PIN_ROOT/<iface>/. Leaves nothing behind on failure. */
+int xrl_load(const struct xrl_load_opts *o, char *err, size_t len);
+/* Detaches and removes everything xrl_load made. */
+int xrl_unload(const char *iface, char *err, size_t len);
+
+struct xrl_status {
+	char iface[IF_NAMESIZE];
+	bool attached; /* the pinned link still holds the program on the interface */
+	__u32 prog_id;
+	struct xrl_ctl ctl;
+	size_t rules, keys;
+	__u64 memlock; /* bytes charged for the maps */
+	char err[256]; /* set when the folder could not be read */
+};
+
+/* Every interface with a pin folder; *out is malloc'd. */
+int xrl_status_list(struct xrl_status **out, size_t *n);
+
+#endif /* XRL_LOADER_H */

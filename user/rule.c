@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The rule grammar, after ip(8) and nft(8): a match, then keyword value pairs. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rule.h"
+
+#define NS_PER_MS 1000000ULL
+#define MAX_COUNT 1000000000000ULL /* 10^12 packets per unit: beyond any NIC */
+#define MAX_WINDOW_MS 3600000ULL   /* one hour */
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Parses a whole decimal number with an optional k, M or G; no sign, no overflow. */
+static int parse_count(const char *s, const char **end, __u64 *out)
+{
+	__u64 v = 0, mult = 1;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		v = v * 10 + (__u64)(*s - '0');
+	}
+	if (*s == 'k' || *s == 'K')
+		mult = 1000, s++;
+	else if (*s == 'M')
+		mult = 1000000, s++;
+	else if (*s == 'G')
+		mult = 1000000000, s++;
+	if (v > UINT64_MAX / mult)
+		return -ERANGE;
+	*out = v * mult;
+	*end = s;
+	return 0;
+}
+
+int xrl_parse_rate(const char *s, __u64 *count, __u32 *unit_ms, char *err, size_t len)
+{
+	static const struct {
+		const char *name;
+		__u32 ms;
+	} units[] = {
+		{ "s", 1000 }, { "sec", 1000 }, { "second", 1000 },
+		{ "m", 60000 }, { "min", 60000 }, { "minute", 60000 },
+		{ "h", 3600000 }, { "hour", 3600000 },
+	};
+	const char *p;
+	__u64 v;
+	size_t i;
+	int ret;
+
+	ret = parse_count(s, &p, &v);
+	if (ret == -ERANGE || (!ret && v > MAX_COUNT))
+		return fail(err, len, "rate '%s' is too large (at most %llu per unit)", s,
+			    (unsigned long long)MAX_COUNT);
+	if (ret || *p != '/')
+		return fail(err, len, "rate '%s' is not a rate: expected COUNT/UNIT like 100/s, 10k/s or 600/min",
+			    s);
+	if (v == 0)
+		return fail(err, len, "rate '%s' is zero: to drop everything use a rate of 1 and a long window; to allow, use 'allow'",
+			    s);
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(p + 1, units[i].name)) {
+			*count = v;
+			*unit_ms = units[i].ms;
+			return 0;
+		}
+	}
+	return fail(err, len, "rate '%s' has an unknown unit '%s': expected s, min or h", s, p + 1);
+}
+
+int xrl_parse_duration(const char *s, __u64 *ns, char *err, size_t len)
+{
+	const char *p;
+	__u64 v, ms;
+	int ret;
+
+	ret = parse_count(s, &p, &v);
+	if (ret == -ERANGE)
+		return fail(err, len, "duration '%s' is too large (at most 1h)", s);
+	if (ret || p == s)
+		return fail(err, len, "duration '%s' is not a duration: expected a number and ms, s or m, like 500ms or 1s",
+			    s);
+	if (!strcmp(p, "ms"))
+		ms = v;
+	else if (!strcmp(p, "s") && v <= MAX_WINDOW_MS / 1000)
+		ms = v * 1000;
+	else if ((!strcmp(p, "m") || !strcmp(p, "min")) && v <= MAX_WINDOW_MS / 60000)
+		ms = v * 60000;
+	else if (!strcmp(p, "s") || !strcmp(p, "m") || !strcmp(p, "min"))
+		ms = MAX_WINDOW_MS + 1;
+	else
+		return fail(err, len, "duration '%s' has an unknown unit '%s': expected ms, s or m", s, p);
+	if (ms == 0)
+		return fail(err, len, "duration '%s' is zero: a window lasts at least 1ms", s);
+	if (ms > MAX_WINDOW_MS)
+		return fail(err, len, "duration '%s' is too long: a window lasts at most 1h", s);
+	*ns = ms * NS_PER_MS;
+	return 0;
+}
+
+int xrl_parse_prefix(const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *err, size_t len)
+{
+	char buf[INET6_ADDRSTRLEN + 8], *slash, *end;
+	unsigned long bits;
+	__u8 max;
+	int i;
+
+	if (strlen(s) >= sizeof(buf))
+		return fail(err, len, "prefix '%s' is not an address: expected ADDR/LEN like 10.0.0.0/8 or 2001:db8::/32",
+			    s);
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	memset(addr, 0, 16);
+	if (inet_pton(AF_INET, buf, addr) == 1) {
+		*family = XRL_FAMILY_V4;
+		max = 32;
+	} else if (inet_pton(AF_INET6, buf, addr) == 1) {
+		*family = XRL_FAMILY_V6;
+		max = 128;
+	} else {
+		return fail(err, len, "'%s' is not an IPv4 or IPv6 address: expected ADDR/LEN like 10.0.0.0/8 or 2001:db8::/32",
+			    buf);
+	}
+	bits = max;
+	if (slash) {
+		errno = 0;
+		bits = strtoul(slash + 1, &end, 10);
+		if (!isdigit((unsigned char)slash[1]) || *end || errno)
+			return fail(err, len, "prefix length '%s' is not a number", slash + 1);
+		if (bits > max)
+			return fail(err, len, "prefix length /%lu is longer than an IPv%d address (at most /%u)", bits,
+				    *family, max);
+	}
+	for (i = 0; i < max / 8; i++) {
+		unsigned int keep = bits >= (unsigned)(i + 1) * 8 ? 8 : bits > (unsigned)i * 8 ? bits - i * 8 : 0;
+		__u8 mask = keep ? (__u8)(0xff << (8 - keep)) : 0;
+
+		if (addr[i] & ~mask) {
+			char net[INET6_ADDRSTRLEN];
+			int j;
+
+			for (j = i; j < max / 8; j++) {
+				keep = bits >= (unsigned)(j + 1) * 8 ? 8 : bits > (unsigned)j * 8 ? bits - j * 8 : 0;
+				addr[j] &= keep ? (__u8)(0xff << (8 - keep)) : 0;
+			}
+			xrl_format_addr(*family, addr, net, sizeof(net));
+			return fail(err, len, "prefix '%s' has host bits set: did you mean %s/%lu?", s, net, bits);
+		}
+	}
+	*plen = (__u8)bits;
+	return 0;
+}
+
+const char *xrl_proto_name(__u8 proto)
+{
+	return proto == XRL_PROTO_TCP ? "tcp" : proto == XRL_PROTO_UDP ? "udp" : "?";
+}
+
+int xrl_format_addr(__u8 family, const __u8 *addr, char *buf, size_t len)
+{
+	if (!inet_ntop(family == XRL_FAMILY_V4 ? AF_INET : AF_INET6, addr, buf, (socklen_t)len)) {
+		snprintf(buf, len, "?");
+		return -errno;
+	}
+	return 0;
+}
+
+static int parse_port(const char *s, struct xrl_spec *out, char *err, size_t len)
+{
+	const char *slash = strchr(s, '/');
+	char *end;
+	unsigned long port;
+
+	errno = 0;
+	port = strtoul(s, &end, 10);
+	if (!isdigit((unsigned char)*s) || end != slash || errno || !slash)
+		return fail(err, len, "'%s' is not a port: expected PORT/PROTO like 53/udp or 443/tcp", s);
+	if (port == 0 || port > 65535)
+		return fail(err, len, "port %lu is out of range: expected 1 to 65535", port);
+	if (!strcmp(slash + 1, "tcp"))
+		out->proto = XRL_PROTO_TCP;
+	else if (!strcmp(slash + 1, "udp"))
+		out->proto = XRL_PROTO_UDP;
+	else
+		return fail(err, len, "protocol '%s' is not supported: expected tcp or udp", slash + 1);
+	out->port = (__u16)port;
+	return 0;
+}
+
+int xrl_spec_parse_match(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	if (argc < 1)
+		return fail(err, len, "missing rule: expected 'port PORT/PROTO ...' or 'prefix ADDR/LEN ...'");
+	if (argc < 2)
+		return fail(err, len, "'%s' needs a value: expected %s", argv[0],
+			    !strcmp(argv[0], "port") ? "PORT/PROTO like 53/udp" : "ADDR/LEN like 10.0.0.0/8");
+	if (!strcmp(argv[0], "port")) {
+		out->kind = XRL_KIND_PORT;
+		return parse_port(argv[1], out, err, len);
+	}
+	if (!strcmp(argv[0], "prefix")) {
+		out->kind = XRL_KIND_PREFIX;
+		return xrl_parse_prefix(argv[1], &out->family, out->addr, &out->plen, err, len);
+	}
+	return fail(err, len, "unknown rule '%s': expected 'port' or 'prefix'", argv[0]);
+}
+
+static int parse_mask(const char *word, const char *val, unsigned int max, __u8 *out, char *err, size_t len)
+{
+	char *end;
+	unsigned long v;
+
+	if (!val)
+		return fail(err, len, "'%s' needs a value: expected a prefix length like /24", word);
+	if (*val == '/')
+		val++;
+	errno = 0;
+	v = strtoul(val, &end, 10);
+	if (!isdigit((unsigned char)*val) || *end || errno)
+		return fail(err, len, "'%s' value '%s' is not a prefix length: expected a number like 24", word, val);
+	if (v > max)
+		return fail(err, len, "'%s' /%lu is longer than the address (at most /%u)", word, v, max);
+	*out = (__u8)v;
+	return 0;
+}
+
+int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
+{
+	bool have_rate = false, have_scope = false, allow = false, have_mask = false;
+	__u64 interval = 1000 * NS_PER_MS, num;
+	unsigned long buckets = 2;
+	struct xrl_rule *r = &out->r;
+	int i, ret;
+
+	ret = xrl_spec_parse_match(argc, argv, out, err, len);
+	if (ret)
+		return ret;
+	r->flags = XRL_F_PER_SOURCE;
+	r->src_mask4 = 32;
+	r->src_mask6 = 64;
+	for (i = 2; i < argc; i++) {
+		const char *w = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(w, "rate")) {
+			if (!v)
+				return fail(err, len, "'rate' needs a value: expected COUNT/UNIT like 100/s");
+			ret = xrl_parse_rate(v, &r->rate, &r->rate_unit_ms, err, len);
+			if (ret)
+				return ret;
+			have_rate = true;
+			i++;
+		} else if (!strcmp(w, "window")) {
+			if (!v)
+				return fail(err, len, "'window' needs a value: expected a duration like 1s or 500ms");
+			ret = xrl_parse_duration(v, &interval, err, len);
+			if (ret)
+				return ret;
+			i++;
+		} else if (!strcmp(w, "buckets")) {
+			char *end;
+
+			errno = 0;
+			buckets = v ? strtoul(v, &end, 10) : 0;
+			if (!v || !isdigit((unsigned char)*v) || *end || errno || buckets < 1 ||
+			    buckets > XRL_MAX_BUCKETS)
+				return fail(err, len, "'buckets' needs a number from 1 to %d, got '%s'",
+					    XRL_MAX_BUCKETS, v ? v : "nothing");
+			i++;
+		} else if (!strcmp(w, "per-source") || !strcmp(w, "aggregate")) {
+			if (have_scope)
+				return fail(err, len, "'%s': the scope is given twice: use per-source or aggregate once",
+					    w);
+			have_scope = true;
+			if (!strcmp(w, "aggregate"))
+				r->flags &= ~XRL_F_PER_SOURCE;
+		} else if (!strcmp(w, "mask4")) {
+			ret = parse_mask(w, v, 32, &r->src_mask4, err, len);
+			if (ret)
+				return ret;
+			have_mask = true;
+			i++;
+		} else if (!strcmp(w, "mask6")) {
+			ret = parse_mask(w, v, 128, &r->src_mask6, err, len);
+			if (ret)
+				return ret;
+			have_mask = true;
+			i++;
+		} else if (!strcmp(w, "mask")) {
+			if (out->kind != XRL_KIND_PREFIX)
+				return fail(err, len, "'mask' is for prefix rules: a port rule takes mask4 and mask6");
+			ret = parse_mask(w, v, out->family == XRL_FAMILY_V4 ? 32 : 128,
+					 out->family == XRL_FAMILY_V4 ? &r->src_mask4 : &r->src_mask6, err, len);
+			if (ret)
+				return ret;
+			have_mask = true;
+			i++;
+		} else if (!strcmp(w, "monitor")) {
+			r->flags |= XRL_F_MONITOR;
+		} else if (!strcmp(w, "allow")) {
+			if (out->kind != XRL_KIND_PREFIX)
+				return fail(err, len, "'allow' is for prefix rules: a port rule always limits");
+			allow = true;
+		} else {
+			return fail(err, len, "unknown word '%s': expected rate, window, buckets, per-source, aggregate, mask4, mask6, mask, monitor%s",
+				    w, out->kind == XRL_KIND_PREFIX ? " or allow" : "");
+		}
+	}
+
+	if (allow) {
+		if (have_rate || have_scope || have_mask || (r->flags & XRL_F_MONITOR))
+			return fail(err, len, "'allow' takes no rate, scope, mask or monitor: allowed traffic bypasses every limit");
+		r->flags = XRL_F_ALLOW;
+		r->interval_ns = interval;
+		r->buckets = (__u32)buckets;
+		return 0;
+	}
+	if (!have_rate)
+		return fail(err, len, "missing 'rate': every limiting rule needs one, like 'rate 100/s' (or 'allow' for a prefix)");
+	if (have_mask && !(r->flags & XRL_F_PER_SOURCE))
+		return fail(err, len, "a source mask needs 'per-source': an aggregate rule has one window for all sources");
+	switch (xrl_shape_check((__u32)buckets, interval)) {
+	case XRL_SHAPE_OK:
+		break;
+	case XRL_SHAPE_UNEVEN:
+		return fail(err, len, "window %llums does not divide into %lu buckets: choose a bucket count that divides it",
+			    (unsigned long long)(interval / NS_PER_MS), buckets);
+	default:
+		return fail(err, len, "window and buckets do not make a valid window");
+	}
+	if (interval / buckets < NS_PER_MS)
+		return fail(err, len, "buckets of %lluns are too short: a bucket lasts at least 1ms",
+			    (unsigned long long)(interval / buckets));
+	r->interval_ns = interval;
+	r->buckets = (__u32)buckets;
+	/* T = rate * interval / unit, exactly: no silent truncation. */
+	num = r->rate * (interval / NS_PER_MS);
+	if (r->rate != 0 && num / r->rate != interval / NS_PER_MS)
+		return fail(err, len, "rate times window is too large");
+	if (num % r->rate_unit_ms)
+		return fail(err, len, "rate %llu per %ums over a %llums window is not a whole number of packets: choose a window or rate that makes it one",
+			    (unsigned long long)r->rate, r->rate_unit_ms,
+			    (unsigned long long)(interval / NS_PER_MS));
+	r->threshold = num / r->rate_unit_ms;
+	return 0;
+}
+
+static int format_rate(__u64 count, __u32 unit_ms, char *buf, size_t len)
+{
+	const char *unit = unit_ms == 1000 ? "s" : unit_ms == 60000 ? "min" : "h";
+
+	if (count % 1000000000 == 0)
+		return snprintf(buf, len, "%lluG/%s", (unsigned long long)(count / 1000000000), unit);
+	if (count % 1000000 == 0)
+		return snprintf(buf, len, "%lluM/%s", (unsigned long long)(count / 1000000), unit);
+	if (count % 1000 == 0)
+		return snprintf(buf, len, "%lluk/%s", (unsigned long long)(count / 1000), unit);
+	return snprintf(buf, len, "%llu/%s", (unsigned long long)count, unit);
+}
+
+static int format_duration(__u64 ns, char *buf, size_t len)
+{
+	__u64 ms = ns / NS_PER_MS;
+
+	if (ms % 60000 == 0)
+		return snprintf(buf, len, "%llum", (unsigned long long)(ms / 60000));
+	if (ms % 1000 == 0)
+		return snprintf(buf, len, "%llus", (unsigned long long)(ms / 1000));
+	return snprintf(buf, len, "%llums", (unsigned long long)ms);
+}
+
+int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (s->kind == XRL_KIND_PORT)
+		return snprintf(buf, len, "port %u/%s", s->port, xrl_proto_name(s->proto));
+	xrl_format_addr(s->family, s->addr, a, sizeof(a));
+	return snprintf(buf, len, "prefix %s/%u", a, s->plen);
+}
+
+int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len)
+{
+	const struct xrl_rule *r = &s->r;
+	char rate[32], win[32];
+	int n;
+
+	n = xrl_spec_format_match(s, buf, len);
+	if (n < 0 || (size_t)n >= len)
+		return -ENOSPC;
+	if (r->flags & XRL_F_ALLOW)
+		return snprintf(buf + n, len - n, " allow") >= (int)(len - n) ? -ENOSPC : 0;
+	format_rate(r->rate, r->rate_unit_ms, rate, sizeof(rate));
+	format_duration(r->interval_ns, win, sizeof(win));
+	n += snprintf(buf + n, len - n, " rate %s window %s buckets %u %s", rate, win, r->buckets,
+		      r->flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate");
+	if ((size_t)n < len && (r->flags & XRL_F_PER_SOURCE)) {
+		if (s->kind == XRL_KIND_PREFIX && s->family == XRL_FAMILY_V4 && r->src_mask4 != 32)
+			n += snprintf(buf + n, len - n, " mask %u", r->src_mask4);
+		else if (s->kind == XRL_KIND_PREFIX && s->family == XRL_FAMILY_V6 && r->src_mask6 != 64)
+			n += snprintf(buf + n, len - n, " mask %u", r->src_mask6);
+		else if (s->kind == XRL_KIND_PORT && r->src_mask4 != 32)
+			n += snprintf(buf + n, len - n, " mask4 %u", r->src_mask4);
+		if ((size_t)n < len && s->kind == XRL_KIND_PORT && r->src_mask6 != 64)
+			n += snprintf(buf + n, len - n, " mask6 %u", r->src_mask6);
+	}
+	if ((size_t)n < len && (r->flags & XRL_F_MONITOR))
+		n += snprintf(buf + n, len - n, " monitor");
+	return (size_t)n >= len ? -ENOSPC : 0;
+}
+
+bool xrl_spec_same_match(const struct xrl_spec *a, const struct xrl_spec *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == XRL_KIND_PORT)
+		return a->proto == b->proto && a->port == b->port;
+	return a->family == b->family && a->plen == b->plen && !memcmp(a->addr, b->addr, 16);
+}
+
+int xrl_ruleset_find(const struct xrl_ruleset *set, const struct xrl_spec *match)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (xrl_spec_same_match(&set->v[i], match))
+			return (int)i;
+	return -1;
+}
+
+int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err, size_t len)
+{
+	size_t kinds = 0, i;
+	int dup = xrl_ruleset_find(set, s);
+
+	if (dup >= 0) {
+		char m[128];
+
+		xrl_spec_format_match(s, m, sizeof(m));
+		if (set->v[dup].line)
+			return fail(err, len, "'%s' is already given on line %d: one rule per match", m,
+				    set->v[dup].line);
+		return fail(err, len, "'%s' already has a rule: delete it first, or use 'apply' to replace the set", m);
+	}
+	for (i = 0; i < set->n; i++)
+		kinds += set->v[i].kind == s->kind;
+	if (kinds >= XRL_MAX_RULES)
+		return fail(err, len, "too many %s rules: at most %d", s->kind == XRL_KIND_PORT ? "port" : "prefix",
+			    XRL_MAX_RULES);
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 16;
+		struct xrl_spec *v = realloc(set->v, cap * sizeof(*v));
+
+		if (!v)
+			return fail(err, len, "out of memory");
+		set->v = v;
+		set->cap = cap;
+	}
+	set->v[set->n++] = *s;
+	return 0;
+}
+
+void xrl_ruleset_free(struct xrl_ruleset *set)
+{
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+}
+
+#define MAX_WORDS 32
+
+int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *err, size_t len)
+{
+	struct xrl_ruleset out = {};
+	char line[1024], msg[XRL_ERRLEN];
+	int lineno = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char *words[MAX_WORDS], *save = NULL, *w, *hash;
+		struct xrl_spec s;
+		int n = 0, ret;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			xrl_ruleset_free(&out);
+			return fail(err, len, "%s:%d: line is too long (at most %zu characters)", name, lineno,
+				    sizeof(line) - 2);
+		}
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		for (w = strtok_r(line, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
+			if (n == MAX_WORDS) {
+				xrl_ruleset_free(&out);
+				return fail(err, len, "%s:%d: too many words (at most %d)", name, lineno, MAX_WORDS);
+			}
+			words[n++] = w;
+		}
+		if (!n)
+			continue;
+		ret = xrl_spec_parse(n, words, &s, msg, sizeof(msg));
+		if (!ret) {
+			s.line = lineno;
+			ret = xrl_ruleset_add(&out, &s, msg, sizeof(msg));
+		}
+		if (ret) {
+			xrl_ruleset_free(&out);
+			return fail(err, len, "%s:%d: %s", name, lineno, msg);
+		}
+	}
+	if (ferror(f)) {
+		xrl_ruleset_free(&out);
+		return fail(err, len, "%s: read error: %s", name, strerror(errno));
+	}
+	*set = out;
+	return 0;
+}

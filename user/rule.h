@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The rule grammar: parsing and printing rules and rules files. No BPF here. */
+#ifndef XRL_RULE_H
+#define XRL_RULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "xrl_common.h"
+
+enum xrl_kind {
+	XRL_KIND_PORT = 1,
+	XRL_KIND_PREFIX = 2,
+};
+
+/* One rule as a user wrote it, and the data-plane value it becomes. */
+struct xrl_spec {
+	int kind;
+	__u8 proto;  /* port rules */
+	__u16 port;  /* port rules, host order */
+	__u8 family; /* prefix rules */
+	__u8 plen;   /* prefix rules */
+	__u8 addr[16];
+	struct xrl_rule r; /* id and gen are set when the rule is applied */
+	int line;	   /* where it came from, for messages; 0 if not from a file */
+};
+
+struct xrl_ruleset {
+	struct xrl_spec *v;
+	size_t n, cap;
+};
+
+#define XRL_ERRLEN 512
+
+/* "100/s", "10k/s", "6000/min": count packets per unit. */
+int xrl_parse_rate(const char *s, __u64 *count, __u32 *unit_ms, char *err, size_t len);
+/* "1s", "500ms", "2m": a duration in ns, at least 1 ms. */
+int xrl_parse_duration(const char *s, __u64 *ns, char *err, size_t len);
+/* "10.0.0.0/8", "2001:db8::/32", "192.0.2.1" (a host). */
+int xrl_parse_prefix(const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *err, size_t len);
+
+/* Parses the words of one rule. 0 on success; -EINVAL with a message in err. */
+int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_t len);
+/* Parses the match part only ("port 53/udp", "prefix 10.0.0.0/8"), as rule del takes. */
+int xrl_spec_parse_match(int argc, char **argv, struct xrl_spec *out, char *err, size_t len);
+/* Prints a rule in the grammar it is parsed from; dump | apply round-trips. */
+int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len);
+/* Prints the match part only. */
+int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len);
+bool xrl_spec_same_match(const struct xrl_spec *a, const struct xrl_spec *b);
+
+/*
+ * Parses a rules file: one rule a line, '#' starts a comment. Nothing is
+ * returned unless every line is good; err names the file, line and word.
+ */
+int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *err, size_t len);
+int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err, size_t len);
+int xrl_ruleset_find(const struct xrl_ruleset *set, const struct xrl_spec *match);
+void xrl_ruleset_free(struct xrl_ruleset *set);
+
+const char *xrl_proto_name(__u8 proto);
+int xrl_format_addr(__u8 family, const __u8 *addr, char *buf, size_t len);
+
+#endif /* XRL_RULE_H */

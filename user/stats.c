@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include "stats.h"
+
+int xrl_clock_now(__u32 clock, __u64 *now)
+{
+	struct timespec ts;
+
+	/* bpf_ktime_get_ns is CLOCK_MONOTONIC; bpf_ktime_get_coarse_ns is its coarse twin. */
+	if (clock_gettime(clock == XRL_CLOCK_COARSE ? CLOCK_MONOTONIC_COARSE : CLOCK_MONOTONIC, &ts))
+		return -errno;
+	*now = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+	return 0;
+}
+
+struct xrl_sum xrl_aggregate(const void *percpu, int ncpus, size_t stride, size_t ring_off, size_t gen_off,
+			     __u32 gen, __u32 buckets, __u64 interval, __u64 now)
+{
+	struct xrl_sum acc = { 0, 0, 0, 0 };
+	int cpu;
+
+	if (xrl_shape_check(buckets, interval) != XRL_SHAPE_OK)
+		return acc;
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		const char *v = (const char *)percpu + (size_t)cpu * stride;
+		__u32 g;
+
+		memcpy(&g, v + gen_off, sizeof(g));
+		if (g != gen)
+			continue;
+		xrl_ring_add((const struct xrl_ring *)(v + ring_off), buckets, interval, now,
+			     interval / buckets, &acc);
+	}
+	return acc;
+}
+
+double xrl_qps(__u64 sum, __u64 interval)
+{
+	return interval ? (double)sum * 1e9 / (double)interval : 0.0;
+}
+
+int xrl_rule_report(const struct xrl_maps *m, const struct xrl_spec *s, __u64 now, struct xrl_rule_report *out)
+{
+	size_t stride = xrl_percpu_stride(sizeof(struct xrl_rule_stats));
+	char *buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_rule_stats));
+	__u32 id = s->r.id;
+	int cpu;
+
+	if (!buf)
+		return -ENOMEM;
+	memset(out, 0, sizeof(*out));
+	out->spec = *s;
+	if (bpf_map_lookup_elem(m->rule_stats, &id, buf)) {
+		int ret = -errno;
+
+		free(buf);
+		return ret;
+	}
+	for (cpu = 0; cpu < m->ncpus; cpu++) {
+		const struct xrl_rule_stats *rs = (const void *)(buf + (size_t)cpu * stride);
+
+		out->pass += rs->pass;
+		out->block += rs->block;
+	}
+	out->window = xrl_aggregate(buf, m->ncpus, stride, offsetof(struct xrl_rule_stats, ring),
+				    offsetof(struct xrl_rule_stats, gen), s->r.gen, s->r.buckets, s->r.interval_ns,
+				    now);
+	out->pass_qps = xrl_qps(out->window.pass, s->r.interval_ns);
+	out->block_qps = xrl_qps(out->window.block, s->r.interval_ns);
+	free(buf);
+	return 0;
+}
+
+int xrl_counters_read(const struct xrl_maps *m, struct xrl_counters *out)
+{
+	size_t stride = xrl_percpu_stride(sizeof(*out));
+	char *buf = xrl_percpu_alloc(m->ncpus, sizeof(*out));
+	__u32 zero = 0;
+	int cpu, ret = 0;
+	size_t i;
+
+	if (!buf)
+		return -ENOMEM;
+	memset(out, 0, sizeof(*out));
+	if (bpf_map_lookup_elem(m->counters, &zero, buf)) {
+		ret = -errno;
+		goto out;
+	}
+	for (cpu = 0; cpu < m->ncpus; cpu++) {
+		const __u64 *c = (const __u64 *)(buf + (size_t)cpu * stride);
+
+		for (i = 0; i < sizeof(*out) / sizeof(__u64); i++)
+			((__u64 *)out)[i] += c[i];
+	}
+out:
+	free(buf);
+	return ret;
+}
+
+int xrl_key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
+		   struct xrl_sum *sum)
+{
+	size_t stride = xrl_percpu_stride(sizeof(struct xrl_state));
+	char *buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_state));
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(m->state, key, buf))
+		ret = -errno;
+	else
+		*sum = xrl_aggregate(buf, m->ncpus, stride, offsetof(struct xrl_state, ring),
+				     offsetof(struct xrl_state, gen), r->gen, r->buckets, r->interval_ns, now);
+	free(buf);
+	return ret;
+}
+
+static int rule_of_key(const struct xrl_ruleset *set, const struct xrl_key *k)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->v[i].r.id == k->rule_id && !(set->v[i].r.flags & XRL_F_ALLOW))
+			return (int)i;
+	return -1;
+}
+
+static int by_qps(const void *a, const void *b)
+{
+	const struct xrl_key_report *x = a, *y = b;
+	double qx = x->pass_qps + x->block_qps, qy = y->pass_qps + y->block_qps;
+
+	return qx < qy ? 1 : qx > qy ? -1 : 0;
+}
+
+int xrl_top_keys(const struct xrl_maps *m, const struct xrl_ruleset *set, __u64 now, size_t k,
+		 struct xrl_key_report *out, size_t *n, size_t *tracked)
+{
+	struct xrl_key key, *prev = NULL;
+	struct xrl_key_report *all = NULL, *tmp;
+	size_t cnt = 0, cap = 0;
+	int ret = 0;
+
+	*tracked = 0;
+	while (!bpf_map_get_next_key(m->state, prev, &key)) {
+		struct xrl_key_report rep = { .key = key };
+
+		prev = &key;
+		(*tracked)++;
+		rep.rule = rule_of_key(set, &key);
+		if (rep.rule < 0)
+			continue;
+		if (xrl_key_window(m, &key, &set->v[rep.rule].r, now, &rep.window))
+			continue;
+		if (!rep.window.pass && !rep.window.block)
+			continue;
+		rep.pass_qps = xrl_qps(rep.window.pass, set->v[rep.rule].r.interval_ns);
+		rep.block_qps = xrl_qps(rep.window.block, set->v[rep.rule].r.interval_ns);
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 64;
+			tmp = realloc(all, cap * sizeof(*all));
+			if (!tmp) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			all = tmp;
+		}
+		all[cnt++] = rep;
+	}
+	if (cnt)
+		qsort(all, cnt, sizeof(*all), by_qps);
+	*n = cnt < k ? cnt : k;
+	if (*n)
+		memcpy(out, all, *n * sizeof(*all));
+out:
+	free(all);
+	return ret;
+}
+
+const char *xrl_malformed_name(int reason)
+{
+	static const char *const names[XRL_MAL_MAX] = {
+		[XRL_MAL_ETH] = "ethernet",   [XRL_MAL_VLAN] = "vlan",	       [XRL_MAL_IPV4] = "ipv4",
+		[XRL_MAL_IPV4_IHL] = "ipv4_ihl", [XRL_MAL_IPV4_LEN] = "ipv4_len", [XRL_MAL_IPV6] = "ipv6",
+		[XRL_MAL_IPV6_EXT] = "ipv6_ext", [XRL_MAL_L4] = "l4",
+	};
+
+	return reason >= 0 && reason < XRL_MAL_MAX ? names[reason] : "?";
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Aggregating the per-CPU windows and counters into the figures users read. */
+#ifndef XRL_STATS_H
+#define XRL_STATS_H
+
+#include "maps.h"
+#include "rule.h"
+
+/* Now on the clock the program reads (enum xrl_clock). */
+int xrl_clock_now(__u32 clock, __u64 *now);
+
+/*
+ * Sums one window over every CPU's ring: each CPU's buckets are judged by
+ * their own starts, so buckets of different cycles at the same index never
+ * mix. Rings whose gen differs from gen belong to an older window shape.
+ * stride is the distance between two CPUs' values; ring_off and gen_off
+ * locate the ring and gen inside one value.
+ */
+struct xrl_sum xrl_aggregate(const void *percpu, int ncpus, size_t stride, size_t ring_off, size_t gen_off,
+			     __u32 gen, __u32 buckets, __u64 interval, __u64 now);
+
+/* Sentinel's QPS: a window's sum over its interval, per second. */
+double xrl_qps(__u64 sum, __u64 interval);
+
+struct xrl_rule_report {
+	struct xrl_spec spec;
+	__u64 pass, block;	/* totals since the rule was created */
+	struct xrl_sum window;	/* the rule-level window at now */
+	double pass_qps, block_qps;
+};
+
+int xrl_rule_report(const struct xrl_maps *m, const struct xrl_spec *s, __u64 now, struct xrl_rule_report *out);
+
+/* The global counters, summed over CPUs. */
+int xrl_counters_read(const struct xrl_maps *m, struct xrl_counters *out);
+
+struct xrl_key_report {
+	struct xrl_key key;
+	int rule; /* index in the rule set */
+	struct xrl_sum window;
+	double pass_qps, block_qps;
+};
+
+/* The k busiest window keys by QPS; *n is set to how many were found. */
+int xrl_top_keys(const struct xrl_maps *m, const struct xrl_ruleset *set, __u64 now, size_t k,
+		 struct xrl_key_report *out, size_t *n, size_t *tracked);
+
+/* One key's window over every CPU; -ENOENT when the key has no state. */
+int xrl_key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
+		   struct xrl_sum *sum);
+
+const char *xrl_malformed_name(int reason);
+
+#endif /* XRL_STATS_H */
