@@ -43,6 +43,42 @@ static void remove_pins(const char *dir)
 	rmdir(dir);
 }
 
+/*
+ * A pin folder without an attached link is what a killed load or unload
+ * leaves: nothing enforces it, so it is removed. One with a live link is
+ * either ours (already loaded) or another version's.
+ */
+static int check_leftovers(const char *iface, const char *dir, char *err, size_t len)
+{
+	struct bpf_link_info info = {};
+	__u32 ilen = sizeof(info);
+	char path[PATH_MAX + 32];
+	struct xrl_maps m;
+	bool live = false;
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/link", dir);
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		live = !bpf_obj_get_info_by_fd(fd, &info, &ilen) && info.xdp.ifindex;
+		close(fd);
+	}
+	if (!live) {
+		remove_pins(dir);
+		return 0;
+	}
+	ret = xrl_maps_open(iface, &m, err, len);
+	if (ret == -EPROTO || ret == -ENOENT)
+		return fail(-EEXIST, err, len,
+			    "%s has xdp-ratelimit maps from another version pinned under %s; run 'xdp-ratelimit unload %s' (its limits stop) and load again",
+			    iface, dir, iface);
+	if (!ret)
+		xrl_maps_close(&m);
+	return fail(-EEXIST, err, len,
+		    "xdp-ratelimit is already loaded on %s; 'xdp-ratelimit apply' changes its rules, 'xdp-ratelimit unload %s' removes it",
+		    iface, iface);
+}
+
 static int check_other_xdp(const struct xrl_load_opts *o, int ifindex, char *err, size_t len)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
@@ -86,10 +122,11 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 		return fail(-ENODEV, err, len, "no such interface '%s': see 'ip link' for the names", o->iface);
 	if (xrl_pin_dir(o->iface, dir, sizeof(dir)))
 		return fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", o->iface);
-	if (!access(dir, F_OK))
-		return fail(-EEXIST, err, len,
-			    "xdp-ratelimit is already loaded on %s; 'xdp-ratelimit apply' changes its rules, 'xdp-ratelimit unload %s' removes it",
-			    o->iface, o->iface);
+	if (!access(dir, F_OK)) {
+		ret = check_leftovers(o->iface, dir, err, len);
+		if (ret)
+			return ret;
+	}
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0 || ncpus > XRL_MAX_CPUS)
 		return fail(-ENOTSUP, err, len, "this machine has %d possible CPUs; xdp-ratelimit handles 1 to %d",
