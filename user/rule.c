@@ -283,14 +283,14 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			have_scope = true;
 			if (!strcmp(w, "aggregate"))
 				r->flags &= ~XRL_F_PER_SOURCE;
-		} else if (!strcmp(w, "mask4")) {
-			ret = parse_mask(w, v, 32, &r->src_mask4, err, len);
-			if (ret)
-				return ret;
-			have_mask = true;
-			i++;
-		} else if (!strcmp(w, "mask6")) {
-			ret = parse_mask(w, v, 128, &r->src_mask6, err, len);
+		} else if (!strcmp(w, "mask4") || !strcmp(w, "mask6")) {
+			bool v4 = w[4] == '4';
+
+			if (out->kind == XRL_KIND_PREFIX && v4 != (out->family == XRL_FAMILY_V4))
+				return fail(err, len, "'%s' is for IPv%d sources, and this prefix is IPv%d: use 'mask'",
+					    w, v4 ? 4 : 6, out->family);
+			ret = v4 ? parse_mask(w, v, 32, &r->src_mask4, err, len) :
+				   parse_mask(w, v, 128, &r->src_mask6, err, len);
 			if (ret)
 				return ret;
 			have_mask = true;
