@@ -105,21 +105,23 @@ static __always_inline __u64 xrl_remote_pass(const struct xrl_key *k, const stru
  * Decides one rule for one packet without counting it: the count depends on
  * the verdict of every rule the packet matched (xrl_commit).
  *
- * The limit holds across CPUs with per-CPU writes only. Each CPU may pass
- * threshold / ncpus packets per window on its own ring alone; past that
- * share it adds the other CPUs' rings. Once the sum is over the threshold it
- * stays over until the current bucket ends (the set of buckets summed does
+ * The limit holds across CPUs with per-CPU writes only: every decision adds
+ * the other CPUs' rings to this one's. (A share of threshold / ncpus passed
+ * on the local ring alone, unread, does not hold: a CPU past its share that
+ * finds another CPU's ring empty takes that CPU's share too, and the other
+ * then passes its share unread on top.) Once the sum is over the threshold
+ * it stays over until the current bucket ends (the set of buckets summed does
  * not change before then), so the CPU latches that and stops reading.
- * Race: two CPUs past their share may read each other's rings before either
- * writes; each then passes one packet the other did not see. The excess is
- * bounded by the packets the other CPUs pass inside one read-to-write span
- * (tens of nanoseconds): in practice at most one per other CPU per crossing.
+ * Race: two CPUs may read each other's rings before either writes; each then
+ * passes one packet the other did not see. The excess is bounded by the
+ * packets the other CPUs pass inside one read-to-write span (tens of
+ * nanoseconds): in practice at most one per other CPU per crossing.
  */
 static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
 				      const struct xrl_key *k, __u64 now,
 				      struct xrl_counters *cnt)
 {
-	__u64 blen, share, local;
+	__u64 blen;
 	struct xrl_state *st;
 	struct xrl_sum s = {};
 	int i;
@@ -159,13 +161,9 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
 		return;
 	}
 	xrl_ring_add(&st->ring, r->buckets, r->interval_ns, now, 0, &s);
-	local = s.pass;
-	share = r->threshold / xrl_cfg.ncpus;
-	if (!xrl_over(local, share))
-		return;
 	if (xrl_cfg.ncpus > 1)
-		local += xrl_remote_pass(k, r, now);
-	if (xrl_over(local, r->threshold)) {
+		s.pass += xrl_remote_pass(k, r, now);
+	if (xrl_over(s.pass, r->threshold)) {
 		ev->over = 1;
 		blen = r->interval_ns / r->buckets;
 		st->over_until = xrl_start(now, blen) + blen;
