@@ -59,6 +59,7 @@ __noinline int xrl_key_of(struct xrl_key *k, const struct xrl_rule *r, const str
 struct xrl_remote_ctx {
 	const struct xrl_key *key;
 	__u64 now;
+	__u64 borrow_until;
 	__u64 interval;
 	__u32 buckets;
 	__u32 gen;
@@ -75,7 +76,12 @@ static long xrl_remote_one(__u32 cpu, void *data)
 	if (cpu == c->me)
 		return 0;
 	rs = bpf_map_lookup_percpu_elem(&xrl_state, c->key, cpu);
-	if (!rs || rs->gen != c->gen)
+	if (!rs)
+		return 0;
+	/* Tell that CPU its share is not its own to spend alone (see xrl_judge). */
+	if (rs->borrowed_until < c->borrow_until)
+		rs->borrowed_until = c->borrow_until;
+	if (rs->gen != c->gen)
 		return 0;
 	xrl_ring_add(&rs->ring, c->buckets, c->interval, c->now, c->interval / c->buckets, &c->sum);
 	return 0;
@@ -88,9 +94,11 @@ static long xrl_remote_one(__u32 cpu, void *data)
 static __always_inline __u64 xrl_remote_pass(const struct xrl_key *k, const struct xrl_rule *r,
 					     __u64 now)
 {
+	__u64 blen = r->interval_ns / r->buckets;
 	struct xrl_remote_ctx c = {
 		.key = k,
 		.now = now,
+		.borrow_until = xrl_start(now, blen) + r->interval_ns,
 		.interval = r->interval_ns,
 		.buckets = r->buckets,
 		.gen = r->gen,
@@ -105,23 +113,25 @@ static __always_inline __u64 xrl_remote_pass(const struct xrl_key *k, const stru
  * Decides one rule for one packet without counting it: the count depends on
  * the verdict of every rule the packet matched (xrl_commit).
  *
- * The limit holds across CPUs with per-CPU writes only: every decision adds
- * the other CPUs' rings to this one's. (A share of threshold / ncpus passed
- * on the local ring alone, unread, does not hold: a CPU past its share that
- * finds another CPU's ring empty takes that CPU's share too, and the other
- * then passes its share unread on top.) Once the sum is over the threshold
- * it stays over until the current bucket ends (the set of buckets summed does
- * not change before then), so the CPU latches that and stops reading.
- * Race: two CPUs may read each other's rings before either writes; each then
- * passes one packet the other did not see. The excess is bounded by the
- * packets the other CPUs pass inside one read-to-write span (tens of
- * nanoseconds): in practice at most one per other CPU per crossing.
+ * The limit holds across CPUs with per-CPU writes only. Each CPU may pass
+ * threshold / ncpus packets per window on its own ring alone (its share);
+ * past that share it adds the other CPUs' rings, and marks each of them
+ * "borrowed" until its own passes have left the window, so that they too
+ * add up every ring instead of spending a share already spent. Once the sum
+ * is over the threshold it stays over until the current bucket ends (the set
+ * of buckets summed does not change before then), so the CPU latches that
+ * and stops reading.
+ * Race: two CPUs on the slow path may read each other's rings before either
+ * writes, or a CPU may pass on its share just before another's borrow mark
+ * lands; each then passes one packet the other did not see. The excess is
+ * bounded by the packets the other CPUs pass inside one read-to-write span
+ * (tens of nanoseconds): in practice at most one per other CPU per crossing.
  */
 static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
 				      const struct xrl_key *k, __u64 now,
 				      struct xrl_counters *cnt)
 {
-	__u64 blen;
+	__u64 blen, share, local;
 	struct xrl_state *st;
 	struct xrl_sum s = {};
 	int i;
@@ -161,9 +171,13 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
 		return;
 	}
 	xrl_ring_add(&st->ring, r->buckets, r->interval_ns, now, 0, &s);
+	local = s.pass;
+	share = r->threshold / xrl_cfg.ncpus;
+	if (!xrl_over(local, share) && st->borrowed_until <= now)
+		return;
 	if (xrl_cfg.ncpus > 1)
-		s.pass += xrl_remote_pass(k, r, now);
-	if (xrl_over(s.pass, r->threshold)) {
+		local += xrl_remote_pass(k, r, now);
+	if (xrl_over(local, r->threshold)) {
 		ev->over = 1;
 		blen = r->interval_ns / r->buckets;
 		st->over_until = xrl_start(now, blen) + blen;

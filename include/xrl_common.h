@@ -88,13 +88,14 @@ _Static_assert(sizeof(struct xrl_key) == 24, "xrl_key layout");
 
 /* Per-CPU value of xrl_state. */
 struct xrl_state {
-	__u32 gen;	   /* rule gen this ring was built for */
+	__u32 gen;	      /* rule gen this ring was built for */
 	__u32 pad;
-	__u64 over_until;  /* this key is over its limit until then (ns) ... */
-	__u64 over_thresh; /* ... as long as the threshold is still this */
+	__u64 over_until;     /* this key is over its limit until then (ns) ... */
+	__u64 over_thresh;    /* ... as long as the threshold is still this */
+	__u64 borrowed_until; /* written by other CPUs: one of them passed beyond its share */
 	struct xrl_ring ring;
 };
-_Static_assert(sizeof(struct xrl_state) == 24 + 24 * XRL_MAX_BUCKETS, "xrl_state layout");
+_Static_assert(sizeof(struct xrl_state) == 32 + 24 * XRL_MAX_BUCKETS, "xrl_state layout");
 
 /* Per-CPU, per rule id: totals and the rule-level window behind its QPS. */
 struct xrl_rule_stats {

@@ -4,24 +4,16 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rule.h"
+#include "err.h"
 
 #define NS_PER_MS 1000000ULL
 #define MAX_COUNT 1000000000000ULL /* 10^12 packets per unit: beyond any NIC */
 #define MAX_WINDOW_MS 3600000ULL   /* one hour */
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+#define fail(err, len, ...) xrl_fail(-EINVAL, err, len, __VA_ARGS__)
 
 /* Parses a whole decimal number with an optional k, M or G; no sign, no overflow. */
 static int parse_count(const char *s, const char **end, __u64 *out)
