@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # tests/run.sh BUILD_DIR: runs every test binary in BUILD_DIR/tests/{unit,prog}
-# (cmocka), then every tests/e2e/*.sh (given BUILD_DIR as $1; they print
-# "PASS: name", "FAIL: name: why" or "SKIP: name: why" and exit non-zero on a
-# failure). Ends with one line "tests: N passed, N failed, N skipped" and
+# (cmocka), then every tests/e2e/*.sh but lib.sh, which they source (BUILD
+# is exported, and BUILD_DIR is also $1; they print "PASS: name",
+# "FAIL: name: why" or "SKIP: name: why" and exit non-zero on a failure). Ends with one line "tests: N passed, N failed, N skipped" and
 # exits non-zero if anything failed, crashed, hung or reported nothing.
 set -u
 
 build=${1:?usage: tests/run.sh BUILD_DIR}
 e2e_dir=$(dirname "$0")/e2e
+BUILD=$(cd "$build" 2>/dev/null && pwd) || BUILD=$build
+export BUILD
 limit=${TEST_TIMEOUT:-300}
 passed=0 failed=0 skipped=0 binaries=0
 
@@ -46,7 +48,7 @@ if ((binaries == 0)); then
 fi
 
 for t in "$e2e_dir"/*.sh; do
-	[[ -f $t ]] || continue
+	[[ -f $t && $(basename "$t") != lib.sh ]] || continue
 	echo "== $t"
 	out=$(timeout "$limit" bash "$t" "$build" 2>&1)
 	rc=$?
