@@ -458,40 +458,24 @@ enum outcome {
 	O_RULE = O_MAL + XRL_MAL_MAX, /* + rule id: the rule that blocked */
 };
 
+/* A table row's frame: one of the builders here with its arguments fixed. */
+#define FRAME(name, call)              \
+	static void name(struct pkt *p) \
+	{                               \
+		call;                   \
+	}
+
 #define SRC4 "198.51.100.1"
 #define SRC6 "2001:db8:ff::1"
 #define PFX4_SRC "192.0.2.7"
 #define PFX6_SRC "2001:db8:1::5"
 
-static void f_udp4_53(struct pkt *p)
-{
-	udp4(p, SRC4, 53);
-}
-
-static void f_udp4_54(struct pkt *p)
-{
-	udp4(p, SRC4, 54);
-}
-
-static void f_tcp4_80(struct pkt *p)
-{
-	tcp4(p, SRC4, 80);
-}
-
-static void f_udp4_80(struct pkt *p)
-{
-	udp4(p, SRC4, 80);
-}
-
-static void f_tcp4_53(struct pkt *p)
-{
-	tcp4(p, SRC4, 53);
-}
-
-static void f_udp6_53(struct pkt *p)
-{
-	udp6(p, SRC6, 53);
-}
+FRAME(f_udp4_53, udp4(p, SRC4, 53))
+FRAME(f_udp4_54, udp4(p, SRC4, 54))
+FRAME(f_tcp4_80, tcp4(p, SRC4, 80))
+FRAME(f_udp4_80, udp4(p, SRC4, 80))
+FRAME(f_tcp4_53, tcp4(p, SRC4, 53))
+FRAME(f_udp6_53, udp6(p, SRC6, 53))
 
 static void icmp4(struct pkt *p, const char *src)
 {
@@ -503,15 +487,8 @@ static void icmp4(struct pkt *p, const char *src)
 	pkt_finish(p);
 }
 
-static void f_icmp4(struct pkt *p)
-{
-	icmp4(p, SRC4);
-}
-
-static void f_icmp4_pfx(struct pkt *p)
-{
-	icmp4(p, PFX4_SRC);
-}
+FRAME(f_icmp4, icmp4(p, SRC4))
+FRAME(f_icmp4_pfx, icmp4(p, PFX4_SRC))
 
 static void f_arp(struct pkt *p)
 {
@@ -630,20 +607,9 @@ static void frag4(struct pkt *p, const char *src, __u16 frag_off)
 	pkt_finish(p);
 }
 
-static void f_frag4_first(struct pkt *p)
-{
-	frag4(p, SRC4, 0x2000);
-}
-
-static void f_frag4_later(struct pkt *p)
-{
-	frag4(p, SRC4, 185);
-}
-
-static void f_frag4_last_pfx(struct pkt *p)
-{
-	frag4(p, PFX4_SRC, 185);
-}
+FRAME(f_frag4_first, frag4(p, SRC4, 0x2000))
+FRAME(f_frag4_later, frag4(p, SRC4, 185))
+FRAME(f_frag4_later_pfx, frag4(p, PFX4_SRC, 185))
 
 static void f_eth_padding(struct pkt *p)
 {
@@ -689,20 +655,9 @@ static void frag6(struct pkt *p, const char *src, __u16 offset, int more)
 	pkt_finish(p);
 }
 
-static void f_frag6_first(struct pkt *p)
-{
-	frag6(p, SRC6, 0, 1);
-}
-
-static void f_frag6_later(struct pkt *p)
-{
-	frag6(p, SRC6, 1448, 0);
-}
-
-static void f_frag6_later_pfx(struct pkt *p)
-{
-	frag6(p, PFX6_SRC, 1448, 1);
-}
+FRAME(f_frag6_first, frag6(p, SRC6, 0, 1))
+FRAME(f_frag6_later, frag6(p, SRC6, 1448, 0))
+FRAME(f_frag6_later_pfx, frag6(p, PFX6_SRC, 1448, 1))
 
 static void icmp6(struct pkt *p, const char *src)
 {
@@ -714,15 +669,8 @@ static void icmp6(struct pkt *p, const char *src)
 	pkt_finish(p);
 }
 
-static void f_icmp6(struct pkt *p)
-{
-	icmp6(p, SRC6);
-}
-
-static void f_icmp6_pfx(struct pkt *p)
-{
-	icmp6(p, PFX6_SRC);
-}
+FRAME(f_icmp6, icmp6(p, SRC6))
+FRAME(f_icmp6_pfx, icmp6(p, PFX6_SRC))
 
 static void f_ipv6_no_next(struct pkt *p)
 {
@@ -748,15 +696,8 @@ static void dstopts_chain(struct pkt *p, int n)
 	pkt_finish(p);
 }
 
-static void f_ipv6_seven_exts(struct pkt *p)
-{
-	dstopts_chain(p, 7);
-}
-
-static void f_ipv6_nine_exts(struct pkt *p)
-{
-	dstopts_chain(p, 9);
-}
+FRAME(f_ipv6_seven_exts, dstopts_chain(p, 7))
+FRAME(f_ipv6_nine_exts, dstopts_chain(p, 9))
 
 /* Malformed, one layer at a time. */
 
@@ -881,7 +822,7 @@ static const struct verdict_case {
 	{ "ipv4 40 bytes of options tcp 80", f_ipv4_max_options, XDP_DROP, O_RULE + R_TCP80 },
 	{ "ipv4 first fragment udp 53", f_frag4_first, XDP_DROP, O_RULE + R_UDP53 },
 	{ "ipv4 later fragment: no port", f_frag4_later, XDP_PASS, O_NO_RULE },
-	{ "ipv4 later fragment from a prefix", f_frag4_last_pfx, XDP_DROP, O_RULE + R_PFX4 },
+	{ "ipv4 later fragment from a prefix", f_frag4_later_pfx, XDP_DROP, O_RULE + R_PFX4 },
 	{ "ipv4 with ethernet padding", f_eth_padding, XDP_DROP, O_RULE + R_UDP53 },
 	{ "ipv6 udp 53", f_udp6_53, XDP_DROP, O_RULE + R_UDP53 },
 	{ "ipv6 tcp 80", f_tcp6_80, XDP_DROP, O_RULE + R_TCP80 },
