@@ -127,8 +127,31 @@ static __always_inline __u64 xrl_remote_pass(const struct xrl_key *k, const stru
  * bounded by the packets the other CPUs pass inside one read-to-write span
  * (tens of nanoseconds): in practice at most one per other CPU per crossing.
  */
+/*
+ * The cap on new per-source states: each CPU creates at most
+ * new_keys_cpu a second. Past it, a spoofed flood of new sources can neither
+ * churn the LRU (evicting tracked sources and resetting their windows) nor
+ * pass a fresh window's worth per fake source: it shares one overflow window
+ * per rule, limited like a single source.
+ */
+static __always_inline int xrl_may_create(struct xrl_counters *cnt, __u64 now)
+{
+	__u64 second = now / 1000000000ULL;
+
+	if (!xrl_cfg.new_keys_cpu)
+		return 1;
+	if (cnt->new_keys_second != second) {
+		cnt->new_keys_second = second;
+		cnt->new_keys_count = 0;
+	}
+	if (cnt->new_keys_count >= xrl_cfg.new_keys_cpu)
+		return 0;
+	cnt->new_keys_count++;
+	return 1;
+}
+
 static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
-				      const struct xrl_key *k, __u64 now,
+				      struct xrl_key *k, __u64 now,
 				      struct xrl_counters *cnt)
 {
 	__u64 blen, share, local;
@@ -145,9 +168,18 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
 
 	st = bpf_map_lookup_elem(&xrl_state, k);
 	if (!st) {
-		if (bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0)
-			cnt->keys_new++;
-		st = bpf_map_lookup_elem(&xrl_state, k);
+		if (k->family && !xrl_may_create(cnt, now)) {
+			/* Past the cap: the new source shares its rule's overflow window. */
+			k->family = XRL_FAMILY_OVERFLOW;
+			__builtin_memset(k->addr, 0, sizeof(k->addr));
+			cnt->overflow++;
+			st = bpf_map_lookup_elem(&xrl_state, k);
+		}
+		if (!st) {
+			if (bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0)
+				cnt->keys_new++;
+			st = bpf_map_lookup_elem(&xrl_state, k);
+		}
 		if (!st) {
 			cnt->keys_failed++;
 			return;

@@ -157,7 +157,8 @@ static int show(const char *iface, int rounds)
 
 static int demo_on(const char *iface)
 {
-	struct xrl_load_opts o = { .iface = iface, .clock = XRL_CLOCK_PRECISE, .max_keys = XRL_DEFAULT_KEYS };
+	struct xrl_load_opts o = { .iface = iface, .clock = XRL_CLOCK_PRECISE, .max_keys = XRL_DEFAULT_KEYS,
+				   .new_keys = XRL_DEFAULT_KEYS };
 	char err[512];
 	int code;
 
@@ -209,7 +210,8 @@ int cmd_demo(int argc, char **argv)
 	}
 	{
 		struct xrl_load_opts o = { .iface = HOST_IF, .clock = XRL_CLOCK_PRECISE,
-					   .max_keys = XRL_DEFAULT_KEYS };
+					   .max_keys = XRL_DEFAULT_KEYS,
+				   .new_keys = XRL_DEFAULT_KEYS };
 
 		if (xrl_load(&o, err, sizeof(err)) || apply_text(HOST_IF, demo_rules, err, sizeof(err))) {
 			xrl_unload(HOST_IF, err + 256, 256);

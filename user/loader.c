@@ -138,6 +138,8 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	skel->rodata->xrl_cfg.clock = o->clock;
 	skel->rodata->xrl_cfg.malformed_drop = o->malformed_drop;
 	skel->rodata->xrl_cfg.ncpus = (__u32)ncpus;
+	if (o->new_keys)
+		skel->rodata->xrl_cfg.new_keys_cpu = o->new_keys / (__u32)ncpus ?: 1;
 	bpf_map__set_max_entries(skel->maps.xrl_state, o->max_keys);
 	bpf_object__for_each_map(map, skel->obj) {
 		if (bpf_map__is_internal(map))
@@ -159,6 +161,7 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	ctl.xdp_flags = o->generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	ctl.ifindex = (__u32)ifindex;
 	ctl.max_keys = o->max_keys;
+	ctl.new_keys = o->new_keys;
 	m.ctl = bpf_map__fd(skel->maps.xrl_ctl);
 	ret = xrl_ctl_write(&m, &ctl);
 	if (ret) {
