@@ -157,7 +157,6 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
 	__u64 blen, share, local;
 	struct xrl_state *st;
 	struct xrl_sum s = {};
-	int i;
 
 	ev->rule = r;
 	ev->st = NULL;
@@ -187,11 +186,7 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
 	}
 	if (st->gen != r->gen) {
 		/* New rule or new window shape: never mix bucket lengths. */
-		for (i = 0; i < XRL_MAX_BUCKETS; i++) {
-			st->ring.b[i].start = 0;
-			st->ring.b[i].pass = 0;
-			st->ring.b[i].block = 0;
-		}
+		xrl_ring_reset(&st->ring);
 		st->gen = r->gen;
 		st->over_until = 0;
 	}
@@ -223,7 +218,6 @@ static __always_inline void xrl_count_rule(const struct xrl_rule *r, __u64 now, 
 	struct xrl_rule_stats *rs;
 	struct xrl_bucket *b;
 	__u32 id = r->id;
-	int i;
 
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &id);
 	if (!rs)
@@ -235,11 +229,7 @@ static __always_inline void xrl_count_rule(const struct xrl_rule *r, __u64 now, 
 	if (xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK)
 		return;
 	if (rs->gen != r->gen) {
-		for (i = 0; i < XRL_MAX_BUCKETS; i++) {
-			rs->ring.b[i].start = 0;
-			rs->ring.b[i].pass = 0;
-			rs->ring.b[i].block = 0;
-		}
+		xrl_ring_reset(&rs->ring);
 		rs->gen = r->gen;
 	}
 	b = xrl_current(&rs->ring, r->buckets, r->interval_ns, now);

@@ -120,6 +120,18 @@ static inline struct xrl_bucket *xrl_current(struct xrl_ring *r, __u32 n,
 	return b;
 }
 
+/* Empties every bucket: a ring built for another window shape. */
+static inline void xrl_ring_reset(struct xrl_ring *r)
+{
+	__u32 i;
+
+	for (i = 0; i < XRL_MAX_BUCKETS; i++) {
+		r->b[i].start = 0;
+		r->b[i].pass = 0;
+		r->b[i].block = 0;
+	}
+}
+
 /* Adds the live buckets of one ring (see xrl_live for skew) into *acc. */
 static inline void xrl_ring_add(const struct xrl_ring *r, __u32 n, __u64 interval,
 				__u64 now, __u64 skew, struct xrl_sum *acc)
