@@ -3,171 +3,21 @@
  * The XDP program under BPF_PROG_TEST_RUN: verdicts, counters and windows.
  * The skeleton is loaded with the test clock once per malformed-frame policy;
  * each test starts from emptied maps, writes rules straight into them and
- * runs frames built with pktbuild.h. Needs root: without it, or when the
- * kernel refuses the load with EPERM, the tests are skipped.
+ * runs frames built with pktbuild.h (the fixture is xdp_fixture.h). Needs
+ * root: without it, or when the kernel refuses the load with EPERM, the tests
+ * are skipped.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
-#include <linux/bpf.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
-#include "xrl_common.h"
-#include "xrl_key.h"
-#include "xdp_ratelimit.skel.h"
-#include "pktbuild.h"
-
-#define MS 1000000ULL
-#define SEC_NS (1000 * MS)
-/* A base time aligned to every bucket length used here. */
-#define T0 (1000 * SEC_NS)
-
-struct fx {
-	struct xdp_ratelimit_bpf *skel;
-	int prog, ports, prefixes, state, rule_stats, counters, ctl;
-	int ncpus;
-	struct xrl_ctl ctl0; /* as loaded */
-	__u8 set;
-	__u32 next_id, next_gen;
-	int loaded;
-	char skip[160];
-	char err[160];
-};
-
-static cpu_set_t orig_mask;
-/* The CPUs this process may run on: tests drive the program from these. */
-static int cpus[CPU_SETSIZE], ncpus_allowed;
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level != LIBBPF_WARN)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-/*
- * BPF_PROG_TEST_RUN runs XDP on the calling thread's CPU: pin the thread
- * there. (XDP refuses BPF_F_TEST_RUN_ON_CPU with EINVAL, as of 6.18.)
- * i counts the CPUs this process may use, from 0.
- */
-static void pin(int i)
-{
-	cpu_set_t m;
-
-	CPU_ZERO(&m);
-	CPU_SET(cpus[i], &m);
-	assert_int_equal(sched_setaffinity(0, sizeof(m), &m), 0);
-}
-
-/*
- * Loads the program once per policy: the verifier takes about a second per
- * load, too long to pay for every test. Tests get fresh maps from fx_reset.
- */
-static void fx_load(struct fx *f, __u32 malformed_drop)
-{
-	__u32 zero = 0;
-	int err;
-
-	f->loaded = 1;
-	if (geteuid() != 0) {
-		snprintf(f->skip, sizeof(f->skip), "needs root to load BPF programs");
-		return;
-	}
-	f->ncpus = libbpf_num_possible_cpus();
-	f->skel = xdp_ratelimit_bpf__open();
-	if (!f->skel) {
-		snprintf(f->err, sizeof(f->err), "open: %s", strerror(errno));
-		return;
-	}
-	f->skel->rodata->xrl_cfg.clock = XRL_CLOCK_TEST;
-	f->skel->rodata->xrl_cfg.ncpus = f->ncpus;
-	f->skel->rodata->xrl_cfg.malformed_drop = malformed_drop;
-	/* As the loader's --max-keys does: 64k per-CPU states take long to free. */
-	bpf_map__set_max_entries(f->skel->maps.xrl_state, 4096);
-	err = xdp_ratelimit_bpf__load(f->skel);
-	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			snprintf(f->skip, sizeof(f->skip), "not allowed to load BPF programs: %s",
-				 strerror(-err));
-		else
-			snprintf(f->err, sizeof(f->err), "load: %s", strerror(-err));
-		xdp_ratelimit_bpf__destroy(f->skel);
-		f->skel = NULL;
-		return;
-	}
-	f->prog = bpf_program__fd(f->skel->progs.xdp_ratelimit);
-	f->ports = bpf_map__fd(f->skel->maps.xrl_ports);
-	f->prefixes = bpf_map__fd(f->skel->maps.xrl_prefixes);
-	f->state = bpf_map__fd(f->skel->maps.xrl_state);
-	f->rule_stats = bpf_map__fd(f->skel->maps.xrl_rule_stats);
-	f->counters = bpf_map__fd(f->skel->maps.xrl_counters);
-	f->ctl = bpf_map__fd(f->skel->maps.xrl_ctl);
-	if (bpf_map_lookup_elem(f->ctl, &zero, &f->ctl0))
-		snprintf(f->err, sizeof(f->err), "reading xrl_ctl: %s", strerror(errno));
-}
-
-/* Deletes every entry of a hash or LPM map. */
-static int map_clear(int fd)
-{
-	__u8 key[64];
-
-	while (!bpf_map_get_next_key(fd, NULL, key))
-		if (bpf_map_delete_elem(fd, key))
-			return -errno;
-	return errno == ENOENT ? 0 : -errno;
-}
-
-/* Everything as just loaded: no rules, no state, zero counters, set and clock at their start. */
-static int fx_reset(struct fx *f)
-{
-	void *zeros = calloc(f->ncpus, sizeof(struct xrl_rule_stats));
-	__u32 id, zero = 0;
-	int err = 0;
-
-	if (!zeros)
-		return -ENOMEM;
-	if (map_clear(f->ports) || map_clear(f->prefixes) || map_clear(f->state))
-		err = -1;
-	for (id = 0; id <= f->next_id && !err; id++)
-		err = bpf_map_update_elem(f->rule_stats, &id, zeros, BPF_ANY);
-	if (!err)
-		err = bpf_map_update_elem(f->counters, &zero, zeros, BPF_ANY);
-	if (!err)
-		err = bpf_map_update_elem(f->ctl, &zero, &f->ctl0, BPF_ANY);
-	free(zeros);
-	f->set = f->ctl0.active_set;
-	f->next_id = 0;
-	f->next_gen = 0;
-	f->skel->bss->xrl_test_now = T0;
-	return err;
-}
+#include "xdp_fixture.h"
 
 static struct fx fx_pass, fx_drop;
-
-static int fx_setup(void **state, struct fx *f, __u32 malformed_drop)
-{
-	if (!f->loaded)
-		fx_load(f, malformed_drop);
-	*state = f;
-	if (f->skip[0] || f->err[0])
-		return 0;
-	/* One CPU unless a test says otherwise: its windows are then exact. */
-	pin(0);
-	if (fx_reset(f))
-		snprintf(f->err, sizeof(f->err), "cannot reset the maps: %s", strerror(errno));
-	return 0;
-}
 
 static int setup(void **state)
 {
@@ -179,198 +29,12 @@ static int setup_drop(void **state)
 	return fx_setup(state, &fx_drop, 1);
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	sched_setaffinity(0, sizeof(orig_mask), &orig_mask);
-	return 0;
-}
-
 static int group_teardown(void **state)
 {
 	(void)state;
 	xdp_ratelimit_bpf__destroy(fx_pass.skel);
 	xdp_ratelimit_bpf__destroy(fx_drop.skel);
 	return 0;
-}
-
-/* The fixture, or the test is skipped (no root) or failed (the program did not load). */
-static struct fx *fx_get(void **state)
-{
-	struct fx *f = *state;
-
-	if (f->skip[0]) {
-		print_message("[   SKIP   ] %s\n", f->skip);
-		skip();
-	}
-	if (f->err[0])
-		fail_msg("%s", f->err);
-	return f;
-}
-
-/* Skips the test unless there are at least n CPUs to drive the program from. */
-static void need_cpus(int n)
-{
-	if (ncpus_allowed < n) {
-		print_message("[   SKIP   ] needs %d CPUs, this process may use %d\n", n, ncpus_allowed);
-		skip();
-	}
-}
-
-/* Runs p once on this CPU; returns the verdict. */
-static int run(struct fx *f, struct pkt *p)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = p->buf, .data_size_in = p->len, .repeat = 1);
-	int err = bpf_prog_test_run_opts(f->prog, &o);
-
-	if (err)
-		fail_msg("BPF_PROG_TEST_RUN: %s", strerror(-err));
-	return o.retval;
-}
-
-static int run_on(struct fx *f, int cpu, struct pkt *p)
-{
-	pin(cpu);
-	return run(f, p);
-}
-
-static void set_now(struct fx *f, __u64 ns)
-{
-	f->skel->bss->xrl_test_now = ns;
-}
-
-/* Runs p count times; returns how many passed. */
-static int run_n(struct fx *f, struct pkt *p, int count)
-{
-	int i, passed = 0;
-
-	for (i = 0; i < count; i++)
-		passed += run(f, p) == XDP_PASS;
-	return passed;
-}
-
-/* A rule of threshold packets per interval_ms in n buckets, with a fresh id and gen. */
-static struct xrl_rule rule(struct fx *f, __u64 threshold, __u64 interval_ms, __u32 n, __u32 flags)
-{
-	struct xrl_rule r = {
-		.threshold = threshold,
-		.interval_ns = interval_ms * MS,
-		.rate = threshold,
-		.rate_unit_ms = interval_ms,
-		.buckets = n,
-		.id = ++f->next_id,
-		.gen = ++f->next_gen,
-		.flags = flags,
-		.src_mask4 = 32,
-		.src_mask6 = 128,
-	};
-	return r;
-}
-
-static void put_port(struct fx *f, __u8 proto, __u16 port, const struct xrl_rule *r)
-{
-	struct xrl_port_key k = { .set = f->set, .proto = proto, .port = port };
-
-	assert_int_equal(bpf_map_update_elem(f->ports, &k, r, BPF_ANY), 0);
-}
-
-static void put_prefix_in(struct fx *f, __u8 set, const char *addr, int plen,
-			  const struct xrl_rule *r)
-{
-	struct xrl_prefix_key k = { .set = set };
-
-	if (strchr(addr, ':')) {
-		k.family = XRL_FAMILY_V6;
-		assert_int_equal(inet_pton(AF_INET6, addr, k.addr), 1);
-	} else {
-		k.family = XRL_FAMILY_V4;
-		assert_int_equal(inet_pton(AF_INET, addr, k.addr), 1);
-	}
-	k.prefixlen = XRL_PREFIX_HDR_BITS + plen;
-	assert_int_equal(bpf_map_update_elem(f->prefixes, &k, r, BPF_ANY), 0);
-}
-
-static void put_prefix(struct fx *f, const char *addr, int plen, const struct xrl_rule *r)
-{
-	put_prefix_in(f, f->set, addr, plen, r);
-}
-
-static struct xrl_counters counters(struct fx *f)
-{
-	struct xrl_counters *v = calloc(f->ncpus, sizeof(*v)), sum = {};
-	__u64 *d = (__u64 *)&sum;
-	__u32 zero = 0;
-	int c;
-	size_t i;
-
-	assert_non_null(v);
-	assert_int_equal(bpf_map_lookup_elem(f->counters, &zero, v), 0);
-	for (c = 0; c < f->ncpus; c++)
-		for (i = 0; i < sizeof(sum) / 8; i++)
-			d[i] += ((__u64 *)&v[c])[i];
-	free(v);
-	return sum;
-}
-
-struct totals {
-	__u64 pass, block;
-};
-
-/* A rule's pass and block totals over every CPU. */
-static struct totals rule_totals(struct fx *f, __u32 id)
-{
-	struct xrl_rule_stats *v = calloc(f->ncpus, sizeof(*v));
-	struct totals t = {};
-	int c;
-
-	assert_non_null(v);
-	assert_int_equal(bpf_map_lookup_elem(f->rule_stats, &id, v), 0);
-	for (c = 0; c < f->ncpus; c++) {
-		t.pass += v[c].pass;
-		t.block += v[c].block;
-	}
-	free(v);
-	return t;
-}
-
-#define assert_totals(f, id, p, b)                                              \
-	do {                                                                    \
-		struct totals t_ = rule_totals(f, id);                          \
-		if (t_.pass != (p) || t_.block != (b))                          \
-			fail_msg("rule %u: pass %llu block %llu, want %d %d", \
-				 (unsigned)(id), (unsigned long long)t_.pass,   \
-				 (unsigned long long)t_.block, (int)(p), (int)(b)); \
-	} while (0)
-
-/* Frames. */
-
-static void udp4(struct pkt *p, const char *src, __u16 dport)
-{
-	pkt_init(p);
-	pkt_push_eth(p);
-	pkt_push_ipv4(p, src, "203.0.113.1", 0);
-	pkt_push_udp(p, 40000, dport);
-	pkt_push_data(p, 16);
-	pkt_finish(p);
-}
-
-static void tcp4(struct pkt *p, const char *src, __u16 dport)
-{
-	pkt_init(p);
-	pkt_push_eth(p);
-	pkt_push_ipv4(p, src, "203.0.113.1", 0);
-	pkt_push_tcp(p, 40000, dport);
-	pkt_finish(p);
-}
-
-static void udp6(struct pkt *p, const char *src, __u16 dport)
-{
-	pkt_init(p);
-	pkt_push_eth(p);
-	pkt_push_ipv6(p, src, "2001:db8:ffff::1");
-	pkt_push_udp(p, 40000, dport);
-	pkt_push_data(p, 16);
-	pkt_finish(p);
 }
 
 /* The builder itself: one frame checked byte for byte against a known capture. */
@@ -1619,16 +1283,15 @@ static void test_counters_add_up(void **state)
 	assert_true(rule_totals(f, b.id).block > 0);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fx_teardown)
 
 int main(void)
 {
-	int c;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pktbuild_udp4),
 		cmocka_unit_test(test_pktbuild_checksums),
 		T(test_verdicts),
-		cmocka_unit_test_setup_teardown(test_malformed_drop, setup_drop, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_drop, setup_drop, fx_teardown),
 		T(test_port_rule_threshold),
 		T(test_prefix_rule_threshold),
 		T(test_prefix_longest_match_and_family),
@@ -1653,10 +1316,6 @@ int main(void)
 		T(test_counters_add_up),
 	};
 
-	sched_getaffinity(0, sizeof(orig_mask), &orig_mask);
-	for (c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &orig_mask))
-			cpus[ncpus_allowed++] = c;
-	libbpf_set_print(libbpf_quiet);
+	fx_init();
 	return cmocka_run_group_tests_name("xdp", tests, NULL, group_teardown);
 }
