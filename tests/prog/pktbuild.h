@@ -50,6 +50,7 @@ enum pkt_layer {
 	PKT_IPV6,
 	PKT_IPV6_EXT, /* hop-by-hop, routing, destination options */
 	PKT_FRAG6,
+	PKT_AH,	/* IPv6 authentication header */
 	PKT_TCP,
 	PKT_UDP,
 	PKT_ICMP,
@@ -180,6 +181,19 @@ static inline struct pkt_frag6 *pkt_push_frag6(struct pkt *p, __u16 offset, int 
 	return f;
 }
 
+/* An authentication header: len a multiple of 8, at least 16 (12 bytes and an ICV). */
+static inline struct ip_auth_hdr *pkt_push_ah(struct pkt *p, size_t len)
+{
+	struct ip_auth_hdr *ah = pkt_push(p, PKT_AH, len);
+
+	if (ah) {
+		ah->hdrlen = len / 4 - 2;
+		ah->spi = htonl(0x100);
+		ah->seq_no = htonl(1);
+	}
+	return ah;
+}
+
 static inline struct tcphdr *pkt_push_tcp(struct pkt *p, __u16 sport, __u16 dport)
 {
 	struct tcphdr *th = pkt_push(p, PKT_TCP, sizeof(*th));
@@ -264,6 +278,8 @@ static inline int pkt_layer_proto(const struct pkt *p, int i)
 		return p->l[i].proto;
 	case PKT_FRAG6:
 		return IPPROTO_FRAGMENT;
+	case PKT_AH:
+		return IPPROTO_AH;
 	case PKT_TCP:
 		return IPPROTO_TCP;
 	case PKT_UDP:
@@ -388,6 +404,13 @@ static inline void pkt_finish(struct pkt *p)
 
 			if (!f->nexthdr && pr >= 0)
 				f->nexthdr = pr;
+			break;
+		}
+		case PKT_AH: {
+			struct ip_auth_hdr *ah = h;
+
+			if (!ah->nexthdr && pr >= 0)
+				ah->nexthdr = pr;
 			break;
 		}
 		case PKT_TCP: {
