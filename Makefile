@@ -3,7 +3,7 @@
 # make test       install missing packages, build, run every test
 # make demo       install missing packages, build, run the demo (IFACE=eth0 for a real NIC)
 # make bench      the side-by-side benchmark
-# make fuzz       the rules-parser fuzzers, FUZZ_SECONDS each (default 60)
+# make fuzz       the rules-parser fuzzers and the XDP frame fuzzer, FUZZ_SECONDS each (default 60)
 # make deps       install missing Debian packages
 # make vmlinux    regenerate vmlinux/vmlinux.h from the running kernel
 # V=1 shows commands; SANITIZE=1 builds userspace with ASan and UBSan.
@@ -117,8 +117,9 @@ demo: deps
 	$(Q)$(CLI) demo $(IFACE)
 
 fuzz: deps
-	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS)
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS) $(OUT)/tests/prog/test_fuzz_xdp
 	$(Q)tests/fuzz/run.sh $(OUT) $(FUZZ_SECONDS)
+	$(Q)XRL_FUZZ_ITERS=$$(($(FUZZ_SECONDS) * 100000)) $(OUT)/tests/prog/test_fuzz_xdp # ~100k frames/s
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
