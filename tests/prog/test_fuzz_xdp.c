@@ -1561,8 +1561,8 @@ int main(void)
 		T(test_malformed_on_purpose),
 		T(test_mutations),
 		T(test_random_frames),
-		cmocka_unit_test_setup_teardown(test_fragment_header_beyond_payload, setup_drop,
-						fx_teardown),
+		{ "test_fragment_header_beyond_payload (malformed_drop)",
+		  test_fragment_header_beyond_payload, setup_drop, fx_teardown, NULL },
 		cmocka_unit_test_setup_teardown(test_malformed_drop, setup_drop, fx_teardown),
 	};
 	const char *s = getenv("XRL_FUZZ_SEED"), *n = getenv("XRL_FUZZ_ITERS");
