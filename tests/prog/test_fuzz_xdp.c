@@ -41,7 +41,11 @@
 #include "stats.h"
 
 #define FUZZ_ITERS_DEFAULT 100000
-/* States each CPU may create per second: small, so that the overflow windows are fuzzed too. */
+/*
+ * States each CPU may create per second: small, so that the overflow windows
+ * are fuzzed too, but no fewer than the per-source rules, whose legitimate
+ * keys limit_holds() may have to create again in one second.
+ */
 #define FUZZ_NEW_KEYS 4
 
 /* The rules, in the order rule() numbers them. */
