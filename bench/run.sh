@@ -185,41 +185,37 @@ done
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
-# rate ROW CPUS SOURCES [nft|ipt]: REPS runs of SECS after a short warm-up.
+# rate REP ROW CPUS SOURCES [nft|ipt]: one run of SECS after a short warm-up.
 rate() {
-	local row=$1 cpus=$2 nsrc=$3 nf=${4:-} rep out s0 d0 s1 d1 n0=0 n1=0 sent secs
+	local rep=$1 row=$2 cpus=$3 nsrc=$4 nf=${5:-} out s0 d0 s1 d1 n0=0 n1=0 sent secs
 
-	log "rate: $row"
-	tg -c "$(cpu_list "$cpus")" -s "$nsrc" -d 0.5 >/dev/null
-	for rep in $(seq 1 "$REPS"); do
-		read -r s0 d0 < <(rx_counters)
-		if [ -n "$nf" ]; then n0=$("${nf}_dropped"); fi
-		out=$(tg -c "$(cpu_list "$cpus")" -s "$nsrc" -d "$SECS" -j)
-		sleep 0.2
-		read -r s1 d1 < <(rx_counters)
-		if [ -n "$nf" ]; then n1=$("${nf}_dropped"); fi
-		sent=$(tg_sent "$out")
-		secs=$(tg_secs "$out")
-		record rate "$row" "$rep" sent "$sent"
-		record rate "$row" "$rep" seconds "$secs"
-		record rate "$row" "$rep" rx_seen $((s1 - s0))
-		record rate "$row" "$rep" rx_passed $((s1 - s0 - (d1 - d0) - (n1 - n0)))
-		record rate "$row" "$rep" rx_dropped $((d1 - d0 + n1 - n0))
-		record rate "$row" "$rep" lost $((sent - (s1 - s0)))
-		record rate "$row" "$rep" mpps "$(awk -v n=$((s1 - s0)) -v s="$secs" 'BEGIN { printf "%.4f", n / s / 1e6 }')"
-	done
+	log "rate: $row, run $rep"
+	tg -c "$(cpu_list "$cpus")" -s "$nsrc" -d 0.3 >/dev/null
+	read -r s0 d0 < <(rx_counters)
+	if [ -n "$nf" ]; then n0=$("${nf}_dropped"); fi
+	out=$(tg -c "$(cpu_list "$cpus")" -s "$nsrc" -d "$SECS" -j)
+	sleep 0.2
+	read -r s1 d1 < <(rx_counters)
+	if [ -n "$nf" ]; then n1=$("${nf}_dropped"); fi
+	sent=$(tg_sent "$out")
+	secs=$(tg_secs "$out")
+	record rate "$row" "$rep" sent "$sent"
+	record rate "$row" "$rep" seconds "$secs"
+	record rate "$row" "$rep" rx_seen $((s1 - s0))
+	record rate "$row" "$rep" rx_passed $((s1 - s0 - (d1 - d0) - (n1 - n0)))
+	record rate "$row" "$rep" rx_dropped $((d1 - d0 + n1 - n0))
+	record rate "$row" "$rep" lost $((sent - (s1 - s0)))
+	record rate "$row" "$rep" mpps "$(awk -v n=$((s1 - s0)) -v s="$secs" 'BEGIN { printf "%.4f", n / s / 1e6 }')"
 }
 
-# cost ROW TARGET [xrl-trafficgen options]: ns per packet by BPF_PROG_TEST_RUN repeat.
+# cost REP ROW TARGET [xrl-trafficgen options]: ns per packet by
+# BPF_PROG_TEST_RUN repeat, after a shorter warm-up run.
 cost() {
-	local row=$1 target=$2 rep
-	shift 2
+	local rep=$1 row=$2 target=$3
+	shift 3
 
-	log "cost: $row"
 	"$TG" --cost "$target" -c "$(cpu_list 1)" -n 300000 "$@" >/dev/null
-	for rep in $(seq 1 "$REPS"); do
-		record ns "$row" "$rep" ns "$("$TG" --cost "$target" -c "$(cpu_list 1)" -n 1000000 -j "$@" | "$JGET" ns)"
-	done
+	record ns "$row" "$rep" ns "$("$TG" --cost "$target" -c "$(cpu_list 1)" -n 1000000 -j "$@" | "$JGET" ns)"
 }
 
 # Stats figures: the global counters and the first rule's totals.
@@ -294,6 +290,9 @@ straddle() {
 		log "straddle: $clock, $b bucket(s)"
 		for rep in $(seq 1 "$REPS"); do
 			xrl_apply "$RULES/straddle-b$b"
+			# Applying the same rule again keeps its windows: start at
+			# least a window after the last run, in a window it left empty.
+			sleep 1
 			read -r s0 d0 < <(rx_counters)
 			out=$(tg -c "$(cpu_list all)" -r $((10 * ACC_RATE)) --at 1000:900 -d 0.2 -j)
 			sleep 0.2
@@ -310,47 +309,54 @@ straddle() {
 log "lab: $NS_G/$IF_G -> $NS_R/$IF_R, $NCPU CPUs; $SECS s a run, $REPS runs a row"
 lab_up
 
-# The floor.
-for v in drop pass; do
-	bare_attach $v
-	rate "$v-1" 1 1
-	rate "$v-all" all 1
-done
-cost drop drop
-cost pass pass
+# Every rate and cost row once per pass, REPS passes: a row's runs are spread
+# over the whole benchmark, so that a moment of load elsewhere on the machine
+# does not land on all of them.
+for rep in $(seq 1 "$REPS"); do
+	# The floor.
+	for v in drop pass; do
+		bare_attach $v
+		rate "$rep" "$v-1" 1 1
+		rate "$rep" "$v-all" all 1
+		cost "$rep" "$v" "$v"
+	done
 
-# xdp-ratelimit, each clock.
+	for clock in precise coarse; do
+		xrl_load "$clock"
+		xrl_apply "$RULES/over"
+		rate "$rep" "$clock-over-1" 1 1
+		rate "$rep" "$clock-over-all" all 1
+		rate "$rep" "$clock-100k-all" all 100000
+		cost "$rep" "$clock-over" "link:$XRL_PIN/link"
+		cost "$rep" "$clock-100k" "link:$XRL_PIN/link" -s 100000
+		cost "$rep" "$clock-over6" "link:$XRL_PIN/link" -6
+		xrl_apply "$RULES/under"
+		rate "$rep" "$clock-under-1" 1 1
+		cost "$rep" "$clock-under" "link:$XRL_PIN/link"
+		xrl_apply "$RULES/pfx"
+		rate "$rep" "$clock-pfx-1" 1 1
+		cost "$rep" "$clock-pfx" "link:$XRL_PIN/link"
+		xrl_unload
+	done
+
+	# nftables and iptables, behind bare XDP_PASS.
+	bare_attach pass
+	for nf in nft ipt; do
+		for spec in "over-1 1 1" "over-all all 1" "100k-all all 100000"; do
+			read -r row cpus nsrc <<<"$spec"
+			"${nf}_setup" $OVER_RATE
+			rate "$rep" "$nf-$row" "$cpus" "$nsrc" "$nf"
+			"${nf}_teardown"
+		done
+	done
+done
+
 for clock in precise coarse; do
 	xrl_load "$clock"
-	xrl_apply "$RULES/over"
-	rate "$clock-over-1" 1 1
-	rate "$clock-over-all" all 1
-	rate "$clock-100k-all" all 100000
-	cost "$clock-over" "link:$XRL_PIN/link"
-	cost "$clock-100k" "link:$XRL_PIN/link" -s 100000
-	cost "$clock-over6" "link:$XRL_PIN/link" -6
-	xrl_apply "$RULES/under"
-	rate "$clock-under-1" 1 1
-	cost "$clock-under" "link:$XRL_PIN/link"
-	xrl_apply "$RULES/pfx"
-	rate "$clock-pfx-1" 1 1
-	cost "$clock-pfx" "link:$XRL_PIN/link"
 	accuracy "$clock"
 	straddle "$clock"
 	xrl_unload
 done
-
-# nftables and iptables, behind bare XDP_PASS.
-bare_attach pass
-for nf in nft ipt; do
-	for spec in "over-1 1 1" "over-all all 1" "100k-all all 100000"; do
-		read -r row cpus nsrc <<<"$spec"
-		"${nf}_setup" $OVER_RATE
-		rate "$nf-$row" "$cpus" "$nsrc" "$nf"
-		"${nf}_teardown"
-	done
-done
-xdp_detach
 
 lab_down
 "$here/report.sh" "$OUT"
