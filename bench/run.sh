@@ -9,8 +9,10 @@
 # bench/run.sh --smoke [BUILD_DIR]   a few seconds: the rig delivers frames and
 #                                    the counters at both ends add up (make test)
 #
-# Environment: XRLB_SECONDS (per rate run, default 2), XRLB_REPS (default 3),
-# XRLB_ACC_SECONDS (measured span of the accuracy flood, default 10).
+# Environment: XRLB_SECONDS (per rate run, default 2), XRLB_REPS (runs of each
+# rate and cost row, default 5), XRLB_ACC_REPS (runs of each accuracy and
+# window-boundary row, default 3), XRLB_ACC_SECONDS (measured span of the
+# accuracy flood, default 10). The defaults take about 7 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
 
@@ -72,7 +74,8 @@ trap on_exit EXIT
 trap 'exit 130' INT TERM
 
 SECS=${XRLB_SECONDS:-2}
-REPS=${XRLB_REPS:-3}
+REPS=${XRLB_REPS:-5}
+ACC_REPS=${XRLB_ACC_REPS:-3}
 ACC_SECS=${XRLB_ACC_SECONDS:-10}
 OUT=$BUILD/bench
 RAW=$OUT/results.csv
@@ -152,8 +155,12 @@ fi
 # ---------------------------------------------------------------- full run
 
 [ -x "$CLI" ] || { echo "bench: $CLI is missing: run make first" >&2; exit 1; }
-command -v nft >/dev/null && command -v iptables-legacy >/dev/null && command -v gnuplot >/dev/null ||
-	{ echo "bench: needs nft, iptables-legacy and gnuplot: run 'make deps'" >&2; exit 1; }
+for c in nft iptables-legacy gnuplot ethtool; do
+	if ! command -v $c >/dev/null; then
+		echo "bench: needs $c: run 'make deps'" >&2
+		exit 1
+	fi
+done
 
 mkdir -p "$OUT" "$RULES"
 echo "section,row,rep,metric,value" >"$RAW"
@@ -162,6 +169,7 @@ echo "section,row,rep,metric,value" >"$RAW"
 	echo "cpus=$NCPU"
 	echo "seconds=$SECS"
 	echo "reps=$REPS"
+	echo "acc_reps=$ACC_REPS"
 	echo "acc_seconds=$ACC_SECS"
 	echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -233,7 +241,7 @@ accuracy() {
 	local st0 sta stb st1 tmp
 
 	tmp=$OUT/.acc-gen.json
-	for rep in $(seq 1 "$REPS"); do
+	for rep in $(seq 1 "$ACC_REPS"); do
 		log "accuracy: $clock, run $rep"
 		xrl_apply "$RULES/acc"
 		read -r s0 d0 < <(rx_counters)
@@ -288,7 +296,7 @@ straddle() {
 
 	for b in 1 2 10; do
 		log "straddle: $clock, $b bucket(s)"
-		for rep in $(seq 1 "$REPS"); do
+		for rep in $(seq 1 "$ACC_REPS"); do
 			xrl_apply "$RULES/straddle-b$b"
 			# Applying the same rule again keeps its windows: start at
 			# least a window after the last run, in a window it left empty.
@@ -306,7 +314,7 @@ straddle() {
 	done
 }
 
-log "lab: $NS_G/$IF_G -> $NS_R/$IF_R, $NCPU CPUs; $SECS s a run, $REPS runs a row"
+log "lab: $NS_G/$IF_G -> $NS_R/$IF_R, $NCPU CPUs; $SECS s a run, $REPS runs a row ($ACC_REPS for accuracy)"
 lab_up
 
 # Every rate and cost row once per pass, REPS passes: a row's runs are spread
@@ -359,4 +367,5 @@ for clock in precise coarse; do
 done
 
 lab_down
+echo "loadavg_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/meta.txt"
 "$here/report.sh" "$OUT"
