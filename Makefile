@@ -3,6 +3,7 @@
 # make test       install missing packages, build, run every test
 # make demo       install missing packages, build, run the demo (IFACE=eth0 for a real NIC)
 # make bench      the side-by-side benchmark
+# make fuzz       the rules-parser fuzzers, FUZZ_SECONDS each (default 60)
 # make deps       install missing Debian packages
 # make vmlinux    regenerate vmlinux/vmlinux.h from the running kernel
 # V=1 shows commands; SANITIZE=1 builds userspace with ASan and UBSan.
@@ -53,11 +54,17 @@ TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(OUT)/%,$(TOOL_SRCS))
 
-.PHONY: all test demo bench deps vmlinux clean
+# tests/fuzz/: libFuzzer harnesses of the rules parser, with ASan and UBSan.
+FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_LIB := user/rule.c user/err.c
+FUZZ_SECONDS ?= 60
+
+.PHONY: all test demo bench fuzz deps vmlinux clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(CLI) $(TEST_BINS) $(TOOL_BINS)
+all: $(CLI) $(TEST_BINS) $(TOOL_BINS) $(FUZZ_BINS)
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
 	$(call msg,BPF,$@)
@@ -89,6 +96,12 @@ $(OUT)/%: tools/%.c $(LIB) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -MF $@.d $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
+$(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) include/xrl_common.h include/xrl_window.h user/rule.h
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -Wall -Werror -Iinclude -Iuser \
+		$(LIBBPF_CFLAGS) $< $(FUZZ_LIB) -o $@
+
 $(OUT):
 	$(Q)mkdir -p $@
 
@@ -102,6 +115,10 @@ test: deps
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(CLI)
 	$(Q)$(CLI) demo $(IFACE)
+
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS)
+	$(Q)tests/fuzz/run.sh $(OUT) $(FUZZ_SECONDS)
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all

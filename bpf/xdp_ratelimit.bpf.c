@@ -59,6 +59,7 @@ __noinline int xrl_key_of(struct xrl_key *k, const struct xrl_rule *r, const str
 struct xrl_remote_ctx {
 	const struct xrl_key *key;
 	__u64 now;
+	__u64 borrow_until;
 	__u64 interval;
 	__u32 buckets;
 	__u32 gen;
@@ -75,7 +76,12 @@ static long xrl_remote_one(__u32 cpu, void *data)
 	if (cpu == c->me)
 		return 0;
 	rs = bpf_map_lookup_percpu_elem(&xrl_state, c->key, cpu);
-	if (!rs || rs->gen != c->gen)
+	if (!rs)
+		return 0;
+	/* Tell that CPU its share is not its own to spend alone (see xrl_judge). */
+	if (rs->borrowed_until < c->borrow_until)
+		rs->borrowed_until = c->borrow_until;
+	if (rs->gen != c->gen)
 		return 0;
 	xrl_ring_add(&rs->ring, c->buckets, c->interval, c->now, c->interval / c->buckets, &c->sum);
 	return 0;
@@ -88,9 +94,11 @@ static long xrl_remote_one(__u32 cpu, void *data)
 static __always_inline __u64 xrl_remote_pass(const struct xrl_key *k, const struct xrl_rule *r,
 					     __u64 now)
 {
+	__u64 blen = r->interval_ns / r->buckets;
 	struct xrl_remote_ctx c = {
 		.key = k,
 		.now = now,
+		.borrow_until = xrl_start(now, blen) + r->interval_ns,
 		.interval = r->interval_ns,
 		.buckets = r->buckets,
 		.gen = r->gen,
@@ -106,17 +114,44 @@ static __always_inline __u64 xrl_remote_pass(const struct xrl_key *k, const stru
  * the verdict of every rule the packet matched (xrl_commit).
  *
  * The limit holds across CPUs with per-CPU writes only. Each CPU may pass
- * threshold / ncpus packets per window on its own ring alone; past that
- * share it adds the other CPUs' rings. Once the sum is over the threshold it
- * stays over until the current bucket ends (the set of buckets summed does
- * not change before then), so the CPU latches that and stops reading.
- * Race: two CPUs past their share may read each other's rings before either
- * writes; each then passes one packet the other did not see. The excess is
+ * threshold / ncpus packets per window on its own ring alone (its share);
+ * past that share it adds the other CPUs' rings, and marks each of them
+ * "borrowed" until its own passes have left the window, so that they too
+ * add up every ring instead of spending a share already spent. Once the sum
+ * is over the threshold it stays over until the current bucket ends (the set
+ * of buckets summed does not change before then), so the CPU latches that
+ * and stops reading.
+ * Race: two CPUs on the slow path may read each other's rings before either
+ * writes, or a CPU may pass on its share just before another's borrow mark
+ * lands; each then passes one packet the other did not see. The excess is
  * bounded by the packets the other CPUs pass inside one read-to-write span
  * (tens of nanoseconds): in practice at most one per other CPU per crossing.
  */
+/*
+ * The cap on new per-source states: each CPU creates at most
+ * new_keys_cpu a second. Past it, a spoofed flood of new sources can neither
+ * churn the LRU (evicting tracked sources and resetting their windows) nor
+ * pass a fresh window's worth per fake source: it shares one overflow window
+ * per rule, limited like a single source.
+ */
+static __always_inline int xrl_may_create(struct xrl_counters *cnt, __u64 now)
+{
+	__u64 second = now / 1000000000ULL;
+
+	if (!xrl_cfg.new_keys_cpu)
+		return 1;
+	if (cnt->new_keys_second != second) {
+		cnt->new_keys_second = second;
+		cnt->new_keys_count = 0;
+	}
+	if (cnt->new_keys_count >= xrl_cfg.new_keys_cpu)
+		return 0;
+	cnt->new_keys_count++;
+	return 1;
+}
+
 static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
-				      const struct xrl_key *k, __u64 now,
+				      struct xrl_key *k, __u64 now,
 				      struct xrl_counters *cnt)
 {
 	__u64 blen, share, local;
@@ -133,9 +168,18 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
 
 	st = bpf_map_lookup_elem(&xrl_state, k);
 	if (!st) {
-		if (bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0)
-			cnt->keys_new++;
-		st = bpf_map_lookup_elem(&xrl_state, k);
+		if (k->family && !xrl_may_create(cnt, now)) {
+			/* Past the cap: the new source shares its rule's overflow window. */
+			k->family = XRL_FAMILY_OVERFLOW;
+			__builtin_memset(k->addr, 0, sizeof(k->addr));
+			cnt->overflow++;
+			st = bpf_map_lookup_elem(&xrl_state, k);
+		}
+		if (!st) {
+			if (bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0)
+				cnt->keys_new++;
+			st = bpf_map_lookup_elem(&xrl_state, k);
+		}
 		if (!st) {
 			cnt->keys_failed++;
 			return;
@@ -161,7 +205,7 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
 	xrl_ring_add(&st->ring, r->buckets, r->interval_ns, now, 0, &s);
 	local = s.pass;
 	share = r->threshold / xrl_cfg.ncpus;
-	if (!xrl_over(local, share))
+	if (!xrl_over(local, share) && st->borrowed_until <= now)
 		return;
 	if (xrl_cfg.ncpus > 1)
 		local += xrl_remote_pass(k, r, now);

@@ -10,7 +10,7 @@
 #include "xrl_window.h"
 
 /* Bumped whenever a map layout below changes; kept in the ctl map. */
-#define XRL_LAYOUT_VERSION 1
+#define XRL_LAYOUT_VERSION 2
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
@@ -37,6 +37,8 @@
 
 #define XRL_FAMILY_V4 4
 #define XRL_FAMILY_V6 6
+/* xrl_key.family of a rule's overflow window: new sources beyond the creation cap share it. */
+#define XRL_FAMILY_OVERFLOW 0xff
 
 struct xrl_rule {
 	__u64 threshold;   /* packets per interval: rate * interval */
@@ -88,13 +90,14 @@ _Static_assert(sizeof(struct xrl_key) == 24, "xrl_key layout");
 
 /* Per-CPU value of xrl_state. */
 struct xrl_state {
-	__u32 gen;	   /* rule gen this ring was built for */
+	__u32 gen;	      /* rule gen this ring was built for */
 	__u32 pad;
-	__u64 over_until;  /* this key is over its limit until then (ns) ... */
-	__u64 over_thresh; /* ... as long as the threshold is still this */
+	__u64 over_until;     /* this key is over its limit until then (ns) ... */
+	__u64 over_thresh;    /* ... as long as the threshold is still this */
+	__u64 borrowed_until; /* written by other CPUs: one of them passed beyond its share */
 	struct xrl_ring ring;
 };
-_Static_assert(sizeof(struct xrl_state) == 24 + 24 * XRL_MAX_BUCKETS, "xrl_state layout");
+_Static_assert(sizeof(struct xrl_state) == 32 + 24 * XRL_MAX_BUCKETS, "xrl_state layout");
 
 /* Per-CPU, per rule id: totals and the rule-level window behind its QPS. */
 struct xrl_rule_stats {
@@ -130,9 +133,13 @@ struct xrl_counters {
 	__u64 monitored; /* would have been dropped, passed by a monitor rule */
 	__u64 keys_new;	 /* window states created */
 	__u64 keys_failed; /* window state could not be created: passed */
+	__u64 overflow;	 /* packets of new sources judged in their rule's overflow window */
 	__u64 malformed[XRL_MAL_MAX];
+	/* Not counters: this CPU's state creations in the current second (the cap). */
+	__u64 new_keys_second;
+	__u64 new_keys_count;
 };
-_Static_assert(sizeof(struct xrl_counters) == 8 * (9 + XRL_MAL_MAX), "xrl_counters layout");
+_Static_assert(sizeof(struct xrl_counters) == 8 * (12 + XRL_MAL_MAX), "xrl_counters layout");
 
 /* Control block, array of one: which rule set the program reads, and how it was loaded. */
 struct xrl_ctl {
@@ -144,8 +151,10 @@ struct xrl_ctl {
 	__u32 xdp_flags;      /* XDP_FLAGS_* mode it was attached with */
 	__u32 ifindex;
 	__u32 max_keys;
+	__u32 new_keys; /* per second, as loaded; 0: no cap */
+	__u32 pad;
 };
-_Static_assert(sizeof(struct xrl_ctl) == 32, "xrl_ctl layout");
+_Static_assert(sizeof(struct xrl_ctl) == 40, "xrl_ctl layout");
 
 enum xrl_clock {
 	XRL_CLOCK_PRECISE = 0, /* bpf_ktime_get_ns: CLOCK_MONOTONIC */
@@ -158,7 +167,7 @@ struct xrl_config {
 	__u32 clock;	      /* enum xrl_clock */
 	__u32 malformed_drop; /* 1: drop malformed frames; 0: pass them */
 	__u32 ncpus;	      /* possible CPUs, for cross-CPU reads */
-	__u32 pad;
+	__u32 new_keys_cpu;   /* per-source states each CPU may create per second; 0: no cap */
 };
 _Static_assert(sizeof(struct xrl_config) == 16, "xrl_config layout");
 

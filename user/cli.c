@@ -66,9 +66,10 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 	all[n] = (struct option){ NULL, 0, NULL, 0 };
 	snprintf(shorts, sizeof(shorts), ":jvh%s", shortopts ? shortopts : "");
 	for (;;) {
-		int idx = optind;
+		int idx;
 
 		c = getopt_long(argc, argv, shorts, all, NULL);
+		idx = optind > 1 ? optind - 1 : 1; /* the word getopt just read */
 		switch (c) {
 		case 'j':
 			cli.json = true;
@@ -82,10 +83,10 @@ int cli_getopt(int argc, char **argv, const char *shortopts, const struct option
 			*exit_code = EXIT_OK;
 			return CLI_EXIT;
 		case '?':
-			*exit_code = cli_usage(cmd, "unknown option '%s'", argv[idx] ? argv[idx] : "?");
+			*exit_code = cli_usage(cmd, "unknown option '%s'", idx < argc ? argv[idx] : "?");
 			return CLI_EXIT;
 		case ':':
-			*exit_code = cli_usage(cmd, "option '%s' needs a value", argv[idx] ? argv[idx] : "?");
+			*exit_code = cli_usage(cmd, "option '%s' needs a value", idx < argc ? argv[idx] : "?");
 			return CLI_EXIT;
 		default:
 			return c;

@@ -46,6 +46,10 @@ void cli_json(json_t *v);
 /* Makes libbpf's own log visible with -v. */
 void cli_libbpf_log(void);
 
+struct xrl_maps;
+/* Prints an interface's figures (stats), with the top K keys when top > 0. Returns an exit code. */
+int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top);
+
 /* Commands. */
 int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);

@@ -18,15 +18,17 @@ int cmd_load(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'm' },   { "clock", required_argument, NULL, 'c' },
 		{ "max-keys", required_argument, NULL, 'k' }, { "malformed", required_argument, NULL, 'M' },
-		{ "force", no_argument, NULL, 'f' },	      { NULL, 0, NULL, 0 },
+		{ "force", no_argument, NULL, 'f' },	      { "new-keys", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const struct xrl_cmd *cmd = cli_cmd("load");
 	struct xrl_load_opts o = { .clock = XRL_CLOCK_PRECISE, .max_keys = XRL_DEFAULT_KEYS };
+	bool new_keys_set = false;
 	char err[512], *end;
 	unsigned long v;
 	int c, code;
 
-	while ((c = cli_getopt(argc, argv, "m:c:k:M:f", opts, cmd, &code)) != -1) {
+	while ((c = cli_getopt(argc, argv, "m:c:k:M:fn:", opts, cmd, &code)) != -1) {
 		switch (c) {
 		case CLI_EXIT:
 			return code;
@@ -56,16 +58,28 @@ int cmd_load(int argc, char **argv)
 		case 'f':
 			o.force = true;
 			break;
+		case 'n':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (*end || errno || v > 100000000 || optarg[0] == '-' || !optarg[0])
+				return cli_usage(cmd, "--new-keys '%s' is not a rate: expected new sources per second, 0 to 100000000 (0: no cap)",
+						 optarg);
+			o.new_keys = (__u32)v;
+			new_keys_set = true;
+			break;
 		}
 	}
+	if (!new_keys_set)
+		o.new_keys = o.max_keys; /* the table may turn over once a second at most */
 	if (optind + 1 != argc)
 		return cli_usage(cmd, optind == argc ? "missing interface" : "too many arguments");
 	o.iface = argv[optind];
 	if (xrl_load(&o, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	if (cli.json)
-		cli_json(json_pack("{s:s,s:s,s:s,s:i}", "interface", o.iface, "mode", o.generic ? "generic" : "native",
-				   "clock", clock_name(o.clock), "max_keys", (json_int_t)o.max_keys));
+		cli_json(json_pack("{s:s,s:s,s:s,s:I,s:I}", "interface", o.iface, "mode",
+				   o.generic ? "generic" : "native", "clock", clock_name(o.clock), "max_keys",
+				   (json_int_t)o.max_keys, "new_keys", (json_int_t)o.new_keys));
 	else
 		printf("loaded on %s (%s mode, %s clock, %u keys); no rules yet: add some with 'xdp-ratelimit rule add %s ...' or 'xdp-ratelimit apply %s FILE'\n",
 		       o.iface, o.generic ? "generic" : "native", clock_name(o.clock), o.max_keys, o.iface, o.iface);
@@ -122,11 +136,12 @@ int cmd_status(int argc, char **argv)
 		const char *state = st[i].err[0] ? "broken" : st[i].attached ? "attached" : "detached";
 
 		if (cli.json) {
-			json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I}", "interface", st[i].iface,
-					      "state", state, "mode", mode, "clock", clock_name(st[i].ctl.clock),
-					      "prog_id", (json_int_t)st[i].prog_id, "rules", (json_int_t)st[i].rules,
-					      "keys", (json_int_t)st[i].keys, "max_keys",
-					      (json_int_t)st[i].ctl.max_keys, "memory_bytes",
+			json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "interface",
+					      st[i].iface, "state", state, "mode", mode, "clock",
+					      clock_name(st[i].ctl.clock), "prog_id", (json_int_t)st[i].prog_id, "rules",
+					      (json_int_t)st[i].rules, "keys", (json_int_t)st[i].keys, "max_keys",
+					      (json_int_t)st[i].ctl.max_keys, "new_keys_per_second",
+					      (json_int_t)st[i].ctl.new_keys, "memory_bytes",
 					      (json_int_t)st[i].memlock);
 
 			if (st[i].err[0])

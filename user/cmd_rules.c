@@ -183,7 +183,7 @@ int cmd_apply(int argc, char **argv)
 		if (cli.json)
 			cli_json(json_pack("{s:s,s:b,s:I}", "file", file, "valid", 1, "rules", (json_int_t)set.n));
 		else
-			printf("%s: %zu rule%s, all valid\n", file, set.n, set.n == 1 ? "" : "s");
+			printf("%s: %zu rule%s, all valid\n", strcmp(file, "-") ? file : "<stdin>", set.n, set.n == 1 ? "" : "s");
 		xrl_ruleset_free(&set);
 		return EXIT_OK;
 	}

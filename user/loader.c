@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,16 +12,8 @@
 #include "apply.h"
 #include "loader.h"
 #include "xdp_ratelimit.skel.h"
+#include "err.h"
 
-static int fail(int ret, char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 /* Removes every pin in the folder, then the folder: what xrl_load made, whatever it got to. */
 static void remove_pins(const char *dir)
@@ -43,6 +34,42 @@ static void remove_pins(const char *dir)
 	rmdir(dir);
 }
 
+/*
+ * A pin folder without an attached link is what a killed load or unload
+ * leaves: nothing enforces it, so it is removed. One with a live link is
+ * either ours (already loaded) or another version's.
+ */
+static int check_leftovers(const char *iface, const char *dir, char *err, size_t len)
+{
+	struct bpf_link_info info = {};
+	__u32 ilen = sizeof(info);
+	char path[PATH_MAX + 32];
+	struct xrl_maps m;
+	bool live = false;
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/link", dir);
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		live = !bpf_obj_get_info_by_fd(fd, &info, &ilen) && info.xdp.ifindex;
+		close(fd);
+	}
+	if (!live) {
+		remove_pins(dir);
+		return 0;
+	}
+	ret = xrl_maps_open(iface, &m, err, len);
+	if (ret == -EPROTO || ret == -ENOENT)
+		return xrl_fail(-EEXIST, err, len,
+			    "%s has xdp-ratelimit maps from another version pinned under %s; run 'xdp-ratelimit unload %s' (its limits stop) and load again",
+			    iface, dir, iface);
+	if (!ret)
+		xrl_maps_close(&m);
+	return xrl_fail(-EEXIST, err, len,
+		    "xdp-ratelimit is already loaded on %s; 'xdp-ratelimit apply' changes its rules, 'xdp-ratelimit unload %s' removes it",
+		    iface, iface);
+}
+
 static int check_other_xdp(const struct xrl_load_opts *o, int ifindex, char *err, size_t len)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
@@ -58,11 +85,11 @@ static int check_other_xdp(const struct xrl_load_opts *o, int ifindex, char *err
 		close(fd);
 	}
 	if (!o->force)
-		return fail(-EEXIST, err, len,
+		return xrl_fail(-EEXIST, err, len,
 			    "%s already has an XDP program attached (id %u, name '%s'); nothing was changed: add --force to replace it",
 			    o->iface, q.prog_id, info.name);
 	if (bpf_xdp_detach(ifindex, q.attach_mode == XDP_ATTACHED_SKB ? XDP_FLAGS_SKB_MODE : 0, NULL))
-		return fail(-errno, err, len,
+		return xrl_fail(-errno, err, len,
 			    "cannot detach XDP program %u from %s: %s (a program attached through a BPF link is detached by removing its link: see 'bpftool link')",
 			    q.prog_id, o->iface, strerror(errno));
 	return 0;
@@ -83,33 +110,36 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 		return ret;
 	ifindex = (int)if_nametoindex(o->iface);
 	if (!ifindex)
-		return fail(-ENODEV, err, len, "no such interface '%s': see 'ip link' for the names", o->iface);
+		return xrl_fail(-ENODEV, err, len, "no such interface '%s': see 'ip link' for the names", o->iface);
 	if (xrl_pin_dir(o->iface, dir, sizeof(dir)))
-		return fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", o->iface);
-	if (!access(dir, F_OK))
-		return fail(-EEXIST, err, len,
-			    "xdp-ratelimit is already loaded on %s; 'xdp-ratelimit apply' changes its rules, 'xdp-ratelimit unload %s' removes it",
-			    o->iface, o->iface);
+		return xrl_fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", o->iface);
+	if (!access(dir, F_OK)) {
+		ret = check_leftovers(o->iface, dir, err, len);
+		if (ret)
+			return ret;
+	}
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0 || ncpus > XRL_MAX_CPUS)
-		return fail(-ENOTSUP, err, len, "this machine has %d possible CPUs; xdp-ratelimit handles 1 to %d",
+		return xrl_fail(-ENOTSUP, err, len, "this machine has %d possible CPUs; xdp-ratelimit handles 1 to %d",
 			    ncpus, XRL_MAX_CPUS);
 	ret = check_other_xdp(o, ifindex, err, len);
 	if (ret)
 		return ret;
 	if (mkdir(XRL_PIN_ROOT, 0700) && errno != EEXIST)
-		return fail(-errno, err, len, "cannot create %s: %s", XRL_PIN_ROOT, strerror(errno));
+		return xrl_fail(-errno, err, len, "cannot create %s: %s", XRL_PIN_ROOT, strerror(errno));
 	if (mkdir(dir, 0700))
-		return fail(-errno, err, len, "cannot create %s: %s", dir, strerror(errno));
+		return xrl_fail(-errno, err, len, "cannot create %s: %s", dir, strerror(errno));
 
 	skel = xdp_ratelimit_bpf__open();
 	if (!skel) {
-		ret = fail(-errno, err, len, "cannot open the BPF object: %s", strerror(errno));
+		ret = xrl_fail(-errno, err, len, "cannot open the BPF object: %s", strerror(errno));
 		goto fail;
 	}
 	skel->rodata->xrl_cfg.clock = o->clock;
 	skel->rodata->xrl_cfg.malformed_drop = o->malformed_drop;
 	skel->rodata->xrl_cfg.ncpus = (__u32)ncpus;
+	if (o->new_keys)
+		skel->rodata->xrl_cfg.new_keys_cpu = o->new_keys / (__u32)ncpus ?: 1;
 	bpf_map__set_max_entries(skel->maps.xrl_state, o->max_keys);
 	bpf_object__for_each_map(map, skel->obj) {
 		if (bpf_map__is_internal(map))
@@ -119,7 +149,7 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	}
 	ret = xdp_ratelimit_bpf__load(skel);
 	if (ret) {
-		ret = fail(ret, err, len,
+		ret = xrl_fail(ret, err, len,
 			   "the kernel refused the program: %s; xdp-ratelimit needs Linux 5.19 or later with BTF (run with -v for the verifier's log)",
 			   strerror(-ret));
 		goto fail;
@@ -131,16 +161,17 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	ctl.xdp_flags = o->generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	ctl.ifindex = (__u32)ifindex;
 	ctl.max_keys = o->max_keys;
+	ctl.new_keys = o->new_keys;
 	m.ctl = bpf_map__fd(skel->maps.xrl_ctl);
 	ret = xrl_ctl_write(&m, &ctl);
 	if (ret) {
-		ret = fail(ret, err, len, "cannot write the control map: %s", strerror(-ret));
+		ret = xrl_fail(ret, err, len, "cannot write the control map: %s", strerror(-ret));
 		goto fail;
 	}
 	snprintf(path, sizeof(path), "%s/prog", dir);
 	ret = bpf_program__pin(skel->progs.xdp_ratelimit, path);
 	if (ret) {
-		ret = fail(ret, err, len, "cannot pin the program at %s: %s", path, strerror(-ret));
+		ret = xrl_fail(ret, err, len, "cannot pin the program at %s: %s", path, strerror(-ret));
 		goto fail;
 	}
 	lopts.flags = ctl.xdp_flags;
@@ -148,18 +179,18 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	if (link < 0) {
 		ret = -errno;
 		if (ret == -EOPNOTSUPP || ret == -EINVAL)
-			fail(ret, err, len, "%s does not support XDP in %s mode: try --mode generic", o->iface,
+			xrl_fail(ret, err, len, "%s does not support XDP in %s mode: try --mode generic", o->iface,
 			     o->generic ? "generic" : "native");
 		else if (ret == -EBUSY || ret == -EEXIST)
-			fail(ret, err, len, "%s already has an XDP program attached: add --force to replace it",
+			xrl_fail(ret, err, len, "%s already has an XDP program attached: add --force to replace it",
 			     o->iface);
 		else
-			fail(ret, err, len, "cannot attach to %s: %s", o->iface, strerror(-ret));
+			xrl_fail(ret, err, len, "cannot attach to %s: %s", o->iface, strerror(-ret));
 		goto fail;
 	}
 	snprintf(path, sizeof(path), "%s/link", dir);
 	if (bpf_obj_pin(link, path)) {
-		ret = fail(-errno, err, len, "cannot pin the link at %s: %s", path, strerror(errno));
+		ret = xrl_fail(-errno, err, len, "cannot pin the link at %s: %s", path, strerror(errno));
 		goto fail;
 	}
 	close(link);
@@ -181,14 +212,14 @@ int xrl_unload(const char *iface, char *err, size_t len)
 	if (ret)
 		return ret;
 	if (xrl_pin_dir(iface, dir, sizeof(dir)))
-		return fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", iface);
+		return xrl_fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", iface);
 	if (access(dir, F_OK))
-		return fail(-ENOENT, err, len, "xdp-ratelimit is not loaded on %s: nothing to unload ('xdp-ratelimit status' lists where it is)",
+		return xrl_fail(-ENOENT, err, len, "xdp-ratelimit is not loaded on %s: nothing to unload ('xdp-ratelimit status' lists where it is)",
 			    iface);
 	/* Unpinning the link drops its last reference: the program detaches. */
 	remove_pins(dir);
 	if (!access(dir, F_OK))
-		return fail(-EBUSY, err, len, "cannot remove %s: %s", dir, strerror(errno));
+		return xrl_fail(-EBUSY, err, len, "cannot remove %s: %s", dir, strerror(errno));
 	return 0;
 }
 

@@ -12,6 +12,7 @@ struct xrl_load_opts {
 	bool generic;	      /* XDP in generic (skb) mode instead of native */
 	__u32 clock;	      /* XRL_CLOCK_PRECISE or XRL_CLOCK_COARSE */
 	__u32 max_keys;	      /* window states: the LRU's size */
+	__u32 new_keys;	      /* per-source states created per second at most; 0: no cap */
 	bool malformed_drop;
 	bool force;	      /* replace another XDP program */
 };

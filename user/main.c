@@ -11,12 +11,15 @@ static int cmd_help(int argc, char **argv);
 
 const struct xrl_cmd xrl_commands[] = {
 	{ "load", cmd_load,
-	  "IFACE [--mode native|generic] [--clock precise|coarse] [--max-keys N] [--malformed pass|drop] [--force]",
+	  "IFACE [--mode native|generic] [--clock precise|coarse] [--max-keys N] [--new-keys N]\n"
+	  "               [--malformed pass|drop] [--force]",
 	  "Attaches the limiter to IFACE and pins its maps under /sys/fs/bpf/xdp-ratelimit/IFACE/, then exits:\n"
 	  "enforcement goes on with no process running. Starts with no rules.\n"
 	  "  --mode        native (driver, default) or generic (any interface, slower)\n"
 	  "  --clock       precise (bpf_ktime_get_ns, default) or coarse (bpf_ktime_get_coarse_ns, cheaper)\n"
 	  "  --max-keys    window states kept (rule x source), LRU-evicted beyond; default 65536\n"
+	  "  --new-keys    per-source states created per second at most (default: --max-keys; 0: no cap);\n"
+	  "                new sources past it share their rule's overflow window\n"
 	  "  --malformed   pass (default) or drop frames too short or inconsistent to parse\n"
 	  "  --force       replace another XDP program attached to IFACE" },
 	{ "unload", cmd_unload, "IFACE", "Detaches the limiter from IFACE and removes everything load pinned." },

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,16 +11,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "maps.h"
+#include "err.h"
 
-static int fail(int ret, char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 int xrl_pin_dir(const char *iface, char *buf, size_t len)
 {
@@ -35,10 +26,10 @@ int xrl_check_env(char *err, size_t len)
 	struct statfs st;
 
 	if (geteuid() != 0)
-		return fail(-EPERM, err, len,
+		return xrl_fail(-EPERM, err, len,
 			    "permission denied: xdp-ratelimit needs root (CAP_BPF and CAP_NET_ADMIN); run it with sudo");
 	if (statfs("/sys/fs/bpf", &st) || st.f_type != BPF_FS_MAGIC)
-		return fail(-ENOENT, err, len,
+		return xrl_fail(-ENOENT, err, len,
 			    "bpffs is not mounted at /sys/fs/bpf: mount it with 'mount -t bpf bpf /sys/fs/bpf'");
 	return 0;
 }
@@ -81,13 +72,13 @@ int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len)
 	if (ret)
 		return ret;
 	if (xrl_pin_dir(iface, m->dir, sizeof(m->dir)))
-		return fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", iface);
+		return xrl_fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", iface);
 	if (access(m->dir, F_OK))
-		return fail(-ENOENT, err, len, "xdp-ratelimit is not loaded on %s: run 'xdp-ratelimit load %s' first",
+		return xrl_fail(-ENOENT, err, len, "xdp-ratelimit is not loaded on %s: run 'xdp-ratelimit load %s' first",
 			    iface, iface);
 	m->ncpus = libbpf_num_possible_cpus();
 	if (m->ncpus <= 0)
-		return fail(-EIO, err, len, "cannot count the possible CPUs: is /sys mounted?");
+		return xrl_fail(-EIO, err, len, "cannot count the possible CPUs: is /sys mounted?");
 
 	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
 		struct bpf_map_info info = {};
@@ -101,16 +92,16 @@ int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len)
 			ret = -errno;
 			xrl_maps_close(m);
 			if (ret == -ENOENT)
-				return fail(ret, err, len,
+				return xrl_fail(ret, err, len,
 					    "%s is missing: the maps under %s are incomplete or from another version; run 'xdp-ratelimit unload %s' and load again",
 					    path, m->dir, iface);
-			return fail(ret, err, len, "cannot open %s: %s", path, strerror(-ret));
+			return xrl_fail(ret, err, len, "cannot open %s: %s", path, strerror(-ret));
 		}
 		*(int *)((char *)m + wanted[i].off) = fd;
 		if (bpf_obj_get_info_by_fd(fd, &info, &ilen) || info.key_size != wanted[i].key_size ||
 		    info.value_size != wanted[i].value_size) {
 			xrl_maps_close(m);
-			return fail(-EPROTO, err, len,
+			return xrl_fail(-EPROTO, err, len,
 				    "%s was made by another version of xdp-ratelimit (its layout differs from this one's); run 'xdp-ratelimit unload %s' and load again",
 				    path, iface);
 		}
@@ -118,7 +109,7 @@ int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len)
 	ret = xrl_ctl_read(m, &ctl);
 	if (ret || ctl.layout != XRL_LAYOUT_VERSION) {
 		xrl_maps_close(m);
-		return fail(-EPROTO, err, len,
+		return xrl_fail(-EPROTO, err, len,
 			    "the maps under %s have layout %u, this xdp-ratelimit reads layout %u; run 'xdp-ratelimit unload %s' and load again",
 			    m->dir, ret ? 0 : ctl.layout, XRL_LAYOUT_VERSION, iface);
 	}

@@ -4,24 +4,16 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rule.h"
+#include "err.h"
 
 #define NS_PER_MS 1000000ULL
 #define MAX_COUNT 1000000000000ULL /* 10^12 packets per unit: beyond any NIC */
 #define MAX_WINDOW_MS 3600000ULL   /* one hour */
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+#define fail(err, len, ...) xrl_fail(-EINVAL, err, len, __VA_ARGS__)
 
 /* Parses a whole decimal number with an optional k, M or G; no sign, no overflow. */
 static int parse_count(const char *s, const char **end, __u64 *out)
@@ -291,14 +283,14 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			have_scope = true;
 			if (!strcmp(w, "aggregate"))
 				r->flags &= ~XRL_F_PER_SOURCE;
-		} else if (!strcmp(w, "mask4")) {
-			ret = parse_mask(w, v, 32, &r->src_mask4, err, len);
-			if (ret)
-				return ret;
-			have_mask = true;
-			i++;
-		} else if (!strcmp(w, "mask6")) {
-			ret = parse_mask(w, v, 128, &r->src_mask6, err, len);
+		} else if (!strcmp(w, "mask4") || !strcmp(w, "mask6")) {
+			bool v4 = w[4] == '4';
+
+			if (out->kind == XRL_KIND_PREFIX && v4 != (out->family == XRL_FAMILY_V4))
+				return fail(err, len, "'%s' is for IPv%d sources, and this prefix is IPv%d: use 'mask'",
+					    w, v4 ? 4 : 6, out->family);
+			ret = v4 ? parse_mask(w, v, 32, &r->src_mask4, err, len) :
+				   parse_mask(w, v, 128, &r->src_mask6, err, len);
 			if (ret)
 				return ret;
 			have_mask = true;

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The errors users hit: each one clear sentence, exit 2 for usage and 1 for failure,
+# JSON with -j; another XDP program untouched without --force; a killed load leaves
+# either a complete load or nothing.
+source "$(dirname "$0")/lib.sh"
+needs_root cli_errors
+
+# expect_err NAME CODE PATTERN COMMAND...: exit code CODE and PATTERN in what it printed.
+expect_err() {
+	local n=$1 code=$2 pat=$3 out rc; shift 3
+	out=$("$@" 2>&1); rc=$?
+	if [ "$rc" -eq "$code" ] && grep -qE -- "$pat" <<<"$out"; then pass "$n"
+	else fail "$n" "exit $rc, printed: $out"; fi
+}
+
+NS=xrle-b
+veth_lab $NS xrle4 xrle5 10.213.0 fd00:213
+defer "$XRL unload xrle4; rm -f /sys/fs/bpf/xrle_other"
+
+expect_err "unknown command" 2 "unknown command 'frobnicate'" $XRL frobnicate
+expect_err "ambiguous prefix" 2 "ambiguous" $XRL st
+expect_err "prefix of a command works" 0 "Usage: xdp-ratelimit" $XRL he
+expect_err "unknown option" 2 "unknown option '--bogus'" $XRL load xrle4 --bogus
+expect_err "bad --mode" 2 "expected native or generic" $XRL load xrle4 --mode turbo
+expect_err "bad --max-keys" 2 "not a key count" $XRL load xrle4 --max-keys -5
+expect_err "missing interface" 2 "missing interface" $XRL load
+expect_err "no such interface" 1 "no such interface 'nosuch0'" $XRL load nosuch0
+expect_err "not loaded" 1 "not loaded on xrle4: run 'xdp-ratelimit load xrle4' first" $XRL stats xrle4
+expect_err "bad rule word" 2 "unknown word 'speed'" $XRL rule add xrle4 port 53/udp speed 5
+expect_err "mask longer than the address" 2 "longer than" $XRL rule add xrle4 prefix 10.0.0.0/8 rate 1/s mask 33
+expect_err "window not dividing into buckets" 2 "does not divide into 3 buckets" \
+	$XRL apply xrle4 - --check <<<"port 1/udp rate 10/s window 1s buckets 3"
+expect_err "--check validates without an interface" 0 "1 rule, all valid" \
+	$XRL apply nosuch0 - --check <<<"port 1/udp rate 10/s"
+expect_err "JSON error" 1 '"error": "no such interface' $XRL -j load nosuch0
+expect_err "JSON error after the command" 1 '"error": "no such interface' $XRL load nosuch0 -j
+if command -v setpriv >/dev/null; then
+	expect_err "not root" 1 "needs root .* run it with sudo" setpriv --reuid=65534 --clear-groups $XRL status
+else
+	skip "not root" "setpriv missing"
+fi
+
+# Another XDP program: refused without --force, replaced with it.
+bpftool prog load "$BUILD/xdp_ratelimit.bpf.o" /sys/fs/bpf/xrle_other type xdp >/dev/null 2>&1
+if bpftool net attach xdp pinned /sys/fs/bpf/xrle_other dev xrle4 2>/dev/null; then
+	id=$(ip -d link show xrle4 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' | head -1)
+	expect_err "another XDP program is named and kept" 1 "already has an XDP program attached \(id $id.*--force" \
+		$XRL load xrle4
+	expect_eq "the other program is untouched" \
+		"$(ip -d link show xrle4 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' | head -1)" "$id"
+	check "--force replaces it" $XRL load xrle4 --force
+	check "unload after --force" $XRL unload xrle4
+else
+	skip "another XDP program" "could not attach a second program with bpftool"
+fi
+
+check "load" $XRL load xrle4
+expect_err "load twice" 1 "already loaded on xrle4" $XRL load xrle4
+check "unload" $XRL unload xrle4
+expect_err "unload twice" 1 "not loaded on xrle4" $XRL unload xrle4
+
+# Maps from another layout where ours are expected.
+mkdir -p /sys/fs/bpf/xdp-ratelimit/xrle4
+bpftool map create /sys/fs/bpf/xdp-ratelimit/xrle4/xrl_ctl type array key 4 value 8 entries 1 name xrl_ctl
+expect_err "maps of another version are refused" 1 "another version" $XRL dump xrle4
+check "unload removes them" $XRL unload xrle4
+
+# A load killed at any point leaves a complete load or nothing, and the next load works.
+ok=0
+for delay in 0.005 0.01 0.02 0.03 0.05 0.08 0.12 0.2; do
+	$XRL load xrle4 >/dev/null 2>&1 &
+	pid=$!
+	sleep $delay
+	kill -9 $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	if $XRL dump xrle4 >/dev/null 2>&1; then
+		$XRL unload xrle4 >/dev/null || break
+	else
+		# nothing usable: the next load must clean up and succeed
+		$XRL load xrle4 >/dev/null 2>&1 && $XRL unload xrle4 >/dev/null || break
+	fi
+	ok=$((ok + 1))
+done
+expect_eq "killed loads leave a complete load or nothing (8 kill points)" "$ok" 8
+check "nothing left attached" sh -c "! ip -d link show xrle4 | grep -q 'prog/xdp'"
+finish

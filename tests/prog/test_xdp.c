@@ -1,0 +1,1662 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The XDP program under BPF_PROG_TEST_RUN: verdicts, counters and windows.
+ * The skeleton is loaded with the test clock once per malformed-frame policy;
+ * each test starts from emptied maps, writes rules straight into them and
+ * runs frames built with pktbuild.h. Needs root: without it, or when the
+ * kernel refuses the load with EPERM, the tests are skipped.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xrl_common.h"
+#include "xrl_key.h"
+#include "xdp_ratelimit.skel.h"
+#include "pktbuild.h"
+
+#define MS 1000000ULL
+#define SEC_NS (1000 * MS)
+/* A base time aligned to every bucket length used here. */
+#define T0 (1000 * SEC_NS)
+
+struct fx {
+	struct xdp_ratelimit_bpf *skel;
+	int prog, ports, prefixes, state, rule_stats, counters, ctl;
+	int ncpus;
+	struct xrl_ctl ctl0; /* as loaded */
+	__u8 set;
+	__u32 next_id, next_gen;
+	int loaded;
+	char skip[160];
+	char err[160];
+};
+
+static cpu_set_t orig_mask;
+/* The CPUs this process may run on: tests drive the program from these. */
+static int cpus[CPU_SETSIZE], ncpus_allowed;
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level != LIBBPF_WARN)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/*
+ * BPF_PROG_TEST_RUN runs XDP on the calling thread's CPU: pin the thread
+ * there. (XDP refuses BPF_F_TEST_RUN_ON_CPU with EINVAL, as of 6.18.)
+ * i counts the CPUs this process may use, from 0.
+ */
+static void pin(int i)
+{
+	cpu_set_t m;
+
+	CPU_ZERO(&m);
+	CPU_SET(cpus[i], &m);
+	assert_int_equal(sched_setaffinity(0, sizeof(m), &m), 0);
+}
+
+/*
+ * Loads the program once per policy: the verifier takes about a second per
+ * load, too long to pay for every test. Tests get fresh maps from fx_reset.
+ */
+static void fx_load(struct fx *f, __u32 malformed_drop)
+{
+	__u32 zero = 0;
+	int err;
+
+	f->loaded = 1;
+	if (geteuid() != 0) {
+		snprintf(f->skip, sizeof(f->skip), "needs root to load BPF programs");
+		return;
+	}
+	f->ncpus = libbpf_num_possible_cpus();
+	f->skel = xdp_ratelimit_bpf__open();
+	if (!f->skel) {
+		snprintf(f->err, sizeof(f->err), "open: %s", strerror(errno));
+		return;
+	}
+	f->skel->rodata->xrl_cfg.clock = XRL_CLOCK_TEST;
+	f->skel->rodata->xrl_cfg.ncpus = f->ncpus;
+	f->skel->rodata->xrl_cfg.malformed_drop = malformed_drop;
+	/* As the loader's --max-keys does: 64k per-CPU states take long to free. */
+	bpf_map__set_max_entries(f->skel->maps.xrl_state, 4096);
+	err = xdp_ratelimit_bpf__load(f->skel);
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			snprintf(f->skip, sizeof(f->skip), "not allowed to load BPF programs: %s",
+				 strerror(-err));
+		else
+			snprintf(f->err, sizeof(f->err), "load: %s", strerror(-err));
+		xdp_ratelimit_bpf__destroy(f->skel);
+		f->skel = NULL;
+		return;
+	}
+	f->prog = bpf_program__fd(f->skel->progs.xdp_ratelimit);
+	f->ports = bpf_map__fd(f->skel->maps.xrl_ports);
+	f->prefixes = bpf_map__fd(f->skel->maps.xrl_prefixes);
+	f->state = bpf_map__fd(f->skel->maps.xrl_state);
+	f->rule_stats = bpf_map__fd(f->skel->maps.xrl_rule_stats);
+	f->counters = bpf_map__fd(f->skel->maps.xrl_counters);
+	f->ctl = bpf_map__fd(f->skel->maps.xrl_ctl);
+	if (bpf_map_lookup_elem(f->ctl, &zero, &f->ctl0))
+		snprintf(f->err, sizeof(f->err), "reading xrl_ctl: %s", strerror(errno));
+}
+
+/* Deletes every entry of a hash or LPM map. */
+static int map_clear(int fd)
+{
+	__u8 key[64];
+
+	while (!bpf_map_get_next_key(fd, NULL, key))
+		if (bpf_map_delete_elem(fd, key))
+			return -errno;
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* Everything as just loaded: no rules, no state, zero counters, set and clock at their start. */
+static int fx_reset(struct fx *f)
+{
+	void *zeros = calloc(f->ncpus, sizeof(struct xrl_rule_stats));
+	__u32 id, zero = 0;
+	int err = 0;
+
+	if (!zeros)
+		return -ENOMEM;
+	if (map_clear(f->ports) || map_clear(f->prefixes) || map_clear(f->state))
+		err = -1;
+	for (id = 0; id <= f->next_id && !err; id++)
+		err = bpf_map_update_elem(f->rule_stats, &id, zeros, BPF_ANY);
+	if (!err)
+		err = bpf_map_update_elem(f->counters, &zero, zeros, BPF_ANY);
+	if (!err)
+		err = bpf_map_update_elem(f->ctl, &zero, &f->ctl0, BPF_ANY);
+	free(zeros);
+	f->set = f->ctl0.active_set;
+	f->next_id = 0;
+	f->next_gen = 0;
+	f->skel->bss->xrl_test_now = T0;
+	return err;
+}
+
+static struct fx fx_pass, fx_drop;
+
+static int fx_setup(void **state, struct fx *f, __u32 malformed_drop)
+{
+	if (!f->loaded)
+		fx_load(f, malformed_drop);
+	*state = f;
+	if (f->skip[0] || f->err[0])
+		return 0;
+	/* One CPU unless a test says otherwise: its windows are then exact. */
+	pin(0);
+	if (fx_reset(f))
+		snprintf(f->err, sizeof(f->err), "cannot reset the maps: %s", strerror(errno));
+	return 0;
+}
+
+static int setup(void **state)
+{
+	return fx_setup(state, &fx_pass, 0);
+}
+
+static int setup_drop(void **state)
+{
+	return fx_setup(state, &fx_drop, 1);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sched_setaffinity(0, sizeof(orig_mask), &orig_mask);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	xdp_ratelimit_bpf__destroy(fx_pass.skel);
+	xdp_ratelimit_bpf__destroy(fx_drop.skel);
+	return 0;
+}
+
+/* The fixture, or the test is skipped (no root) or failed (the program did not load). */
+static struct fx *fx_get(void **state)
+{
+	struct fx *f = *state;
+
+	if (f->skip[0]) {
+		print_message("[   SKIP   ] %s\n", f->skip);
+		skip();
+	}
+	if (f->err[0])
+		fail_msg("%s", f->err);
+	return f;
+}
+
+/* Skips the test unless there are at least n CPUs to drive the program from. */
+static void need_cpus(int n)
+{
+	if (ncpus_allowed < n) {
+		print_message("[   SKIP   ] needs %d CPUs, this process may use %d\n", n, ncpus_allowed);
+		skip();
+	}
+}
+
+/* Runs p once on this CPU; returns the verdict. */
+static int run(struct fx *f, struct pkt *p)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = p->buf, .data_size_in = p->len, .repeat = 1);
+	int err = bpf_prog_test_run_opts(f->prog, &o);
+
+	if (err)
+		fail_msg("BPF_PROG_TEST_RUN: %s", strerror(-err));
+	return o.retval;
+}
+
+static int run_on(struct fx *f, int cpu, struct pkt *p)
+{
+	pin(cpu);
+	return run(f, p);
+}
+
+static void set_now(struct fx *f, __u64 ns)
+{
+	f->skel->bss->xrl_test_now = ns;
+}
+
+/* Runs p count times; returns how many passed. */
+static int run_n(struct fx *f, struct pkt *p, int count)
+{
+	int i, passed = 0;
+
+	for (i = 0; i < count; i++)
+		passed += run(f, p) == XDP_PASS;
+	return passed;
+}
+
+/* A rule of threshold packets per interval_ms in n buckets, with a fresh id and gen. */
+static struct xrl_rule rule(struct fx *f, __u64 threshold, __u64 interval_ms, __u32 n, __u32 flags)
+{
+	struct xrl_rule r = {
+		.threshold = threshold,
+		.interval_ns = interval_ms * MS,
+		.rate = threshold,
+		.rate_unit_ms = interval_ms,
+		.buckets = n,
+		.id = ++f->next_id,
+		.gen = ++f->next_gen,
+		.flags = flags,
+		.src_mask4 = 32,
+		.src_mask6 = 128,
+	};
+	return r;
+}
+
+static void put_port(struct fx *f, __u8 proto, __u16 port, const struct xrl_rule *r)
+{
+	struct xrl_port_key k = { .set = f->set, .proto = proto, .port = port };
+
+	assert_int_equal(bpf_map_update_elem(f->ports, &k, r, BPF_ANY), 0);
+}
+
+static void put_prefix_in(struct fx *f, __u8 set, const char *addr, int plen,
+			  const struct xrl_rule *r)
+{
+	struct xrl_prefix_key k = { .set = set };
+
+	if (strchr(addr, ':')) {
+		k.family = XRL_FAMILY_V6;
+		assert_int_equal(inet_pton(AF_INET6, addr, k.addr), 1);
+	} else {
+		k.family = XRL_FAMILY_V4;
+		assert_int_equal(inet_pton(AF_INET, addr, k.addr), 1);
+	}
+	k.prefixlen = XRL_PREFIX_HDR_BITS + plen;
+	assert_int_equal(bpf_map_update_elem(f->prefixes, &k, r, BPF_ANY), 0);
+}
+
+static void put_prefix(struct fx *f, const char *addr, int plen, const struct xrl_rule *r)
+{
+	put_prefix_in(f, f->set, addr, plen, r);
+}
+
+static struct xrl_counters counters(struct fx *f)
+{
+	struct xrl_counters *v = calloc(f->ncpus, sizeof(*v)), sum = {};
+	__u64 *d = (__u64 *)&sum;
+	__u32 zero = 0;
+	int c;
+	size_t i;
+
+	assert_non_null(v);
+	assert_int_equal(bpf_map_lookup_elem(f->counters, &zero, v), 0);
+	for (c = 0; c < f->ncpus; c++)
+		for (i = 0; i < sizeof(sum) / 8; i++)
+			d[i] += ((__u64 *)&v[c])[i];
+	free(v);
+	return sum;
+}
+
+struct totals {
+	__u64 pass, block;
+};
+
+/* A rule's pass and block totals over every CPU. */
+static struct totals rule_totals(struct fx *f, __u32 id)
+{
+	struct xrl_rule_stats *v = calloc(f->ncpus, sizeof(*v));
+	struct totals t = {};
+	int c;
+
+	assert_non_null(v);
+	assert_int_equal(bpf_map_lookup_elem(f->rule_stats, &id, v), 0);
+	for (c = 0; c < f->ncpus; c++) {
+		t.pass += v[c].pass;
+		t.block += v[c].block;
+	}
+	free(v);
+	return t;
+}
+
+#define assert_totals(f, id, p, b)                                              \
+	do {                                                                    \
+		struct totals t_ = rule_totals(f, id);                          \
+		if (t_.pass != (p) || t_.block != (b))                          \
+			fail_msg("rule %u: pass %llu block %llu, want %d %d", \
+				 (unsigned)(id), (unsigned long long)t_.pass,   \
+				 (unsigned long long)t_.block, (int)(p), (int)(b)); \
+	} while (0)
+
+/* Frames. */
+
+static void udp4(struct pkt *p, const char *src, __u16 dport)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv4(p, src, "203.0.113.1", 0);
+	pkt_push_udp(p, 40000, dport);
+	pkt_push_data(p, 16);
+	pkt_finish(p);
+}
+
+static void tcp4(struct pkt *p, const char *src, __u16 dport)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv4(p, src, "203.0.113.1", 0);
+	pkt_push_tcp(p, 40000, dport);
+	pkt_finish(p);
+}
+
+static void udp6(struct pkt *p, const char *src, __u16 dport)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv6(p, src, "2001:db8:ffff::1");
+	pkt_push_udp(p, 40000, dport);
+	pkt_push_data(p, 16);
+	pkt_finish(p);
+}
+
+/* The builder itself: one frame checked byte for byte against a known capture. */
+static void test_pktbuild_udp4(void **state)
+{
+	static const __u8 want[] = {
+		/* Ethernet */
+		0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
+		/* IPv4: 10.0.0.1 -> 10.0.0.2, UDP, total 32 */
+		0x45, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00, 0x00, 0x40, 0x11, 0x66, 0xcb,
+		0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02,
+		/* UDP 1234 -> 53, length 12 */
+		0x04, 0xd2, 0x00, 0x35, 0x00, 0x0c, 0xe4, 0xc8,
+		/* payload */
+		0x00, 0x01, 0x02, 0x03,
+	};
+	struct pkt p;
+
+	(void)state;
+	pkt_init(&p);
+	assert_non_null(pkt_push_eth(&p));
+	assert_non_null(pkt_push_ipv4(&p, "10.0.0.1", "10.0.0.2", 0));
+	assert_non_null(pkt_push_udp(&p, 1234, 53));
+	assert_non_null(pkt_push_data(&p, 4));
+	pkt_finish(&p);
+	assert_int_equal(p.len, sizeof(want));
+	assert_memory_equal(p.buf, want, sizeof(want));
+}
+
+/* Next-protocol fields, lengths and checksums across QinQ, IPv4 options and IPv6 extension headers. */
+static void test_pktbuild_checksums(void **state)
+{
+	struct pkt p;
+	struct iphdr *ip;
+	struct ipv6hdr *ip6;
+	size_t off;
+
+	(void)state;
+	pkt_init(&p);
+	pkt_push_eth(&p);
+	pkt_push_vlan(&p, ETH_P_8021AD, 10);
+	pkt_push_vlan(&p, ETH_P_8021Q, 20);
+	ip = pkt_push_ipv4(&p, "192.0.2.1", "192.0.2.2", 12);
+	pkt_push_tcp(&p, 1, 2);
+	pkt_push_data(&p, 7);
+	pkt_finish(&p);
+	assert_int_equal(ntohs(*(__be16 *)(p.buf + 12)), ETH_P_8021AD);
+	assert_int_equal(ntohs(*(__be16 *)(p.buf + 16)), ETH_P_8021Q);
+	assert_int_equal(ntohs(*(__be16 *)(p.buf + 20)), ETH_P_IP);
+	assert_int_equal(ip->ihl, 8);
+	assert_int_equal(ntohs(ip->tot_len), 32 + 20 + 7);
+	/* Checksums as computed elsewhere (Python, by RFC 1071). */
+	assert_int_equal(ntohs(ip->check), 0xedb3);
+	off = (__u8 *)ip - p.buf + 32;
+	assert_int_equal(ntohs(((struct tcphdr *)(p.buf + off))->check), 0x1fcc);
+	/* And they verify: summed with the checksum in, zero. */
+	assert_int_equal(pkt_csum_fold(pkt_csum_add(0, ip, 32)), 0);
+	assert_int_equal(pkt_l4_csum(&p, 3, off, IPPROTO_TCP), 0);
+
+	pkt_init(&p);
+	pkt_push_eth(&p);
+	ip6 = pkt_push_ipv6(&p, "2001:db8::1", "2001:db8::2");
+	pkt_push_ipv6_ext(&p, IPPROTO_HOPOPTS, 8);
+	pkt_push_frag6(&p, 0, 1);
+	pkt_push_udp(&p, 1, 2);
+	pkt_push_data(&p, 5);
+	pkt_finish(&p);
+	assert_int_equal(ip6->nexthdr, IPPROTO_HOPOPTS);
+	assert_int_equal(p.buf[14 + 40], IPPROTO_FRAGMENT);
+	assert_int_equal(p.buf[14 + 48], IPPROTO_UDP);
+	assert_int_equal(ntohs(ip6->payload_len), 8 + 8 + 8 + 5);
+	off = 14 + 40 + 16;
+	assert_int_equal(ntohs(((struct udphdr *)(p.buf + off))->check), 0x9e58);
+	assert_int_equal(pkt_l4_csum(&p, 1, off, IPPROTO_UDP), 0);
+}
+
+/* The verdict table. */
+
+enum { R_UDP53 = 1, R_TCP80, R_PFX4, R_PFX6, R_NRULES };
+
+enum outcome {
+	O_NON_IP = 1,
+	O_NO_RULE,
+	O_MAL,	/* + enum xrl_malformed */
+	O_RULE = O_MAL + XRL_MAL_MAX, /* + rule id: the rule that blocked */
+};
+
+/* A table row's frame: one of the builders here with its arguments fixed. */
+#define FRAME(name, call)              \
+	static void name(struct pkt *p) \
+	{                               \
+		call;                   \
+	}
+
+#define SRC4 "198.51.100.1"
+#define SRC6 "2001:db8:ff::1"
+#define PFX4_SRC "192.0.2.7"
+#define PFX6_SRC "2001:db8:1::5"
+
+FRAME(f_udp4_53, udp4(p, SRC4, 53))
+FRAME(f_udp4_54, udp4(p, SRC4, 54))
+FRAME(f_tcp4_80, tcp4(p, SRC4, 80))
+FRAME(f_udp4_80, udp4(p, SRC4, 80))
+FRAME(f_tcp4_53, tcp4(p, SRC4, 53))
+FRAME(f_udp6_53, udp6(p, SRC6, 53))
+
+static void icmp4(struct pkt *p, const char *src)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv4(p, src, "203.0.113.1", 0);
+	pkt_push_icmp(p);
+	pkt_push_data(p, 8);
+	pkt_finish(p);
+}
+
+FRAME(f_icmp4, icmp4(p, SRC4))
+FRAME(f_icmp4_pfx, icmp4(p, PFX4_SRC))
+
+static void f_arp(struct pkt *p)
+{
+	struct ethhdr *eth;
+
+	pkt_init(p);
+	eth = pkt_push_eth(p);
+	eth->h_proto = htons(ETH_P_ARP);
+	pkt_push_data(p, 28);
+	pkt_finish(p);
+}
+
+static void f_eth_only_ipv4(struct pkt *p)
+{
+	struct ethhdr *eth;
+
+	pkt_init(p);
+	eth = pkt_push_eth(p);
+	eth->h_proto = htons(ETH_P_IP);
+	pkt_finish(p);
+}
+
+static void tagged(struct pkt *p, const __u16 *tpids, int ntags, int v6)
+{
+	int i;
+
+	pkt_init(p);
+	pkt_push_eth(p);
+	for (i = 0; i < ntags; i++)
+		pkt_push_vlan(p, tpids[i], 100 + i);
+	if (v6)
+		pkt_push_ipv6(p, SRC6, "2001:db8:ffff::1");
+	else
+		pkt_push_ipv4(p, SRC4, "203.0.113.1", 0);
+	pkt_push_udp(p, 40000, 53);
+	pkt_push_data(p, 16);
+	pkt_finish(p);
+}
+
+static void f_vlan(struct pkt *p)
+{
+	static const __u16 t[] = { ETH_P_8021Q };
+
+	tagged(p, t, 1, 0);
+}
+
+static void f_qinq(struct pkt *p)
+{
+	static const __u16 t[] = { ETH_P_8021AD, ETH_P_8021Q };
+
+	tagged(p, t, 2, 0);
+}
+
+static void f_double_q_v6(struct pkt *p)
+{
+	static const __u16 t[] = { ETH_P_8021Q, ETH_P_8021Q };
+
+	tagged(p, t, 2, 1);
+}
+
+static void f_three_tags(struct pkt *p)
+{
+	static const __u16 t[] = { ETH_P_8021AD, ETH_P_8021Q, ETH_P_8021Q };
+
+	tagged(p, t, 3, 0);
+}
+
+static void f_vlan_arp(struct pkt *p)
+{
+	struct pkt_vlan *v;
+
+	pkt_init(p);
+	pkt_push_eth(p);
+	v = pkt_push_vlan(p, ETH_P_8021Q, 7);
+	v->proto = htons(ETH_P_ARP);
+	pkt_push_data(p, 28);
+	pkt_finish(p);
+}
+
+static void f_vlan_truncated(struct pkt *p)
+{
+	f_vlan(p);
+	pkt_truncate(p, ETH_HLEN + 2);
+}
+
+static void f_ipv4_options(struct pkt *p)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv4(p, SRC4, "203.0.113.1", 20);
+	pkt_push_udp(p, 40000, 53);
+	pkt_push_data(p, 16);
+	pkt_finish(p);
+}
+
+static void f_ipv4_max_options(struct pkt *p)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv4(p, SRC4, "203.0.113.1", 40);
+	pkt_push_tcp(p, 40000, 80);
+	pkt_finish(p);
+}
+
+static void frag4(struct pkt *p, const char *src, __u16 frag_off)
+{
+	struct iphdr *ip;
+
+	pkt_init(p);
+	pkt_push_eth(p);
+	ip = pkt_push_ipv4(p, src, "203.0.113.1", 0);
+	ip->frag_off = htons(frag_off);
+	/* A later fragment's data may look like a UDP header to port 53. */
+	pkt_push_udp(p, 40000, 53);
+	pkt_push_data(p, 16);
+	pkt_finish(p);
+}
+
+FRAME(f_frag4_first, frag4(p, SRC4, 0x2000))
+FRAME(f_frag4_later, frag4(p, SRC4, 185))
+FRAME(f_frag4_later_pfx, frag4(p, PFX4_SRC, 185))
+
+static void f_eth_padding(struct pkt *p)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv4(p, SRC4, "203.0.113.1", 0);
+	pkt_push_udp(p, 40000, 53);
+	pkt_finish(p);
+	pkt_push_data(p, 60 - p->len); /* after finish: not covered by tot_len */
+}
+
+static void f_tcp6_80(struct pkt *p)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv6(p, SRC6, "2001:db8:ffff::1");
+	pkt_push_tcp(p, 40000, 80);
+	pkt_finish(p);
+}
+
+static void f_ipv6_exts(struct pkt *p)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv6(p, SRC6, "2001:db8:ffff::1");
+	pkt_push_ipv6_ext(p, IPPROTO_HOPOPTS, 8);
+	pkt_push_ipv6_ext(p, IPPROTO_ROUTING, 24);
+	pkt_push_ipv6_ext(p, IPPROTO_DSTOPTS, 16);
+	pkt_push_udp(p, 40000, 53);
+	pkt_push_data(p, 16);
+	pkt_finish(p);
+}
+
+static void frag6(struct pkt *p, const char *src, __u16 offset, int more)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv6(p, src, "2001:db8:ffff::1");
+	pkt_push_ipv6_ext(p, IPPROTO_HOPOPTS, 8);
+	pkt_push_frag6(p, offset, more);
+	pkt_push_udp(p, 40000, 53);
+	pkt_push_data(p, 16);
+	pkt_finish(p);
+}
+
+FRAME(f_frag6_first, frag6(p, SRC6, 0, 1))
+FRAME(f_frag6_later, frag6(p, SRC6, 1448, 0))
+FRAME(f_frag6_later_pfx, frag6(p, PFX6_SRC, 1448, 1))
+
+static void icmp6(struct pkt *p, const char *src)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv6(p, src, "2001:db8:ffff::1");
+	pkt_push_icmp6(p);
+	pkt_push_data(p, 8);
+	pkt_finish(p);
+}
+
+FRAME(f_icmp6, icmp6(p, SRC6))
+FRAME(f_icmp6_pfx, icmp6(p, PFX6_SRC))
+
+static void f_ipv6_no_next(struct pkt *p)
+{
+	struct ipv6hdr *ip6;
+
+	pkt_init(p);
+	pkt_push_eth(p);
+	ip6 = pkt_push_ipv6(p, SRC6, "2001:db8:ffff::1");
+	ip6->nexthdr = 59; /* no next header */
+	pkt_finish(p);
+}
+
+static void dstopts_chain(struct pkt *p, int n)
+{
+	int i;
+
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv6(p, SRC6, "2001:db8:ffff::1");
+	for (i = 0; i < n; i++)
+		pkt_push_ipv6_ext(p, IPPROTO_DSTOPTS, 8);
+	pkt_push_udp(p, 40000, 53);
+	pkt_finish(p);
+}
+
+FRAME(f_ipv6_seven_exts, dstopts_chain(p, 7))
+FRAME(f_ipv6_nine_exts, dstopts_chain(p, 9))
+
+/* Malformed, one layer at a time. */
+
+static void f_ipv4_truncated(struct pkt *p)
+{
+	f_udp4_53(p);
+	pkt_truncate(p, ETH_HLEN + 19);
+}
+
+static void f_ipv4_version(struct pkt *p)
+{
+	f_udp4_53(p);
+	((struct iphdr *)(p->buf + ETH_HLEN))->version = 6;
+}
+
+static void f_ipv4_ihl_small(struct pkt *p)
+{
+	f_udp4_53(p);
+	((struct iphdr *)(p->buf + ETH_HLEN))->ihl = 4;
+}
+
+static void f_ipv4_ihl_beyond(struct pkt *p)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv4(p, SRC4, "203.0.113.1", 0)->ihl = 15;
+	pkt_push_data(p, 8);
+	pkt_finish(p);
+}
+
+static void f_ipv4_len_small(struct pkt *p)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv4(p, SRC4, "203.0.113.1", 0)->tot_len = htons(19);
+	pkt_push_udp(p, 40000, 53);
+	pkt_finish(p);
+}
+
+static void f_ipv4_len_beyond(struct pkt *p)
+{
+	f_udp4_53(p);
+	pkt_truncate(p, p->len - 1);
+}
+
+static void f_ipv6_truncated(struct pkt *p)
+{
+	f_udp6_53(p);
+	pkt_truncate(p, ETH_HLEN + 39);
+}
+
+static void f_ipv6_version(struct pkt *p)
+{
+	f_udp6_53(p);
+	((struct ipv6hdr *)(p->buf + ETH_HLEN))->version = 4;
+}
+
+static void f_ipv6_payload_beyond(struct pkt *p)
+{
+	f_udp6_53(p);
+	pkt_truncate(p, p->len - 1);
+}
+
+static void f_ipv6_ext_truncated(struct pkt *p)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv6(p, SRC6, "2001:db8:ffff::1")->payload_len = htons(1);
+	pkt_push_ipv6_ext(p, IPPROTO_HOPOPTS, 8);
+	pkt_finish(p);
+	pkt_truncate(p, ETH_HLEN + 40 + 1);
+}
+
+static void f_ipv6_ext_beyond_payload(struct pkt *p)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv6(p, SRC6, "2001:db8:ffff::1");
+	pkt_push_ipv6_ext(p, IPPROTO_DSTOPTS, 8)->hdrlen = 1; /* claims 16 bytes */
+	pkt_finish(p);
+	pkt_push_data(p, 8); /* in the frame, not in the payload */
+}
+
+static void f_tcp_truncated(struct pkt *p)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv4(p, SRC4, "203.0.113.1", 0)->tot_len = htons(20 + 10);
+	pkt_push_tcp(p, 40000, 80);
+	pkt_finish(p);
+}
+
+static void f_udp6_truncated(struct pkt *p)
+{
+	f_udp6_53(p);
+	pkt_truncate(p, ETH_HLEN + 40 + 4);
+	((struct ipv6hdr *)(p->buf + ETH_HLEN))->payload_len = htons(4);
+}
+
+static const struct verdict_case {
+	const char *name;
+	void (*build)(struct pkt *p);
+	int verdict;
+	int outcome;
+} cases[] = {
+	{ "ipv4 udp 53", f_udp4_53, XDP_DROP, O_RULE + R_UDP53 },
+	{ "ipv4 udp 54", f_udp4_54, XDP_PASS, O_NO_RULE },
+	{ "ipv4 tcp 80", f_tcp4_80, XDP_DROP, O_RULE + R_TCP80 },
+	{ "ipv4 udp 80: the rule is tcp", f_udp4_80, XDP_PASS, O_NO_RULE },
+	{ "ipv4 tcp 53: the rule is udp", f_tcp4_53, XDP_PASS, O_NO_RULE },
+	{ "ipv4 icmp", f_icmp4, XDP_PASS, O_NO_RULE },
+	{ "ipv4 icmp from a prefix", f_icmp4_pfx, XDP_DROP, O_RULE + R_PFX4 },
+	{ "arp", f_arp, XDP_PASS, O_NON_IP },
+	{ "ethernet only, type ipv4", f_eth_only_ipv4, XDP_PASS, O_MAL + XRL_MAL_IPV4 },
+	{ "802.1q ipv4 udp 53", f_vlan, XDP_DROP, O_RULE + R_UDP53 },
+	{ "qinq ipv4 udp 53", f_qinq, XDP_DROP, O_RULE + R_UDP53 },
+	{ "802.1q 802.1q ipv6 udp 53", f_double_q_v6, XDP_DROP, O_RULE + R_UDP53 },
+	{ "802.1q arp", f_vlan_arp, XDP_PASS, O_NON_IP },
+	{ "three vlan tags", f_three_tags, XDP_PASS, O_MAL + XRL_MAL_VLAN },
+	{ "vlan tag truncated", f_vlan_truncated, XDP_PASS, O_MAL + XRL_MAL_VLAN },
+	{ "ipv4 options udp 53", f_ipv4_options, XDP_DROP, O_RULE + R_UDP53 },
+	{ "ipv4 40 bytes of options tcp 80", f_ipv4_max_options, XDP_DROP, O_RULE + R_TCP80 },
+	{ "ipv4 first fragment udp 53", f_frag4_first, XDP_DROP, O_RULE + R_UDP53 },
+	{ "ipv4 later fragment: no port", f_frag4_later, XDP_PASS, O_NO_RULE },
+	{ "ipv4 later fragment from a prefix", f_frag4_later_pfx, XDP_DROP, O_RULE + R_PFX4 },
+	{ "ipv4 with ethernet padding", f_eth_padding, XDP_DROP, O_RULE + R_UDP53 },
+	{ "ipv6 udp 53", f_udp6_53, XDP_DROP, O_RULE + R_UDP53 },
+	{ "ipv6 tcp 80", f_tcp6_80, XDP_DROP, O_RULE + R_TCP80 },
+	{ "ipv6 hop-by-hop routing dest-opts udp 53", f_ipv6_exts, XDP_DROP, O_RULE + R_UDP53 },
+	{ "ipv6 first fragment udp 53", f_frag6_first, XDP_DROP, O_RULE + R_UDP53 },
+	{ "ipv6 later fragment: no port", f_frag6_later, XDP_PASS, O_NO_RULE },
+	{ "ipv6 later fragment from a prefix", f_frag6_later_pfx, XDP_DROP, O_RULE + R_PFX6 },
+	{ "ipv6 icmp", f_icmp6, XDP_PASS, O_NO_RULE },
+	{ "ipv6 icmp from a prefix", f_icmp6_pfx, XDP_DROP, O_RULE + R_PFX6 },
+	{ "ipv6 no next header", f_ipv6_no_next, XDP_PASS, O_NO_RULE },
+	{ "ipv6 seven extension headers udp 53", f_ipv6_seven_exts, XDP_DROP, O_RULE + R_UDP53 },
+	{ "ipv6 nine extension headers", f_ipv6_nine_exts, XDP_PASS, O_MAL + XRL_MAL_IPV6_EXT },
+	{ "ipv4 header truncated", f_ipv4_truncated, XDP_PASS, O_MAL + XRL_MAL_IPV4 },
+	{ "ipv4 version 6", f_ipv4_version, XDP_PASS, O_MAL + XRL_MAL_IPV4 },
+	{ "ipv4 ihl 4", f_ipv4_ihl_small, XDP_PASS, O_MAL + XRL_MAL_IPV4_IHL },
+	{ "ipv4 ihl beyond the frame", f_ipv4_ihl_beyond, XDP_PASS, O_MAL + XRL_MAL_IPV4_IHL },
+	{ "ipv4 total length below the header", f_ipv4_len_small, XDP_PASS, O_MAL + XRL_MAL_IPV4_LEN },
+	{ "ipv4 total length beyond the frame", f_ipv4_len_beyond, XDP_PASS, O_MAL + XRL_MAL_IPV4_LEN },
+	{ "ipv6 header truncated", f_ipv6_truncated, XDP_PASS, O_MAL + XRL_MAL_IPV6 },
+	{ "ipv6 version 4", f_ipv6_version, XDP_PASS, O_MAL + XRL_MAL_IPV6 },
+	{ "ipv6 payload beyond the frame", f_ipv6_payload_beyond, XDP_PASS, O_MAL + XRL_MAL_IPV6 },
+	{ "ipv6 extension header truncated", f_ipv6_ext_truncated, XDP_PASS, O_MAL + XRL_MAL_IPV6_EXT },
+	{ "ipv6 extension header beyond the payload", f_ipv6_ext_beyond_payload, XDP_PASS,
+	  O_MAL + XRL_MAL_IPV6_EXT },
+	{ "ipv4 tcp header truncated", f_tcp_truncated, XDP_PASS, O_MAL + XRL_MAL_L4 },
+	{ "ipv6 udp header truncated", f_udp6_truncated, XDP_PASS, O_MAL + XRL_MAL_L4 },
+};
+
+/* What a frame's outcome is read from: one of these moves by one per frame. */
+struct outcomes {
+	__u64 v[O_RULE + R_NRULES];
+};
+
+static struct outcomes outcomes(struct fx *f)
+{
+	struct xrl_counters c = counters(f);
+	struct outcomes o = {};
+	int i;
+
+	o.v[O_NON_IP] = c.non_ip;
+	o.v[O_NO_RULE] = c.no_rule;
+	for (i = 0; i < XRL_MAL_MAX; i++)
+		o.v[O_MAL + i] = c.malformed[i];
+	for (i = 1; i < R_NRULES; i++) {
+		struct totals t = rule_totals(f, i);
+
+		o.v[O_RULE + i] = t.block;
+	}
+	return o;
+}
+
+/* Every rule blocks everything it matches (threshold 0): a drop names the rule that matched. */
+static void install_block_all(struct fx *f)
+{
+	struct xrl_rule r;
+
+	r = rule(f, 0, 1000, 2, 0);
+	assert_int_equal(r.id, R_UDP53);
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	r = rule(f, 0, 1000, 2, 0);
+	put_port(f, XRL_PROTO_TCP, 80, &r);
+	r = rule(f, 0, 1000, 2, 0);
+	put_prefix(f, "192.0.2.0", 24, &r);
+	r = rule(f, 0, 1000, 2, 0);
+	assert_int_equal(r.id, R_PFX6);
+	put_prefix(f, "2001:db8:1::", 48, &r);
+}
+
+static void test_verdicts(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_counters c;
+	__u64 drops = 0;
+	size_t i;
+	int j;
+
+	install_block_all(f);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct verdict_case *vc = &cases[i];
+		struct outcomes before = outcomes(f), after;
+		struct pkt p;
+		int v;
+
+		vc->build(&p);
+		v = run(f, &p);
+		if (v != vc->verdict)
+			fail_msg("%s: verdict %d, want %d", vc->name, v, vc->verdict);
+		drops += v == XDP_DROP;
+		after = outcomes(f);
+		for (j = 1; j < O_RULE + R_NRULES; j++) {
+			__u64 want = before.v[j] + (j == vc->outcome);
+
+			if (after.v[j] != want)
+				fail_msg("%s: outcome %d moved by %lld, want %d", vc->name, j,
+					 (long long)(after.v[j] - before.v[j]), j == vc->outcome);
+		}
+	}
+	c = counters(f);
+	assert_int_equal(c.seen, i);
+	assert_int_equal(c.seen, c.passed + c.dropped);
+	assert_int_equal(c.dropped, drops);
+	assert_int_equal(c.monitored + c.allowed + c.keys_failed, 0);
+	for (j = 1; j < R_NRULES; j++)
+		assert_int_equal(rule_totals(f, j).pass, 0);
+}
+
+/* malformed_drop = 1: malformed frames are dropped and counted by reason; the rest are not. */
+static void test_malformed_drop(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_counters c;
+	unsigned int mal = 0, seen = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct verdict_case *vc = &cases[i];
+		int is_mal = vc->outcome >= O_MAL && vc->outcome < O_RULE;
+		struct pkt p;
+
+		vc->build(&p);
+		/* No rules are installed: every well-formed frame passes. */
+		if (run(f, &p) != (is_mal ? XDP_DROP : XDP_PASS))
+			fail_msg("%s: wrong verdict under malformed_drop", vc->name);
+		mal += is_mal;
+		seen++;
+	}
+	c = counters(f);
+	assert_int_equal(c.seen, seen);
+	assert_int_equal(c.dropped, mal);
+	assert_int_equal(c.passed, seen - mal);
+	for (i = 0; i < XRL_MAL_MAX; i++) {
+		unsigned int want = 0;
+		size_t k;
+
+		for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+			want += cases[k].outcome == (int)(O_MAL + i);
+		assert_int_equal(c.malformed[i], want);
+	}
+}
+
+/* Rules. */
+
+static void test_port_rule_threshold(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 3, 1000, 2, 0);
+	struct pkt p;
+
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	assert_int_equal(run_n(f, &p, 3), 3);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	assert_totals(f, r.id, 3, 2);
+	/* Another port is not limited. */
+	udp4(&p, SRC4, 5353);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	/* The same port over IPv6 shares the aggregate window. */
+	udp6(&p, SRC6, 53);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	assert_totals(f, r.id, 3, 3);
+}
+
+static void test_prefix_rule_threshold(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r4 = rule(f, 2, 1000, 2, 0), r6 = rule(f, 4, 1000, 2, 0);
+	struct pkt p;
+
+	put_prefix(f, "10.0.0.0", 8, &r4);
+	put_prefix(f, "2001:db8::", 32, &r6);
+	icmp4(&p, "10.200.1.1");
+	assert_int_equal(run_n(f, &p, 5), 2);
+	udp4(&p, "10.1.1.1", 9999);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	udp4(&p, "11.0.0.1", 9999);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	assert_totals(f, r4.id, 2, 4);
+
+	udp6(&p, "2001:db8:abcd::1", 9999);
+	assert_int_equal(run_n(f, &p, 6), 4);
+	udp6(&p, "2001:db9::1", 9999);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	assert_totals(f, r6.id, 4, 2);
+}
+
+/* The longest prefix wins; IPv4 and IPv6 rules never match each other's family. */
+static void test_prefix_longest_match_and_family(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule wide = rule(f, 0, 1000, 2, 0), narrow = rule(f, 100, 1000, 2, 0);
+	struct xrl_rule all4 = rule(f, 0, 1000, 2, 0);
+	struct pkt p;
+
+	put_prefix(f, "10.0.0.0", 8, &wide);
+	put_prefix(f, "10.1.2.0", 24, &narrow);
+	udp4(&p, "10.1.2.3", 1);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	udp4(&p, "10.1.3.3", 1);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	assert_totals(f, narrow.id, 1, 0);
+	assert_totals(f, wide.id, 0, 1);
+
+	put_prefix(f, "0.0.0.0", 0, &all4);
+	udp6(&p, "::a01:203", 1); /* the same 32 bits as 10.1.2.3 in its low bytes */
+	assert_int_equal(run(f, &p), XDP_PASS);
+	udp6(&p, "a01:203::", 1); /* and in its high bytes */
+	assert_int_equal(run(f, &p), XDP_PASS);
+	udp4(&p, "1.2.3.4", 1);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	assert_int_equal(counters(f).no_rule, 2);
+}
+
+/* Only the active rule set applies; switching ctl.active_set switches the rules. */
+static void test_rule_sets(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 0, 1000, 2, 0);
+	struct xrl_ctl ctl;
+	__u32 zero = 0;
+	struct pkt p;
+
+	assert_int_equal(f->set, 0);
+	put_prefix_in(f, 1, "10.0.0.0", 8, &r);
+	udp4(&p, "10.0.0.1", 1);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	assert_int_equal(bpf_map_lookup_elem(f->ctl, &zero, &ctl), 0);
+	ctl.active_set = 1;
+	assert_int_equal(bpf_map_update_elem(f->ctl, &zero, &ctl, BPF_ANY), 0);
+	assert_int_equal(run(f, &p), XDP_DROP);
+}
+
+/* A packet matched by a port rule and a prefix rule passes only if both pass. */
+static void test_port_and_prefix(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule port = rule(f, 5, 1000, 2, 0), pfx = rule(f, 2, 1000, 2, 0);
+	struct pkt both, port_only;
+
+	put_port(f, XRL_PROTO_UDP, 53, &port);
+	put_prefix(f, "10.0.0.0", 8, &pfx);
+	udp4(&both, "10.0.0.1", 53);
+	udp4(&port_only, SRC4, 53);
+
+	assert_int_equal(run_n(f, &both, 2), 2);
+	assert_totals(f, port.id, 2, 0);
+	assert_totals(f, pfx.id, 2, 0);
+	/* The prefix rule blocks: it counts the block, the port rule counts nothing. */
+	assert_int_equal(run(f, &both), XDP_DROP);
+	assert_int_equal(run(f, &both), XDP_DROP);
+	assert_totals(f, port.id, 2, 0);
+	assert_totals(f, pfx.id, 2, 2);
+	/* So the port rule's window still has room for 3. */
+	assert_int_equal(run_n(f, &port_only, 4), 3);
+	assert_totals(f, port.id, 5, 1);
+	/* Now both are over: each counts its own block. */
+	assert_int_equal(run(f, &both), XDP_DROP);
+	assert_totals(f, port.id, 5, 2);
+	assert_totals(f, pfx.id, 2, 3);
+}
+
+/* The port rule blocks and the prefix rule would pass: only the port rule counts. */
+static void test_port_blocks_prefix_counts_nothing(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule port = rule(f, 1, 1000, 2, 0), pfx = rule(f, 100, 1000, 2, 0);
+	struct pkt p;
+
+	put_port(f, XRL_PROTO_TCP, 443, &port);
+	put_prefix(f, "2001:db8::", 32, &pfx);
+	pkt_init(&p);
+	pkt_push_eth(&p);
+	pkt_push_ipv6(&p, "2001:db8::1", "2001:db8:ffff::1");
+	pkt_push_tcp(&p, 1, 443);
+	pkt_finish(&p);
+	assert_int_equal(run_n(f, &p, 4), 1);
+	assert_totals(f, port.id, 1, 3);
+	assert_totals(f, pfx.id, 1, 0);
+}
+
+/* An allow prefix bypasses every limit, port rules included, and is counted. */
+static void test_allow_prefix(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule port = rule(f, 0, 1000, 2, 0), allow = rule(f, 0, 0, 0, XRL_F_ALLOW);
+	struct xrl_counters c;
+	struct pkt p;
+
+	put_port(f, XRL_PROTO_UDP, 53, &port);
+	put_prefix(f, "10.1.0.0", 16, &allow);
+	udp4(&p, "10.1.9.9", 53);
+	assert_int_equal(run_n(f, &p, 10), 10);
+	udp4(&p, "10.2.9.9", 53);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	assert_totals(f, allow.id, 10, 0);
+	assert_totals(f, port.id, 0, 1);
+	c = counters(f);
+	assert_int_equal(c.allowed, 10);
+	assert_int_equal(c.keys_new, 1);
+}
+
+/* A monitor rule counts what it would block and passes it. */
+static void test_monitor(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule mon = rule(f, 2, 1000, 2, XRL_F_MONITOR);
+	struct xrl_rule enf = rule(f, 4, 1000, 2, 0);
+	struct pkt p;
+
+	put_port(f, XRL_PROTO_UDP, 53, &mon);
+	udp4(&p, SRC4, 53);
+	assert_int_equal(run_n(f, &p, 5), 5);
+	assert_totals(f, mon.id, 2, 3);
+	assert_int_equal(counters(f).monitored, 3);
+	assert_int_equal(counters(f).dropped, 0);
+
+	/* With an enforcing prefix rule on the same packets, only that one drops. */
+	put_prefix(f, SRC4, 32, &enf);
+	assert_int_equal(run_n(f, &p, 6), 4);
+	assert_totals(f, enf.id, 4, 2);
+	assert_int_equal(counters(f).monitored, 3 + 4);
+}
+
+/* Aggregate: one window for every source. Per-source: one per source. */
+static void test_aggregate_vs_per_source(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule agg = rule(f, 2, 1000, 2, 0), per = rule(f, 2, 1000, 2, XRL_F_PER_SOURCE);
+	struct pkt p;
+
+	put_port(f, XRL_PROTO_UDP, 53, &agg);
+	put_port(f, XRL_PROTO_UDP, 54, &per);
+
+	udp4(&p, "198.51.100.1", 53);
+	assert_int_equal(run_n(f, &p, 2), 2);
+	udp4(&p, "198.51.100.2", 53);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	udp6(&p, "2001:db8::1", 53);
+	assert_int_equal(run(f, &p), XDP_DROP);
+
+	udp4(&p, "198.51.100.1", 54);
+	assert_int_equal(run_n(f, &p, 3), 2);
+	udp4(&p, "198.51.100.2", 54);
+	assert_int_equal(run_n(f, &p, 3), 2);
+	udp6(&p, "2001:db8::1", 54);
+	assert_int_equal(run_n(f, &p, 3), 2);
+	udp6(&p, "2001:db8::2", 54);
+	assert_int_equal(run_n(f, &p, 3), 2);
+	assert_int_equal(counters(f).keys_new, 1 + 4);
+}
+
+/* Per-source windows keyed by the masked source: /24 and /64 group their hosts. */
+static void test_source_masks(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 3, 1000, 2, XRL_F_PER_SOURCE), pr4, pr6;
+	struct pkt p;
+
+	r.src_mask4 = 24;
+	r.src_mask6 = 64;
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+
+	udp4(&p, "10.0.0.1", 53);
+	assert_int_equal(run_n(f, &p, 2), 2);
+	udp4(&p, "10.0.0.200", 53);
+	assert_int_equal(run_n(f, &p, 2), 1);
+	udp4(&p, "10.0.1.1", 53);
+	assert_int_equal(run_n(f, &p, 4), 3);
+
+	udp6(&p, "2001:db8:0:7::1", 53);
+	assert_int_equal(run_n(f, &p, 2), 2);
+	udp6(&p, "2001:db8:0:7:ffff:ffff:ffff:ffff", 53);
+	assert_int_equal(run_n(f, &p, 2), 1);
+	udp6(&p, "2001:db8:0:8::1", 53);
+	assert_int_equal(run_n(f, &p, 4), 3);
+
+	/* A mask that is not a multiple of 8: /20 and /52. */
+	pr4 = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
+	pr4.src_mask4 = 20;
+	put_prefix(f, "172.16.0.0", 12, &pr4);
+	pr6 = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
+	pr6.src_mask6 = 52;
+	put_prefix(f, "2001:db8:100::", 40, &pr6);
+	udp4(&p, "172.16.0.1", 1);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	udp4(&p, "172.16.15.255", 1); /* the same /20 */
+	assert_int_equal(run(f, &p), XDP_DROP);
+	udp4(&p, "172.16.16.0", 1); /* the next /20 */
+	assert_int_equal(run(f, &p), XDP_PASS);
+	udp6(&p, "2001:db8:100:0::1", 1);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	udp6(&p, "2001:db8:100:0fff::1", 1); /* the same /52 */
+	assert_int_equal(run(f, &p), XDP_DROP);
+	udp6(&p, "2001:db8:100:1000::1", 1); /* the next /52 */
+	assert_int_equal(run(f, &p), XDP_PASS);
+}
+
+/*
+ * What userspace reads back: the key's window (found by the key that
+ * include/xrl_key.h makes, as 'explain' does) and the rule-level window both
+ * hold the passes and blocks of the interval, and forget them after it.
+ */
+static void test_windows_in_maps(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 3, 1000, 4, XRL_F_PER_SOURCE);
+	struct xrl_state *st = calloc(f->ncpus, sizeof(*st));
+	struct xrl_rule_stats *rs = calloc(f->ncpus, sizeof(*rs));
+	__u8 src[16] = { 198, 51, 100, 77 };
+	struct xrl_key k = {};
+	struct xrl_sum s = {}, q = {};
+	struct pkt p;
+
+	assert_non_null(st);
+	assert_non_null(rs);
+	r.src_mask4 = 24;
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, "198.51.100.1", 53);
+	set_now(f, T0 + 100 * MS);
+	assert_int_equal(run_n(f, &p, 5), 3);
+	set_now(f, T0 + 300 * MS);
+	assert_int_equal(run_n(f, &p, 2), 0);
+
+	/* Everything ran on one CPU: that CPU's rings hold it all. */
+	xrl_key_make(&k, &r, XRL_FAMILY_V4, src, 53, XRL_PROTO_UDP);
+	assert_int_equal(bpf_map_lookup_elem(f->state, &k, st), 0);
+	assert_int_equal(st[cpus[0]].gen, r.gen);
+	xrl_ring_add(&st[cpus[0]].ring, r.buckets, r.interval_ns, T0 + 300 * MS, 0, &s);
+	assert_true(s.pass == 3 && s.block == 4);
+	assert_int_equal(s.buckets, 2);
+
+	assert_int_equal(bpf_map_lookup_elem(f->rule_stats, &r.id, rs), 0);
+	assert_int_equal(rs[cpus[0]].gen, r.gen);
+	xrl_ring_add(&rs[cpus[0]].ring, r.buckets, r.interval_ns, T0 + 300 * MS, 0, &q);
+	assert_true(q.pass == 3 && q.block == 4);
+
+	memset(&s, 0, sizeof(s));
+	xrl_ring_add(&st[cpus[0]].ring, r.buckets, r.interval_ns, T0 + 1250 * MS, 0, &s);
+	assert_true(s.pass == 0 && s.block == 2); /* the bucket at T0+100 has left */
+	memset(&s, 0, sizeof(s));
+	xrl_ring_add(&st[cpus[0]].ring, r.buckets, r.interval_ns, T0 + 1251 * MS, 0, &s);
+	assert_true(s.pass == 0 && s.block == 0);
+	free(st);
+	free(rs);
+}
+
+/* Windows under the test clock. */
+
+/* T pass, then a block; at the bucket boundary with n = 2 half the window is released. */
+static void test_window_boundaries(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 4, 1000, 2, 0);
+	struct pkt p;
+
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+
+	set_now(f, T0);
+	assert_int_equal(run_n(f, &p, 1), 1);
+	set_now(f, T0 + 499 * MS);
+	assert_int_equal(run_n(f, &p, 1), 1);
+	set_now(f, T0 + 500 * MS); /* second bucket */
+	assert_int_equal(run_n(f, &p, 3), 2);
+	set_now(f, T0 + 1000 * MS - 1);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	/* The first bucket (2 passes) leaves: exactly 2 more. */
+	set_now(f, T0 + 1000 * MS);
+	assert_int_equal(run_n(f, &p, 3), 2);
+	set_now(f, T0 + 1499 * MS);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	/* The second bucket (2) leaves. */
+	set_now(f, T0 + 1500 * MS);
+	assert_int_equal(run_n(f, &p, 5), 2);
+	/* After an idle gap longer than the interval, the whole threshold again. */
+	set_now(f, T0 + 10 * SEC_NS + 123);
+	assert_int_equal(run_n(f, &p, 6), 4);
+	assert_totals(f, r.id, 1 + 1 + 2 + 2 + 2 + 4, 1 + 1 + 1 + 1 + 3 + 2);
+}
+
+/* n = 1: a fixed window; a block does not outlast its bucket. */
+static void test_window_one_bucket(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 3, 200, 1, 0);
+	struct pkt p;
+	int k;
+
+	put_port(f, XRL_PROTO_TCP, 22, &r);
+	tcp4(&p, SRC4, 22);
+	for (k = 0; k < 5; k++) {
+		set_now(f, T0 + k * 200 * MS + 199 * MS);
+		assert_int_equal(run_n(f, &p, 5), 3);
+	}
+}
+
+/* Time going back: the newer bucket is kept, the packets are not counted in it. */
+static void test_window_time_backwards(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 2, 1000, 2, 0);
+	struct pkt p;
+
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	set_now(f, T0 + 1100 * MS);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	set_now(f, T0 + 100 * MS); /* same slot, older start */
+	assert_int_equal(run_n(f, &p, 3), 3);
+	set_now(f, T0 + 1100 * MS);
+	assert_int_equal(run_n(f, &p, 3), 1);
+}
+
+/* A new threshold applies to the next packet, even while the key is latched over. */
+static void test_rate_change(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 2, 1000, 2, 0);
+	struct pkt p;
+
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	assert_int_equal(run_n(f, &p, 3), 2);
+	r.threshold = r.rate = 4;
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	assert_int_equal(run_n(f, &p, 3), 2);
+	r.threshold = r.rate = 1;
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	r.threshold = r.rate = 5;
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	assert_int_equal(run_n(f, &p, 3), 1);
+	/* Back to 4 while over: still over (the window holds 5). */
+	r.threshold = r.rate = 4;
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	assert_int_equal(run(f, &p), XDP_DROP);
+}
+
+/* A new window shape comes with a new gen: the window starts fresh. */
+static void test_shape_change(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 3, 1000, 2, XRL_F_PER_SOURCE);
+	struct pkt p;
+
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	set_now(f, T0 + 700 * MS);
+	assert_int_equal(run_n(f, &p, 4), 3);
+	r.buckets = 4;
+	r.interval_ns = 2000 * MS;
+	r.gen = ++f->next_gen;
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	assert_int_equal(run_n(f, &p, 4), 3);
+	/* The rule-level totals carry on; its window starts over too. */
+	assert_totals(f, r.id, 6, 2);
+	/* An invalid shape limits nothing, and the packets still count as passed. */
+	r.buckets = 3;
+	r.gen = ++f->next_gen;
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	assert_int_equal(run_n(f, &p, 4), 4);
+	assert_totals(f, r.id, 10, 2);
+}
+
+/* Across CPUs. */
+
+/* The limit holds for the key across CPUs, whichever CPU the packets arrive on. */
+static void test_cpus_alternating(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 10, 1000, 2, 0);
+	struct pkt p;
+	int i, passed = 0;
+
+	need_cpus(2);
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	set_now(f, T0 + 100 * MS);
+	for (i = 0; i < 30; i++)
+		passed += run_on(f, i % 2, &p) == XDP_PASS;
+	assert_int_equal(passed, 10);
+	assert_totals(f, r.id, 10, 20);
+}
+
+/* All of the threshold used on one CPU leaves nothing for the other. */
+static void test_cpus_one_then_other(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 10, 1000, 2, 0);
+	struct pkt p;
+	int i, passed;
+
+	need_cpus(2);
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	set_now(f, T0 + 100 * MS);
+	pin(1);
+	assert_int_equal(run_n(f, &p, 20), 10);
+	pin(0);
+	for (passed = 0, i = 0; i < 20; i++)
+		passed += run(f, &p) == XDP_PASS;
+	assert_int_equal(passed, 0);
+}
+
+/* Buckets on another CPU leave the window by their own start. */
+static void test_cpus_sliding(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 10, 1000, 2, 0);
+	struct pkt p;
+
+	need_cpus(2);
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	set_now(f, T0 + 100 * MS);
+	pin(1);
+	assert_int_equal(run_n(f, &p, 6), 6);
+	set_now(f, T0 + 600 * MS);
+	pin(0);
+	assert_int_equal(run_n(f, &p, 6), 4);
+	/* The 6 of CPU 1 at T0+100 leave; the 4 of CPU 0 at T0+600 stay. */
+	set_now(f, T0 + 1100 * MS);
+	assert_int_equal(run_n(f, &p, 10), 6);
+	pin(1);
+	assert_int_equal(run_n(f, &p, 10), 0);
+	/* The 4 leave: 4 more, from either CPU. */
+	set_now(f, T0 + 1600 * MS);
+	assert_int_equal(run_n(f, &p, 2), 2);
+	pin(0);
+	assert_int_equal(run_n(f, &p, 10), 2);
+}
+
+/*
+ * CPUs read the clock at slightly different moments: another CPU's bucket
+ * that starts just after our now is its current one and counts; one a whole
+ * bucket ahead cannot be and does not.
+ */
+static void test_cpus_clock_skew(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 5, 1000, 2, 0);
+	struct pkt p;
+
+	need_cpus(2);
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	set_now(f, T0 + 500 * MS);
+	pin(1);
+	assert_int_equal(run_n(f, &p, 5), 5);
+	set_now(f, T0 + 500 * MS - 1);
+	pin(0);
+	assert_int_equal(run(f, &p), XDP_DROP);
+
+	set_now(f, T0 + 10 * SEC_NS + 500 * MS);
+	pin(1);
+	assert_int_equal(run_n(f, &p, 5), 5);
+	set_now(f, T0 + 10 * SEC_NS - 1);
+	pin(0);
+	assert_int_equal(run_n(f, &p, 6), 5);
+}
+
+struct burst {
+	struct fx *f;
+	struct pkt *p;
+	pthread_barrier_t *bar;
+	int cpu, rounds, repeat;
+	int err;
+};
+
+static void *burst_thread(void *arg)
+{
+	struct burst *b = arg;
+	cpu_set_t m;
+	int k;
+
+	CPU_ZERO(&m);
+	CPU_SET(cpus[b->cpu], &m);
+	b->err = pthread_setaffinity_np(pthread_self(), sizeof(m), &m);
+	for (k = 0; k < b->rounds; k++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = b->p->buf, .data_size_in = b->p->len,
+			    .repeat = b->repeat);
+
+		pthread_barrier_wait(b->bar); /* the window is set */
+		if (!b->err && bpf_prog_test_run_opts(b->f->prog, &o))
+			b->err = errno;
+		pthread_barrier_wait(b->bar); /* the burst is done */
+	}
+	return NULL;
+}
+
+/*
+ * One thread per CPU, all firing at one key at once, over many windows: the
+ * race documented in xdp_ratelimit.bpf.c lets at most one extra packet per
+ * other CPU through.
+ */
+static void test_cpus_concurrent(void **state)
+{
+	enum { ROUNDS = 40, REPEAT = 2000, T = 100 };
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, T, 1000, 4, 0);
+	struct burst *b;
+	pthread_t *th;
+	pthread_barrier_t bar;
+	__u64 prev = 0, worst = 0;
+	struct pkt p;
+	int c, k, n;
+
+	need_cpus(2);
+	n = ncpus_allowed;
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	b = calloc(n, sizeof(*b));
+	th = calloc(n, sizeof(*th));
+	assert_non_null(b);
+	assert_non_null(th);
+	assert_int_equal(pthread_barrier_init(&bar, NULL, n + 1), 0);
+	for (c = 0; c < n; c++) {
+		b[c] = (struct burst){ .f = f, .p = &p, .bar = &bar, .cpu = c, .rounds = ROUNDS,
+				       .repeat = REPEAT };
+		assert_int_equal(pthread_create(&th[c], NULL, burst_thread, &b[c]), 0);
+	}
+	for (k = 0; k < ROUNDS; k++) {
+		__u64 passed;
+
+		/* Each round in a window of its own, at a different offset into a bucket. */
+		set_now(f, T0 + (__u64)k * 3 * SEC_NS + (__u64)k * 17 * MS);
+		pthread_barrier_wait(&bar);
+		pthread_barrier_wait(&bar);
+		passed = counters(f).passed - prev;
+		prev += passed;
+		if (passed > worst)
+			worst = passed;
+		if (passed < T || passed > (__u64)T + n - 1)
+			print_message("round %d: %llu passed, threshold %d\n", k,
+				      (unsigned long long)passed, T);
+		assert_true(passed >= T);
+		assert_true(passed <= (__u64)T + n - 1);
+	}
+	for (c = 0; c < n; c++) {
+		pthread_join(th[c], NULL);
+		assert_int_equal(b[c].err, 0);
+	}
+	pthread_barrier_destroy(&bar);
+	free(b);
+	free(th);
+	assert_int_equal(counters(f).seen, (__u64)ROUNDS * REPEAT * n);
+	print_message("concurrent: at most %llu passed of %d per window over %d windows\n",
+		      (unsigned long long)worst, T, ROUNDS);
+}
+
+/* seen == passed + dropped, and each rule's pass + block is every packet it judged. */
+static void test_counters_add_up(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule a = rule(f, 7, 1000, 4, XRL_F_PER_SOURCE), b = rule(f, 5, 500, 5, 0);
+	struct xrl_counters c;
+	struct pkt p;
+	int i, n_a = 0, n_b = 0, passed = 0, sent = 0;
+
+	put_port(f, XRL_PROTO_TCP, 80, &a);
+	put_prefix(f, "2001:db8::", 32, &b);
+	for (i = 0; i < 300; i++) {
+		set_now(f, T0 + (__u64)i * 13 * MS);
+		switch (i % 4) {
+		case 0:
+			tcp4(&p, i % 8 ? "10.0.0.1" : "10.0.0.2", 80);
+			n_a++;
+			break;
+		case 1:
+			udp6(&p, "2001:db8::9", 1);
+			n_b++;
+			break;
+		case 2:
+			f_arp(&p);
+			break;
+		default:
+			f_ipv4_ihl_small(&p);
+			break;
+		}
+		passed += run(f, &p) == XDP_PASS;
+		sent++;
+	}
+	c = counters(f);
+	assert_int_equal(c.seen, sent);
+	assert_int_equal(c.passed, passed);
+	assert_int_equal(c.seen, c.passed + c.dropped);
+	assert_int_equal(c.non_ip, 75);
+	assert_int_equal(c.malformed[XRL_MAL_IPV4_IHL], 75);
+	assert_int_equal(rule_totals(f, a.id).pass + rule_totals(f, a.id).block, n_a);
+	assert_int_equal(rule_totals(f, b.id).pass + rule_totals(f, b.id).block, n_b);
+	assert_int_equal(c.dropped, rule_totals(f, a.id).block + rule_totals(f, b.id).block);
+	/* Both rules did block something, or the sums above prove little. */
+	assert_true(rule_totals(f, a.id).block > 0);
+	assert_true(rule_totals(f, b.id).block > 0);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	int c;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pktbuild_udp4),
+		cmocka_unit_test(test_pktbuild_checksums),
+		T(test_verdicts),
+		cmocka_unit_test_setup_teardown(test_malformed_drop, setup_drop, teardown),
+		T(test_port_rule_threshold),
+		T(test_prefix_rule_threshold),
+		T(test_prefix_longest_match_and_family),
+		T(test_rule_sets),
+		T(test_port_and_prefix),
+		T(test_port_blocks_prefix_counts_nothing),
+		T(test_allow_prefix),
+		T(test_monitor),
+		T(test_aggregate_vs_per_source),
+		T(test_source_masks),
+		T(test_windows_in_maps),
+		T(test_window_boundaries),
+		T(test_window_one_bucket),
+		T(test_window_time_backwards),
+		T(test_rate_change),
+		T(test_shape_change),
+		T(test_cpus_alternating),
+		T(test_cpus_one_then_other),
+		T(test_cpus_sliding),
+		T(test_cpus_clock_skew),
+		T(test_cpus_concurrent),
+		T(test_counters_add_up),
+	};
+
+	sched_getaffinity(0, sizeof(orig_mask), &orig_mask);
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &orig_mask))
+			cpus[ncpus_allowed++] = c;
+	libbpf_set_print(libbpf_quiet);
+	return cmocka_run_group_tests_name("xdp", tests, NULL, group_teardown);
+}
