@@ -19,8 +19,8 @@ IF_K=xrlb${XRLB_N}k # IF_H's peer
 PIN_BARE=/sys/fs/bpf/xrlb$XRLB_N
 XRL_PIN=/sys/fs/bpf/xdp-ratelimit/$IF_R
 NCPU=$(nproc)
-# shellcheck disable=SC2034 # used by bench/run.sh
-CLI=$BUILD/xdp-ratelimit TG=$BUILD/xrl-trafficgen JGET=$BUILD/xrl-jget
+CLI=$BUILD/xdp-ratelimit
+TG=$BUILD/xrl-trafficgen
 RX_MAC=
 LAB_PIDS=()
 

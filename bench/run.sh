@@ -43,7 +43,14 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "bench: needs root: run 'sudo make bench'" >&2
 	exit 1
 fi
-for f in xrl-trafficgen xrl-jget xdp_bare.bpf.o; do
+for c in jq ethtool nsenter bpftool; do
+	if ! command -v $c >/dev/null; then
+		[ $mode = smoke ] && smoke_result SKIP "needs $c: run 'make deps'"
+		echo "bench: needs $c: run 'make deps'" >&2
+		exit 1
+	fi
+done
+for f in xrl-trafficgen xdp_bare.bpf.o; do
 	if [ ! -e "$BUILD/$f" ]; then
 		[ $mode = smoke ] && smoke_result FAIL "$BUILD/$f is missing: run make first"
 		echo "bench: $BUILD/$f is missing: run make first" >&2
@@ -85,8 +92,8 @@ RULES=$OUT/rules
 record() { echo "$1,$2,$3,$4,$5" >>"$RAW"; }
 
 # The generator's JSON: sent, and the seconds it sent for.
-tg_sent() { "$JGET" sent <<<"$1"; }
-tg_secs() { "$JGET" seconds <<<"$1"; }
+tg_sent() { jq -r .sent <<<"$1"; }
+tg_secs() { jq -r .seconds <<<"$1"; }
 
 # ---------------------------------------------------------------- smoke
 
@@ -122,7 +129,7 @@ smoke() {
 	[ "$sent" -gt 0 ] || smoke_result FAIL "nothing sent in 0.3 s on $NCPU CPUs"
 	[ $((s1 - s0)) -eq "$sent" ] || smoke_result FAIL "sent $sent frames on $NCPU CPUs, the receiver saw $((s1 - s0))"
 
-	ns=$("$TG" --cost drop -n 100000 -j | "$JGET" ns)
+	ns=$("$TG" --cost drop -n 100000 -j | jq -r .ns)
 	[ "$ns" -gt 0 ] || smoke_result FAIL "per-packet cost of bare XDP_DROP is $ns ns"
 
 	if [ ! -x "$CLI" ]; then
@@ -135,14 +142,14 @@ smoke() {
 	sleep 0.1
 	read -r s1 d1 < <(rx_counters)
 	st=$(xrl_stats)
-	read -r seen passed dropped < <("$JGET" counters.seen counters.passed counters.dropped <<<"$st" | xargs)
+	read -r seen passed dropped < <(jq -r '.counters | "\(.seen) \(.passed) \(.dropped)"' <<<"$st")
 	sent=$(tg_sent "$out")
 	[ "$seen" -eq $((s1 - s0)) ] || smoke_result FAIL "stats seen $seen, the receiver's driver ran XDP on $((s1 - s0))"
 	[ "$seen" -eq "$sent" ] || smoke_result FAIL "sent $sent, the limiter saw $seen"
 	[ $((passed + dropped)) -eq "$seen" ] || smoke_result FAIL "stats: passed $passed + dropped $dropped != seen $seen"
 	[ "$dropped" -eq $((d1 - d0)) ] || smoke_result FAIL "stats dropped $dropped, the driver counted $((d1 - d0)) XDP drops"
 	[ "$dropped" -gt 0 ] || smoke_result FAIL "10 sources at 200000 frames over a 100/s limit: nothing dropped"
-	ns=$("$TG" --cost "link:$XRL_PIN/link" -n 100000 -j | "$JGET" ns)
+	ns=$("$TG" --cost "link:$XRL_PIN/link" -n 100000 -j | jq -r .ns)
 	[ "$ns" -gt 0 ] || smoke_result FAIL "per-packet cost of the limiter is $ns ns"
 	xrl_unload
 	smoke_result PASS "$sent frames, counters equal at both ends"
@@ -155,7 +162,7 @@ fi
 # ---------------------------------------------------------------- full run
 
 [ -x "$CLI" ] || { echo "bench: $CLI is missing: run make first" >&2; exit 1; }
-for c in nft iptables-legacy gnuplot ethtool; do
+for c in nft iptables-legacy gnuplot; do
 	if ! command -v $c >/dev/null; then
 		echo "bench: needs $c: run 'make deps'" >&2
 		exit 1
@@ -223,12 +230,12 @@ cost() {
 	shift 3
 
 	"$TG" --cost "$target" -c "$(cpu_list 1)" -n 300000 "$@" >/dev/null
-	record ns "$row" "$rep" ns "$("$TG" --cost "$target" -c "$(cpu_list 1)" -n 1000000 -j "$@" | "$JGET" ns)"
+	record ns "$row" "$rep" ns "$("$TG" --cost "$target" -c "$(cpu_list 1)" -n 1000000 -j "$@" | jq -r .ns)"
 }
 
 # Stats figures: the global counters and the first rule's totals.
 stats_vals() {
-	"$JGET" counters.seen counters.passed counters.dropped rules.0.pass rules.0.block rules.0.pass_qps <<<"$1" | xargs
+	jq -r '"\(.counters.seen) \(.counters.passed) \(.counters.dropped) \(.rules[0].pass) \(.rules[0].block) \(.rules[0].pass_qps)"' <<<"$1"
 }
 
 # A flood at ten times a per-source limit, spread over every CPU. Passed
