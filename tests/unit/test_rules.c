@@ -457,6 +457,15 @@ static void test_rule_bad_combinations(void **state)
 	parse_bad("prefix 10.0.0.0/8 allow aggregate", "'allow' takes no", "scope");
 	parse_bad("prefix 10.0.0.0/8 allow per-source", "'allow' takes no", "scope");
 	parse_bad("prefix 10.0.0.0/8 allow mask 24", "'allow' takes no", "mask");
+	parse_bad("prefix 10.0.0.0/8 allow window 2s", "'allow' takes no", "window");
+	parse_bad("prefix 10.0.0.0/8 allow buckets 4", "'allow' takes no", "buckets");
+	/* a word given twice: refused, never last-one-wins */
+	parse_bad("port 53/udp rate 100/s rate 10/s", "'rate' is given twice", NULL);
+	parse_bad("port 53/udp rate 100/s window 1s window 2s", "'window' is given twice", NULL);
+	parse_bad("port 53/udp rate 100/s buckets 2 buckets 4", "'buckets' is given twice", NULL);
+	/* a source mask of the other family than the prefix's */
+	parse_bad("prefix 10.0.0.0/8 rate 100/s mask6 48", "'mask6' is for IPv6 sources", "use 'mask'");
+	parse_bad("prefix 2001:db8::/32 rate 100/s mask4 24", "'mask4' is for IPv4 sources", "use 'mask'");
 	/* the window shape */
 	parse_bad("port 53/udp rate 100/s window 1s buckets 3", "does not divide into 3 buckets", NULL);
 	parse_bad("port 53/udp rate 100/s window 100ms buckets 7", "does not divide into 7 buckets", NULL);
