@@ -85,7 +85,7 @@ int xrl_parse_duration(const char *s, __u64 *ns, char *err, size_t len)
 	if (ret == -ERANGE)
 		return fail(err, len, "duration '%s' is too large (at most 1h)", s);
 	if (ret || p == s)
-		return fail(err, len, "duration '%s' is not a duration: expected a number and ms, s or m, like 500ms or 1s",
+		return fail(err, len, "duration '%s' is not a duration: expected a number and ms, s, m or h, like 500ms or 1s",
 			    s);
 	if (!strcmp(p, "ms"))
 		ms = v;
@@ -93,10 +93,12 @@ int xrl_parse_duration(const char *s, __u64 *ns, char *err, size_t len)
 		ms = v * 1000;
 	else if ((!strcmp(p, "m") || !strcmp(p, "min")) && v <= MAX_WINDOW_MS / 60000)
 		ms = v * 60000;
-	else if (!strcmp(p, "s") || !strcmp(p, "m") || !strcmp(p, "min"))
+	else if (!strcmp(p, "h") && v <= MAX_WINDOW_MS / 3600000)
+		ms = v * 3600000;
+	else if (!strcmp(p, "s") || !strcmp(p, "m") || !strcmp(p, "min") || !strcmp(p, "h"))
 		ms = MAX_WINDOW_MS + 1;
 	else
-		return fail(err, len, "duration '%s' has an unknown unit '%s': expected ms, s or m", s, p);
+		return fail(err, len, "duration '%s' has an unknown unit '%s': expected ms, s, m or h", s, p);
 	if (ms == 0)
 		return fail(err, len, "duration '%s' is zero: a window lasts at least 1ms", s);
 	if (ms > MAX_WINDOW_MS)
@@ -236,7 +238,8 @@ static int parse_mask(const char *word, const char *val, unsigned int max, __u8 
 
 int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
 {
-	bool have_rate = false, have_scope = false, allow = false, have_mask = false;
+	bool have_rate = false, have_scope = false, allow = false, have_mask = false, have_shape = false;
+	bool have_window = false, have_buckets = false;
 	__u64 interval = 1000 * NS_PER_MS, num;
 	unsigned long buckets = 2;
 	struct xrl_rule *r = &out->r;
@@ -251,6 +254,9 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 	for (i = 2; i < argc; i++) {
 		const char *w = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
+		if ((!strcmp(w, "rate") && have_rate) || (!strcmp(w, "window") && have_window) ||
+		    (!strcmp(w, "buckets") && have_buckets))
+			return fail(err, len, "'%s' is given twice: give it once", w);
 		if (!strcmp(w, "rate")) {
 			if (!v)
 				return fail(err, len, "'rate' needs a value: expected COUNT/UNIT like 100/s");
@@ -265,6 +271,7 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			ret = xrl_parse_duration(v, &interval, err, len);
 			if (ret)
 				return ret;
+			have_window = have_shape = true;
 			i++;
 		} else if (!strcmp(w, "buckets")) {
 			char *end;
@@ -275,6 +282,7 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			    buckets > XRL_MAX_BUCKETS)
 				return fail(err, len, "'buckets' needs a number from 1 to %d, got '%s'",
 					    XRL_MAX_BUCKETS, v ? v : "nothing");
+			have_buckets = have_shape = true;
 			i++;
 		} else if (!strcmp(w, "per-source") || !strcmp(w, "aggregate")) {
 			if (have_scope)
@@ -317,8 +325,8 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 	}
 
 	if (allow) {
-		if (have_rate || have_scope || have_mask || (r->flags & XRL_F_MONITOR))
-			return fail(err, len, "'allow' takes no rate, scope, mask or monitor: allowed traffic bypasses every limit");
+		if (have_rate || have_scope || have_mask || have_shape || (r->flags & XRL_F_MONITOR))
+			return fail(err, len, "'allow' takes no rate, window, buckets, scope, mask or monitor: allowed traffic bypasses every limit");
 		r->flags = XRL_F_ALLOW;
 		r->interval_ns = interval;
 		r->buckets = (__u32)buckets;

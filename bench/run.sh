@@ -1,0 +1,378 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# bench/run.sh [BUILD_DIR]           the benchmark (make bench): packet rate,
+#                                    per-packet cost and accuracy of
+#                                    xdp-ratelimit next to bare XDP, nftables
+#                                    and iptables; a table on stdout, results
+#                                    and a chart in BUILD_DIR/bench/
+# bench/run.sh --smoke [BUILD_DIR]   a few seconds: the rig delivers frames and
+#                                    the counters at both ends add up (make test)
+#
+# Environment: XRLB_SECONDS (per rate run, default 2), XRLB_REPS (runs of each
+# rate and cost row, default 5), XRLB_ACC_REPS (runs of each accuracy and
+# window-boundary row, default 3), XRLB_ACC_SECONDS (measured span of the
+# accuracy flood, default 10). The defaults take about 7 minutes on 2 CPUs.
+# Needs root. Everything it creates is named xrlb* and removed on exit.
+set -Eeuo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+mode=full
+if [ "${1:-}" = --smoke ]; then
+	mode=smoke
+	shift
+fi
+BUILD=${1:-$here/../build}
+
+# Results go to the stdout we started with, whatever a failing command redirected.
+exec 3>&1
+reported=0
+failed_at=
+
+smoke_result() { # PASS|FAIL|SKIP [why]
+	reported=1
+	echo "$1: bench smoke${2:+: $2}" >&3
+	if [ "$1" = FAIL ]; then
+		exit 1
+	fi
+	exit 0
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	[ $mode = smoke ] && smoke_result SKIP "needs root (network namespaces, XDP, BPF_PROG_TEST_RUN)"
+	echo "bench: needs root: run 'sudo make bench'" >&2
+	exit 1
+fi
+for c in jq ethtool nsenter bpftool; do
+	if ! command -v $c >/dev/null; then
+		[ $mode = smoke ] && smoke_result SKIP "needs $c: run 'make deps'"
+		echo "bench: needs $c: run 'make deps'" >&2
+		exit 1
+	fi
+done
+for f in xrl-trafficgen xdp_bare.bpf.o; do
+	if [ ! -e "$BUILD/$f" ]; then
+		[ $mode = smoke ] && smoke_result FAIL "$BUILD/$f is missing: run make first"
+		echo "bench: $BUILD/$f is missing: run make first" >&2
+		exit 1
+	fi
+done
+BUILD=$(cd "$BUILD" && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
+
+# The first command that failed, then cleanup and a FAIL line on the way out.
+on_exit() {
+	local rc=$?
+
+	trap - ERR
+	lab_down
+	if [ $rc -ne 0 ] && [ $reported = 0 ]; then
+		if [ $mode = smoke ]; then
+			echo "FAIL: bench smoke: ${failed_at:-exit status $rc}" >&3
+		else
+			echo "bench: failed: ${failed_at:-exit status $rc}" >&2
+		fi
+	fi
+	exit $rc
+}
+trap '[ -n "$failed_at" ] || failed_at="${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND (in ${FUNCNAME[*]:-main})"' ERR
+trap on_exit EXIT
+trap 'exit 130' INT TERM
+
+SECS=${XRLB_SECONDS:-2}
+REPS=${XRLB_REPS:-5}
+ACC_REPS=${XRLB_ACC_REPS:-3}
+ACC_SECS=${XRLB_ACC_SECONDS:-10}
+OUT=$BUILD/bench
+RAW=$OUT/results.csv
+RULES=$OUT/rules
+
+# record SECTION ROW REP METRIC VALUE
+record() { echo "$1,$2,$3,$4,$5" >>"$RAW"; }
+
+# The generator's JSON: sent, and the seconds it sent for.
+tg_sent() { jq -r .sent <<<"$1"; }
+tg_secs() { jq -r .seconds <<<"$1"; }
+
+# ---------------------------------------------------------------- smoke
+
+smoke() {
+	local out sent s0 d0 s1 d1 st seen passed dropped ns
+
+	lab_up
+	if ! bare_attach drop 2>/dev/null; then
+		smoke_result SKIP "this kernel does not attach XDP natively to a veth"
+	fi
+
+	read -r s0 d0 < <(rx_counters)
+	if ! out=$(tg -c "$(cpu_list 1)" -n 100000 -j 2>&1); then
+		case $out in
+		*"Invalid argument"* | *"not supported"*)
+			smoke_result SKIP "BPF_PROG_TEST_RUN live frames unavailable: $out" ;;
+		*) smoke_result FAIL "generator: $out" ;;
+		esac
+	fi
+	sleep 0.1
+	read -r s1 d1 < <(rx_counters)
+	sent=$(tg_sent "$out")
+	[ "$sent" -eq 100000 ] || smoke_result FAIL "generator sent $sent frames of 100000"
+	[ $((s1 - s0)) -eq "$sent" ] || smoke_result FAIL "sent $sent frames, the receiver saw $((s1 - s0))"
+	[ $((d1 - d0)) -eq "$sent" ] || smoke_result FAIL "XDP_DROP dropped $((d1 - d0)) of $sent"
+
+	# Every CPU, a duration, many sources.
+	read -r s0 d0 < <(rx_counters)
+	out=$(tg -c "$(cpu_list all)" -d 0.3 -s 1000 -j)
+	sleep 0.1
+	read -r s1 d1 < <(rx_counters)
+	sent=$(tg_sent "$out")
+	[ "$sent" -gt 0 ] || smoke_result FAIL "nothing sent in 0.3 s on $NCPU CPUs"
+	[ $((s1 - s0)) -eq "$sent" ] || smoke_result FAIL "sent $sent frames on $NCPU CPUs, the receiver saw $((s1 - s0))"
+
+	ns=$("$TG" --cost drop -n 100000 -j | jq -r .ns)
+	[ "$ns" -gt 0 ] || smoke_result FAIL "per-packet cost of bare XDP_DROP is $ns ns"
+
+	if [ ! -x "$CLI" ]; then
+		smoke_result PASS "rig only: $CLI is not built, limiter not exercised"
+	fi
+	xrl_load precise
+	echo "port 9/udp rate 100/s" | in_r "$CLI" apply "$IF_R" - >/dev/null
+	read -r s0 d0 < <(rx_counters)
+	out=$(tg -c "$(cpu_list all)" -n 200000 -s 10 -j)
+	sleep 0.1
+	read -r s1 d1 < <(rx_counters)
+	st=$(xrl_stats)
+	read -r seen passed dropped < <(jq -r '.counters | "\(.seen) \(.passed) \(.dropped)"' <<<"$st")
+	sent=$(tg_sent "$out")
+	[ "$seen" -eq $((s1 - s0)) ] || smoke_result FAIL "stats seen $seen, the receiver's driver ran XDP on $((s1 - s0))"
+	[ "$seen" -eq "$sent" ] || smoke_result FAIL "sent $sent, the limiter saw $seen"
+	[ $((passed + dropped)) -eq "$seen" ] || smoke_result FAIL "stats: passed $passed + dropped $dropped != seen $seen"
+	[ "$dropped" -eq $((d1 - d0)) ] || smoke_result FAIL "stats dropped $dropped, the driver counted $((d1 - d0)) XDP drops"
+	[ "$dropped" -gt 0 ] || smoke_result FAIL "10 sources at 200000 frames over a 100/s limit: nothing dropped"
+	ns=$("$TG" --cost "link:$XRL_PIN/link" -n 100000 -j | jq -r .ns)
+	[ "$ns" -gt 0 ] || smoke_result FAIL "per-packet cost of the limiter is $ns ns"
+	xrl_unload
+	smoke_result PASS "$sent frames, counters equal at both ends"
+}
+
+if [ $mode = smoke ]; then
+	smoke
+fi
+
+# ---------------------------------------------------------------- full run
+
+[ -x "$CLI" ] || { echo "bench: $CLI is missing: run make first" >&2; exit 1; }
+for c in nft iptables-legacy gnuplot; do
+	if ! command -v $c >/dev/null; then
+		echo "bench: needs $c: run 'make deps'" >&2
+		exit 1
+	fi
+done
+
+mkdir -p "$OUT" "$RULES"
+echo "section,row,rep,metric,value" >"$RAW"
+{
+	echo "kernel=$(uname -r)"
+	echo "cpus=$NCPU"
+	echo "seconds=$SECS"
+	echo "reps=$REPS"
+	echo "acc_reps=$ACC_REPS"
+	echo "acc_seconds=$ACC_SECS"
+	echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+} >"$OUT/meta.txt"
+
+# The rules. "over": one rule, far below what any source sends (so nearly
+# everything is dropped and the cost measured is the limiter's, not the
+# stack's); the same limit in nftables and iptables.
+OVER_RATE=1
+echo "port 9/udp rate $OVER_RATE/s per-source" >"$RULES/over"
+echo "port 9/udp rate 1000000000/s per-source" >"$RULES/under"
+for i in $(seq 0 999); do
+	echo "prefix 10.$((i / 256)).$((i % 256)).0/24 rate $OVER_RATE/s per-source"
+done >"$RULES/pfx"
+ACC_RATE=10000
+echo "port 9/udp rate $ACC_RATE/s per-source" >"$RULES/acc"
+for b in 1 2 10; do
+	echo "port 9/udp rate $ACC_RATE/s window 1s buckets $b per-source" >"$RULES/straddle-b$b"
+done
+
+log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
+
+# rate REP ROW CPUS SOURCES [nft|ipt]: one run of SECS after a short warm-up.
+rate() {
+	local rep=$1 row=$2 cpus=$3 nsrc=$4 nf=${5:-} out s0 d0 s1 d1 n0=0 n1=0 sent secs
+
+	log "rate: $row, run $rep"
+	tg -c "$(cpu_list "$cpus")" -s "$nsrc" -d 0.3 >/dev/null
+	read -r s0 d0 < <(rx_counters)
+	if [ -n "$nf" ]; then n0=$("${nf}_dropped"); fi
+	out=$(tg -c "$(cpu_list "$cpus")" -s "$nsrc" -d "$SECS" -j)
+	sleep 0.2
+	read -r s1 d1 < <(rx_counters)
+	if [ -n "$nf" ]; then n1=$("${nf}_dropped"); fi
+	sent=$(tg_sent "$out")
+	secs=$(tg_secs "$out")
+	record rate "$row" "$rep" sent "$sent"
+	record rate "$row" "$rep" seconds "$secs"
+	record rate "$row" "$rep" rx_seen $((s1 - s0))
+	record rate "$row" "$rep" rx_passed $((s1 - s0 - (d1 - d0) - (n1 - n0)))
+	record rate "$row" "$rep" rx_dropped $((d1 - d0 + n1 - n0))
+	record rate "$row" "$rep" lost $((sent - (s1 - s0)))
+	record rate "$row" "$rep" mpps "$(awk -v n=$((s1 - s0)) -v s="$secs" 'BEGIN { printf "%.4f", n / s / 1e6 }')"
+}
+
+# cost REP ROW TARGET [xrl-trafficgen options]: ns per packet by
+# BPF_PROG_TEST_RUN repeat, after a shorter warm-up run.
+cost() {
+	local rep=$1 row=$2 target=$3
+	shift 3
+
+	"$TG" --cost "$target" -c "$(cpu_list 1)" -n 300000 "$@" >/dev/null
+	record ns "$row" "$rep" ns "$("$TG" --cost "$target" -c "$(cpu_list 1)" -n 1000000 -j "$@" | jq -r .ns)"
+}
+
+# Stats figures: the global counters and the first rule's totals.
+stats_vals() {
+	jq -r '"\(.counters.seen) \(.counters.passed) \(.counters.dropped) \(.rules[0].pass) \(.rules[0].block) \(.rules[0].pass_qps)"' <<<"$1"
+}
+
+# A flood at ten times a per-source limit, spread over every CPU. Passed
+# frames are counted over a span of ACC_SECS between two instants in the
+# middle of buckets (250 ms into a 500 ms bucket): a window lets a burst
+# through at the start of a bucket, so counting between such instants covers
+# whole buckets only and leaves out the flood's first and last moments.
+accuracy() {
+	local clock=$1 rep t0 ta tb out pid s0 d0 sa da sb db s1 d1 sent allowed
+	local st0 sta stb st1 tmp
+
+	tmp=$OUT/.acc-gen.json
+	for rep in $(seq 1 "$ACC_REPS"); do
+		log "accuracy: $clock, run $rep"
+		xrl_apply "$RULES/acc"
+		read -r s0 d0 < <(rx_counters)
+		read -r -a st0 < <(stats_vals "$(xrl_stats)")
+		t0=$("$TG" --clock-wait 1000:0)
+		tg -c "$(cpu_list all)" -r $((10 * ACC_RATE)) -d "$((ACC_SECS + 2)).5" --at 1000:300 -j >"$tmp" &
+		pid=$!
+		LAB_PIDS+=("$pid")
+		ta=$("$TG" --clock-wait "500:250:$((t0 + 1500000000))")
+		read -r sa da < <(rx_counters)
+		read -r -a sta < <(stats_vals "$(xrl_stats)")
+		tb=$("$TG" --clock-wait "500:250:$((ta + ACC_SECS * 1000000000 - 100000000))")
+		read -r sb db < <(rx_counters)
+		read -r -a stb < <(stats_vals "$(xrl_stats)")
+		wait "$pid"
+		LAB_PIDS=()
+		sleep 0.2
+		read -r s1 d1 < <(rx_counters)
+		read -r -a st1 < <(stats_vals "$(xrl_stats)")
+		out=$(cat "$tmp")
+		sent=$(tg_sent "$out")
+		allowed=$(awk -v r=$ACC_RATE -v a="$ta" -v b="$tb" 'BEGIN { printf "%.1f", r * (b - a) / 1e9 }')
+		record acc "$clock" "$rep" span_seconds "$(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')"
+		record acc "$clock" "$rep" passed $((sb - sa - (db - da)))
+		record acc "$clock" "$rep" allowed "$allowed"
+		record acc "$clock" "$rep" ratio "$(awk -v p=$((sb - sa - (db - da))) -v a="$allowed" 'BEGIN { printf "%.5f", p / a }')"
+		record acc "$clock" "$rep" sent "$sent"
+		record acc "$clock" "$rep" rx_seen $((s1 - s0))
+		record acc "$clock" "$rep" rx_passed $((s1 - s0 - (d1 - d0)))
+		record acc "$clock" "$rep" rx_dropped $((d1 - d0))
+		record acc "$clock" "$rep" lost $((sent - (s1 - s0)))
+		record acc "$clock" "$rep" run_ratio "$(awk -v p=$((s1 - s0 - (d1 - d0))) -v r=$ACC_RATE -v s="$(tg_secs "$out")" \
+			'BEGIN { printf "%.5f", p / (r * s) }')"
+		# What stats reports against the driver's counts, over the whole run.
+		record acc "$clock" "$rep" stats_seen_diff $((st1[0] - st0[0] - (s1 - s0)))
+		record acc "$clock" "$rep" stats_passed_diff $((st1[1] - st0[1] - (s1 - s0 - (d1 - d0))))
+		record acc "$clock" "$rep" stats_dropped_diff $((st1[2] - st0[2] - (d1 - d0)))
+		record acc "$clock" "$rep" stats_rule_pass_diff $((st1[3] - st0[3] - (s1 - s0 - (d1 - d0))))
+		record acc "$clock" "$rep" stats_rule_block_diff $((st1[4] - st0[4] - (d1 - d0)))
+		# Its pass QPS at the span's ends, against the rate passed over the span.
+		record acc "$clock" "$rep" stats_qps_ratio "$(awk -v a="${sta[5]}" -v b="${stb[5]}" -v r=$ACC_RATE \
+			'BEGIN { printf "%.5f", (a + b) / 2 / r }')"
+	done
+	rm -f "$tmp"
+}
+
+# A flood at ten times the limit for the last 100 ms of a window and the first
+# 100 ms of the next: a fixed window (1 bucket) lets the limit through on each
+# side, a sliding one only once.
+straddle() {
+	local clock=$1 b rep s0 d0 s1 d1 out sent
+
+	for b in 1 2 10; do
+		log "straddle: $clock, $b bucket(s)"
+		for rep in $(seq 1 "$ACC_REPS"); do
+			xrl_apply "$RULES/straddle-b$b"
+			# Applying the same rule again keeps its windows: start at
+			# least a window after the last run, in a window it left empty.
+			sleep 1
+			read -r s0 d0 < <(rx_counters)
+			out=$(tg -c "$(cpu_list all)" -r $((10 * ACC_RATE)) --at 1000:900 -d 0.2 -j)
+			sleep 0.2
+			read -r s1 d1 < <(rx_counters)
+			sent=$(tg_sent "$out")
+			record straddle "$clock-b$b" "$rep" passed $((s1 - s0 - (d1 - d0)))
+			record straddle "$clock-b$b" "$rep" ratio "$(awk -v p=$((s1 - s0 - (d1 - d0))) -v t=$ACC_RATE \
+				'BEGIN { printf "%.4f", p / t }')"
+			record straddle "$clock-b$b" "$rep" lost $((sent - (s1 - s0)))
+		done
+	done
+}
+
+log "lab: $NS_G/$IF_G -> $NS_R/$IF_R, $NCPU CPUs; $SECS s a run, $REPS runs a row ($ACC_REPS for accuracy)"
+lab_up
+
+# Every rate and cost row once per pass, REPS passes: a row's runs are spread
+# over the whole benchmark, so that a moment of load elsewhere on the machine
+# does not land on all of them.
+for rep in $(seq 1 "$REPS"); do
+	# The floor.
+	for v in drop pass; do
+		bare_attach $v
+		rate "$rep" "$v-1" 1 1
+		rate "$rep" "$v-all" all 1
+		cost "$rep" "$v" "$v"
+	done
+
+	for clock in precise coarse; do
+		xrl_load "$clock"
+		xrl_apply "$RULES/over"
+		rate "$rep" "$clock-over-1" 1 1
+		rate "$rep" "$clock-over-all" all 1
+		rate "$rep" "$clock-100k-all" all 100000
+		cost "$rep" "$clock-over" "link:$XRL_PIN/link"
+		cost "$rep" "$clock-100k" "link:$XRL_PIN/link" -s 100000
+		cost "$rep" "$clock-over6" "link:$XRL_PIN/link" -6
+		xrl_apply "$RULES/under"
+		rate "$rep" "$clock-under-1" 1 1
+		cost "$rep" "$clock-under" "link:$XRL_PIN/link"
+		xrl_apply "$RULES/pfx"
+		rate "$rep" "$clock-pfx-1" 1 1
+		cost "$rep" "$clock-pfx" "link:$XRL_PIN/link"
+		xrl_unload
+	done
+
+	# nftables and iptables, behind bare XDP_PASS.
+	bare_attach pass
+	for nf in nft ipt; do
+		for spec in "over-1 1 1" "over-all all 1" "100k-all all 100000"; do
+			read -r row cpus nsrc <<<"$spec"
+			"${nf}_setup" $OVER_RATE
+			rate "$rep" "$nf-$row" "$cpus" "$nsrc" "$nf"
+			"${nf}_teardown"
+		done
+	done
+done
+
+for clock in precise coarse; do
+	xrl_load "$clock"
+	accuracy "$clock"
+	straddle "$clock"
+	xrl_unload
+done
+
+lab_down
+echo "loadavg_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/meta.txt"
+"$here/report.sh" "$OUT"

@@ -1,0 +1,904 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The rule grammar (user/rule.c): rates, durations, prefixes, whole rules, the
+ * struct xrl_rule they become, printing them back, and rules files.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rule.h"
+
+#define NS_PER_MS 1000000ULL
+#define NS_PER_S 1000000000ULL
+
+#define assert_contains(hay, needle)                                              \
+	do {                                                                      \
+		if (!strstr((hay), (needle)))                                     \
+			fail_msg("message \"%s\" does not contain \"%s\"", (hay), \
+				 (needle));                                       \
+	} while (0)
+
+#define MAX_ARGS 64
+
+/* Splits line (copied into buf) into words, as a shell or a rules file would. */
+static int split(const char *line, char *buf, size_t len, char **argv)
+{
+	char *save = NULL, *w;
+	int n = 0;
+
+	assert_true(strlen(line) < len);
+	strcpy(buf, line);
+	for (w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		assert_true(n < MAX_ARGS);
+		argv[n++] = w;
+	}
+	return n;
+}
+
+/* Parses one rule written as a line; err holds the message. */
+static int parse(const char *line, struct xrl_spec *s, char *err)
+{
+	char buf[1024], *argv[MAX_ARGS];
+	int argc = split(line, buf, sizeof(buf), argv);
+
+	err[0] = '\0';
+	return xrl_spec_parse(argc, argv, s, err, XRL_ERRLEN);
+}
+
+/* Parses a rule that must be good, failing with its message otherwise. */
+static void parse_ok(const char *line, struct xrl_spec *s)
+{
+	char err[XRL_ERRLEN];
+
+	if (parse(line, s, err))
+		fail_msg("'%s' refused: %s", line, err);
+}
+
+/* A rule that must be refused, with a message containing each of the words given. */
+static void parse_bad(const char *line, const char *want1, const char *want2)
+{
+	char err[XRL_ERRLEN];
+	struct xrl_spec s;
+	int ret = parse(line, &s, err);
+
+	if (ret != -EINVAL)
+		fail_msg("'%s' gave %d, expected -EINVAL", line, ret);
+	assert_contains(err, want1);
+	if (want2)
+		assert_contains(err, want2);
+}
+
+/* ---- rates ---- */
+
+static void rate_ok(const char *s, __u64 count, __u32 unit_ms)
+{
+	char err[XRL_ERRLEN] = "";
+	__u64 c = 0;
+	__u32 u = 0;
+
+	if (xrl_parse_rate(s, &c, &u, err, sizeof(err)))
+		fail_msg("rate '%s' refused: %s", s, err);
+	assert_int_equal(c, count);
+	assert_int_equal(u, unit_ms);
+}
+
+static void rate_bad(const char *s, const char *want)
+{
+	char err[XRL_ERRLEN] = "";
+	__u64 c = 0;
+	__u32 u = 0;
+	int ret = xrl_parse_rate(s, &c, &u, err, sizeof(err));
+
+	if (ret != -EINVAL)
+		fail_msg("rate '%s' gave %d (%llu per %u ms), expected -EINVAL", s, ret,
+			 (unsigned long long)c, u);
+	assert_contains(err, want);
+}
+
+static void test_rate_good(void **state)
+{
+	(void)state;
+	rate_ok("100/s", 100, 1000);
+	rate_ok("10k/s", 10000, 1000);
+	rate_ok("10K/s", 10000, 1000);
+	rate_ok("1M/s", 1000000, 1000);
+	rate_ok("2G/s", 2000000000ULL, 1000);
+	rate_ok("600/min", 600, 60000);
+	rate_ok("600/m", 600, 60000);
+	rate_ok("3600/h", 3600, 3600000);
+	rate_ok("3600/hour", 3600, 3600000);
+	rate_ok("1/sec", 1, 1000);
+	rate_ok("1/second", 1, 1000);
+	rate_ok("1/minute", 1, 60000);
+	/* the cap itself: 10^12 per unit */
+	rate_ok("1000000000000/s", 1000000000000ULL, 1000);
+	rate_ok("1000G/s", 1000000000000ULL, 1000);
+}
+
+static void test_rate_refused(void **state)
+{
+	(void)state;
+	rate_bad("0/s", "zero");
+	rate_bad("0k/s", "zero");
+	rate_bad("-1/s", "not a rate");
+	rate_bad("10x/s", "not a rate");
+	rate_bad("100/d", "unknown unit 'd'");
+	rate_bad("100/", "unknown unit");
+	rate_bad("100", "not a rate");
+	rate_bad("/s", "not a rate");
+	rate_bad("", "not a rate");
+	rate_bad("1.5/s", "not a rate");
+	rate_bad("100 /s", "not a rate");
+	/* beyond 64 bits */
+	rate_bad("99999999999999999999/s", "too large");
+	rate_bad("18446744073709551616/s", "too large");
+	rate_bad("99999999999999999G/s", "too large");
+	/* beyond the cap of 10^12 per unit */
+	rate_bad("10000000000000/s", "too large");
+	rate_bad("1000000000001/s", "too large");
+	rate_bad("10000G/s", "too large");
+	/* the message names what was written */
+	rate_bad("10x/s", "'10x/s'");
+}
+
+/* ---- durations ---- */
+
+static void dur_ok(const char *s, __u64 ns)
+{
+	char err[XRL_ERRLEN] = "";
+	__u64 v = 0;
+
+	if (xrl_parse_duration(s, &v, err, sizeof(err)))
+		fail_msg("duration '%s' refused: %s", s, err);
+	assert_int_equal(v, ns);
+}
+
+static void dur_bad(const char *s, const char *want)
+{
+	char err[XRL_ERRLEN] = "";
+	__u64 v = 0;
+	int ret = xrl_parse_duration(s, &v, err, sizeof(err));
+
+	if (ret != -EINVAL)
+		fail_msg("duration '%s' gave %d (%llu ns), expected -EINVAL", s, ret, (unsigned long long)v);
+	assert_contains(err, want);
+}
+
+static void test_duration_good(void **state)
+{
+	(void)state;
+	dur_ok("500ms", 500 * NS_PER_MS);
+	dur_ok("1ms", 1 * NS_PER_MS);
+	dur_ok("1s", NS_PER_S);
+	dur_ok("2m", 120 * NS_PER_S);
+	dur_ok("2min", 120 * NS_PER_S);
+	/* the longest window, however it is written */
+	dur_ok("3600000ms", 3600 * NS_PER_S);
+	dur_ok("3600s", 3600 * NS_PER_S);
+	dur_ok("60m", 3600 * NS_PER_S);
+}
+
+static void test_duration_refused(void **state)
+{
+	(void)state;
+	dur_bad("0s", "zero");
+	dur_bad("0ms", "zero");
+	dur_bad("0m", "zero");
+	dur_bad("1x", "unknown unit 'x'");
+	dur_bad("1", "unknown unit");
+	dur_bad("", "not a duration");
+	dur_bad("s", "not a duration");
+	dur_bad("-1s", "not a duration");
+	dur_bad("1.5s", "unknown unit");
+	/* longer than an hour */
+	dur_bad("3600001ms", "too long");
+	dur_bad("3601s", "too long");
+	dur_bad("61m", "too long");
+	dur_bad("99999999999999999999s", "too large");
+	dur_bad("2h", "too long");
+}
+
+/*
+ * Every "too long" message says "at most 1h": the grammar names the maximum
+ * in hours, so an hour written in hours is a window it accepts.
+ */
+static void test_duration_in_hours(void **state)
+{
+	(void)state;
+	dur_ok("1h", 3600 * NS_PER_S);
+}
+
+/* ---- prefixes ---- */
+
+static void prefix_ok(const char *s, __u8 family, const char *addr_text, __u8 plen)
+{
+	char err[XRL_ERRLEN] = "";
+	__u8 fam = 0, addr[16], want[16] = { 0 }, len = 0xff;
+
+	if (xrl_parse_prefix(s, &fam, addr, &len, err, sizeof(err)))
+		fail_msg("prefix '%s' refused: %s", s, err);
+	assert_int_equal(fam, family);
+	assert_int_equal(len, plen);
+	assert_int_equal(inet_pton(family == XRL_FAMILY_V4 ? AF_INET : AF_INET6, addr_text, want), 1);
+	/* an IPv4 address sits in the first four bytes, the rest zero */
+	assert_memory_equal(addr, want, 16);
+}
+
+static void prefix_bad(const char *s, const char *want1, const char *want2)
+{
+	char err[XRL_ERRLEN] = "";
+	__u8 fam = 0, addr[16], len = 0;
+	int ret = xrl_parse_prefix(s, &fam, addr, &len, err, sizeof(err));
+
+	if (ret != -EINVAL)
+		fail_msg("prefix '%s' gave %d, expected -EINVAL", s, ret);
+	assert_contains(err, want1);
+	if (want2)
+		assert_contains(err, want2);
+}
+
+static void test_prefix_good(void **state)
+{
+	(void)state;
+	prefix_ok("10.0.0.0/8", XRL_FAMILY_V4, "10.0.0.0", 8);
+	prefix_ok("192.168.4.0/22", XRL_FAMILY_V4, "192.168.4.0", 22);
+	prefix_ok("0.0.0.0/0", XRL_FAMILY_V4, "0.0.0.0", 0);
+	prefix_ok("192.0.2.1/32", XRL_FAMILY_V4, "192.0.2.1", 32);
+	/* a bare host is a full-length prefix */
+	prefix_ok("192.0.2.1", XRL_FAMILY_V4, "192.0.2.1", 32);
+	prefix_ok("2001:db8::/32", XRL_FAMILY_V6, "2001:db8::", 32);
+	prefix_ok("2001:db8:0:ff00::/56", XRL_FAMILY_V6, "2001:db8:0:ff00::", 56);
+	prefix_ok("::/0", XRL_FAMILY_V6, "::", 0);
+	prefix_ok("2001:db8::1", XRL_FAMILY_V6, "2001:db8::1", 128);
+	prefix_ok("2001:db8::1/128", XRL_FAMILY_V6, "2001:db8::1", 128);
+}
+
+static void test_prefix_refused(void **state)
+{
+	(void)state;
+	prefix_bad("10.0.0.0/33", "/33", "at most /32");
+	prefix_bad("2001:db8::/129", "/129", "at most /128");
+	prefix_bad("10.0.0.0/", "not a number", NULL);
+	prefix_bad("10.0.0.0/x", "not a number", NULL);
+	prefix_bad("10.0.0.0/-1", "not a number", NULL);
+	prefix_bad("10.0.0.0/99999999999999999999", "not a number", NULL);
+	prefix_bad("10.0.0/8", "not an IPv4 or IPv6 address", NULL);
+	prefix_bad("300.0.0.0/8", "not an IPv4 or IPv6 address", NULL);
+	prefix_bad("example.com", "not an IPv4 or IPv6 address", NULL);
+	prefix_bad("", "not an IPv4 or IPv6 address", NULL);
+}
+
+/* Host bits set: refused, and the message names the network that was probably meant. */
+static void test_prefix_host_bits(void **state)
+{
+	(void)state;
+	prefix_bad("10.0.0.1/8", "host bits", "did you mean 10.0.0.0/8?");
+	prefix_bad("10.1.2.3/20", "host bits", "did you mean 10.1.0.0/20?");
+	prefix_bad("192.168.1.0/23", "host bits", "did you mean 192.168.0.0/23?");
+	prefix_bad("1.2.3.4/0", "host bits", "did you mean 0.0.0.0/0?");
+	prefix_bad("2001:db8::1/32", "host bits", "did you mean 2001:db8::/32?");
+	prefix_bad("2001:db8:1234:5678::/40", "host bits", "did you mean 2001:db8:1200::/40?");
+	/* the message quotes what was written */
+	prefix_bad("10.0.0.1/8", "'10.0.0.1/8'", NULL);
+}
+
+/* ---- whole rules ---- */
+
+static void assert_rule(const struct xrl_rule *r, __u64 threshold, __u64 interval_ns, __u32 buckets,
+			__u32 flags, __u8 mask4, __u8 mask6)
+{
+	assert_int_equal(r->threshold, threshold);
+	assert_int_equal(r->interval_ns, interval_ns);
+	assert_int_equal(r->buckets, buckets);
+	assert_int_equal(r->flags, flags);
+	assert_int_equal(r->src_mask4, mask4);
+	assert_int_equal(r->src_mask6, mask6);
+	/* id and gen are the applier's: a parsed rule has neither */
+	assert_int_equal(r->id, 0);
+	assert_int_equal(r->gen, 0);
+}
+
+static void test_rule_defaults(void **state)
+{
+	struct xrl_spec s;
+
+	(void)state;
+	parse_ok("port 53/udp rate 100/s", &s);
+	assert_int_equal(s.kind, XRL_KIND_PORT);
+	assert_int_equal(s.port, 53);
+	assert_int_equal(s.proto, XRL_PROTO_UDP);
+	assert_int_equal(s.r.rate, 100);
+	assert_int_equal(s.r.rate_unit_ms, 1000);
+	/* window 1s, 2 buckets, per-source with /32 and /64 */
+	assert_rule(&s.r, 100, NS_PER_S, 2, XRL_F_PER_SOURCE, 32, 64);
+	assert_int_equal(s.line, 0);
+
+	parse_ok("port 443/tcp rate 5/s", &s);
+	assert_int_equal(s.port, 443);
+	assert_int_equal(s.proto, XRL_PROTO_TCP);
+
+	parse_ok("port 65535/tcp rate 5/s", &s);
+	assert_int_equal(s.port, 65535);
+	parse_ok("port 1/udp rate 5/s", &s);
+	assert_int_equal(s.port, 1);
+
+	parse_ok("prefix 10.0.0.0/8 rate 1k/s", &s);
+	assert_int_equal(s.kind, XRL_KIND_PREFIX);
+	assert_int_equal(s.family, XRL_FAMILY_V4);
+	assert_int_equal(s.plen, 8);
+	assert_int_equal(s.addr[0], 10);
+	assert_rule(&s.r, 1000, NS_PER_S, 2, XRL_F_PER_SOURCE, 32, 64);
+
+	parse_ok("prefix 2001:db8::/32 rate 1k/s", &s);
+	assert_int_equal(s.family, XRL_FAMILY_V6);
+	assert_int_equal(s.plen, 32);
+	assert_rule(&s.r, 1000, NS_PER_S, 2, XRL_F_PER_SOURCE, 32, 64);
+}
+
+static void test_rule_every_keyword(void **state)
+{
+	struct xrl_spec s;
+
+	(void)state;
+	parse_ok("port 443/tcp rate 10k/s window 500ms buckets 5 per-source mask4 24 mask6 48 monitor", &s);
+	assert_int_equal(s.r.rate, 10000);
+	assert_rule(&s.r, 5000, 500 * NS_PER_MS, 5, XRL_F_PER_SOURCE | XRL_F_MONITOR, 24, 48);
+
+	/* keywords in any order; mask4 and mask take an optional slash */
+	parse_ok("port 80/tcp monitor mask6 /56 buckets 4 mask4 /16 window 2s rate 1M/s", &s);
+	assert_rule(&s.r, 2000000, 2 * NS_PER_S, 4, XRL_F_PER_SOURCE | XRL_F_MONITOR, 16, 56);
+
+	parse_ok("prefix 10.0.0.0/8 rate 600/min window 2s buckets 4 aggregate", &s);
+	assert_int_equal(s.r.rate, 600);
+	assert_int_equal(s.r.rate_unit_ms, 60000);
+	assert_rule(&s.r, 20, 2 * NS_PER_S, 4, 0, 32, 64);
+
+	parse_ok("prefix 10.0.0.0/8 rate 100/s aggregate monitor", &s);
+	assert_rule(&s.r, 100, NS_PER_S, 2, XRL_F_MONITOR, 32, 64);
+
+	/* mask on a prefix rule sets the mask of the prefix's family */
+	parse_ok("prefix 10.0.0.0/8 rate 100/s mask 24", &s);
+	assert_rule(&s.r, 100, NS_PER_S, 2, XRL_F_PER_SOURCE, 24, 64);
+	parse_ok("prefix 2001:db8::/32 rate 100/s mask /48", &s);
+	assert_rule(&s.r, 100, NS_PER_S, 2, XRL_F_PER_SOURCE, 32, 48);
+	parse_ok("prefix 2001:db8::/32 rate 100/s mask 128", &s);
+	assert_rule(&s.r, 100, NS_PER_S, 2, XRL_F_PER_SOURCE, 32, 128);
+	parse_ok("prefix 10.0.0.0/8 rate 100/s mask 0", &s);
+	assert_rule(&s.r, 100, NS_PER_S, 2, XRL_F_PER_SOURCE, 0, 64);
+
+	parse_ok("prefix 192.0.2.0/24 allow", &s);
+	assert_int_equal(s.r.flags, XRL_F_ALLOW);
+	assert_int_equal(s.r.threshold, 0);
+	assert_int_equal(s.r.rate, 0);
+	parse_ok("prefix 2001:db8::/32 allow", &s);
+	assert_int_equal(s.r.flags, XRL_F_ALLOW);
+
+	parse_ok("port 9/udp rate 3600/h window 60m buckets 16", &s);
+	assert_int_equal(s.r.rate_unit_ms, 3600000);
+	assert_rule(&s.r, 3600, 3600 * NS_PER_S, 16, XRL_F_PER_SOURCE, 32, 64);
+}
+
+/* threshold = rate x window / unit, exactly, and only when it is a whole number. */
+static void test_rule_threshold(void **state)
+{
+	static const struct {
+		const char *line;
+		__u64 threshold;
+	} good[] = {
+		{ "port 1/udp rate 100/s window 500ms", 50 },
+		{ "port 1/udp rate 10/s window 300ms buckets 3", 3 },
+		{ "port 1/udp rate 1/s window 1s", 1 },
+		{ "port 1/udp rate 5/s window 200ms", 1 },
+		{ "port 1/udp rate 10k/s window 2m", 1200000 },
+		{ "port 1/udp rate 600/min window 1s", 10 },
+		{ "port 1/udp rate 1/min window 1m", 1 },
+		{ "port 1/udp rate 3600/h window 1s", 1 },
+		{ "port 1/udp rate 1/h window 60m", 1 },
+		{ "port 1/udp rate 7/s window 3s buckets 3", 21 },
+		/* the largest rate over the longest window: no overflow */
+		{ "port 1/udp rate 1000G/s window 60m", 3600000000000000ULL },
+	};
+	struct xrl_spec s;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		parse_ok(good[i].line, &s);
+		if (s.r.threshold != good[i].threshold)
+			fail_msg("'%s': threshold %llu, expected %llu", good[i].line,
+				 (unsigned long long)s.r.threshold, (unsigned long long)good[i].threshold);
+	}
+	/* 0.5, 2.1, 1/60 and 1/3600 packets: refused, never rounded */
+	parse_bad("port 1/udp rate 1/s window 500ms", "not a whole number of packets", NULL);
+	parse_bad("port 1/udp rate 7/s window 300ms buckets 3", "not a whole number of packets", NULL);
+	parse_bad("port 1/udp rate 1/min window 1s", "not a whole number of packets", NULL);
+	parse_bad("port 1/udp rate 1/h window 1s", "not a whole number of packets", NULL);
+}
+
+static void test_rule_bad_match(void **state)
+{
+	char err[XRL_ERRLEN];
+	struct xrl_spec s;
+
+	(void)state;
+	assert_int_equal(xrl_spec_parse(0, NULL, &s, err, sizeof(err)), -EINVAL);
+	assert_contains(err, "missing rule");
+	parse_bad("port", "'port' needs a value", NULL);
+	parse_bad("prefix", "'prefix' needs a value", NULL);
+	parse_bad("host 10.0.0.1 rate 1/s", "unknown rule 'host'", NULL);
+	parse_bad("port 0/udp rate 100/s", "port 0 is out of range", NULL);
+	parse_bad("port 65536/udp rate 100/s", "port 65536 is out of range", NULL);
+	parse_bad("port 99999999999999999999/udp rate 100/s", "not a port", NULL);
+	parse_bad("port 53/icmp rate 100/s", "protocol 'icmp' is not supported", NULL);
+	parse_bad("port 53/UDP rate 100/s", "protocol 'UDP' is not supported", NULL);
+	parse_bad("port 53 rate 100/s", "'53' is not a port", NULL);
+	parse_bad("port udp/53 rate 100/s", "not a port", NULL);
+	parse_bad("port -53/udp rate 100/s", "not a port", NULL);
+	parse_bad("prefix 10.0.0.0/33 rate 100/s", "at most /32", NULL);
+	parse_bad("prefix 10.0.0.1/8 rate 100/s", "did you mean 10.0.0.0/8?", NULL);
+}
+
+static void test_rule_bad_combinations(void **state)
+{
+	(void)state;
+	/* allow */
+	parse_bad("port 53/udp allow", "'allow' is for prefix rules", NULL);
+	parse_bad("prefix 10.0.0.0/8 allow rate 100/s", "'allow' takes no rate", NULL);
+	parse_bad("prefix 10.0.0.0/8 rate 100/s allow", "'allow' takes no rate", NULL);
+	parse_bad("prefix 10.0.0.0/8 allow monitor", "'allow' takes no", "monitor");
+	parse_bad("prefix 10.0.0.0/8 allow aggregate", "'allow' takes no", "scope");
+	parse_bad("prefix 10.0.0.0/8 allow per-source", "'allow' takes no", "scope");
+	parse_bad("prefix 10.0.0.0/8 allow mask 24", "'allow' takes no", "mask");
+	parse_bad("prefix 10.0.0.0/8 allow window 2s", "'allow' takes no", "window");
+	parse_bad("prefix 10.0.0.0/8 allow buckets 4", "'allow' takes no", "buckets");
+	/* a word given twice: refused, never last-one-wins */
+	parse_bad("port 53/udp rate 100/s rate 10/s", "'rate' is given twice", NULL);
+	parse_bad("port 53/udp rate 100/s window 1s window 2s", "'window' is given twice", NULL);
+	parse_bad("port 53/udp rate 100/s buckets 2 buckets 4", "'buckets' is given twice", NULL);
+	/* a source mask of the other family than the prefix's */
+	parse_bad("prefix 10.0.0.0/8 rate 100/s mask6 48", "'mask6' is for IPv6 sources", "use 'mask'");
+	parse_bad("prefix 2001:db8::/32 rate 100/s mask4 24", "'mask4' is for IPv4 sources", "use 'mask'");
+	/* the window shape */
+	parse_bad("port 53/udp rate 100/s window 1s buckets 3", "does not divide into 3 buckets", NULL);
+	parse_bad("port 53/udp rate 100/s window 100ms buckets 7", "does not divide into 7 buckets", NULL);
+	parse_bad("port 53/udp rate 100/s window 1ms buckets 2", "too short", NULL);
+	parse_bad("port 53/udp rate 100/s buckets 0", "'buckets' needs a number from 1 to 16", "'0'");
+	parse_bad("port 53/udp rate 100/s buckets 17", "'buckets' needs a number from 1 to 16", "'17'");
+	parse_bad("port 53/udp rate 100/s buckets four", "'buckets' needs a number", "'four'");
+	parse_bad("port 53/udp rate 100/s buckets -2", "'buckets' needs a number", NULL);
+	parse_bad("port 53/udp rate 100/s buckets", "'buckets' needs a number", "nothing");
+	parse_bad("port 53/udp rate 100/s window 61m", "too long", NULL);
+	parse_bad("port 53/udp rate 100/s window 0s", "zero", NULL);
+	parse_bad("port 53/udp rate 100/s window", "'window' needs a value", NULL);
+	/* masks */
+	parse_bad("port 53/udp rate 100/s aggregate mask4 24", "needs 'per-source'", NULL);
+	parse_bad("port 53/udp rate 100/s mask6 48 aggregate", "needs 'per-source'", NULL);
+	parse_bad("prefix 10.0.0.0/8 rate 100/s aggregate mask 24", "needs 'per-source'", NULL);
+	parse_bad("port 53/udp rate 100/s mask 24", "'mask' is for prefix rules", NULL);
+	parse_bad("port 53/udp rate 100/s mask4 33", "'mask4' /33", "at most /32");
+	parse_bad("port 53/udp rate 100/s mask6 129", "'mask6' /129", "at most /128");
+	parse_bad("prefix 10.0.0.0/8 rate 100/s mask 33", "at most /32", NULL);
+	parse_bad("prefix 2001:db8::/32 rate 100/s mask 129", "at most /128", NULL);
+	parse_bad("port 53/udp rate 100/s mask4 x", "'x' is not a prefix length", NULL);
+	parse_bad("port 53/udp rate 100/s mask4", "'mask4' needs a value", NULL);
+	/* words */
+	parse_bad("port 53/udp rate 100/s burst 10", "unknown word 'burst'", NULL);
+	parse_bad("port 53/udp rate 100/s Monitor", "unknown word 'Monitor'", NULL);
+	parse_bad("port 53/udp window 1s", "missing 'rate'", NULL);
+	parse_bad("prefix 10.0.0.0/8 monitor", "missing 'rate'", NULL);
+	parse_bad("port 53/udp rate", "'rate' needs a value", NULL);
+	parse_bad("port 53/udp rate 100/d", "unknown unit 'd'", NULL);
+	parse_bad("port 53/udp rate 100/s per-source aggregate", "scope is given twice", NULL);
+	parse_bad("port 53/udp rate 100/s aggregate aggregate", "scope is given twice", NULL);
+	parse_bad("port 53/udp rate 100/s per-source per-source", "scope is given twice", NULL);
+}
+
+/* ---- printing and parsing back ---- */
+
+static void assert_same_spec(const char *what, const struct xrl_spec *a, const struct xrl_spec *b)
+{
+	if (!xrl_spec_same_match(a, b) || a->kind != b->kind)
+		fail_msg("'%s': the match changed", what);
+	if (a->kind == XRL_KIND_PORT && (a->port != b->port || a->proto != b->proto))
+		fail_msg("'%s': the port changed", what);
+	if (a->kind == XRL_KIND_PREFIX &&
+	    (a->family != b->family || a->plen != b->plen || memcmp(a->addr, b->addr, 16)))
+		fail_msg("'%s': the prefix changed", what);
+	if (memcmp(&a->r, &b->r, sizeof(a->r)))
+		fail_msg("'%s': struct xrl_rule changed: threshold %llu/%llu interval %llu/%llu rate %llu/%llu "
+			 "unit %u/%u buckets %u/%u flags %#x/%#x mask4 %u/%u mask6 %u/%u",
+			 what, (unsigned long long)a->r.threshold, (unsigned long long)b->r.threshold,
+			 (unsigned long long)a->r.interval_ns, (unsigned long long)b->r.interval_ns,
+			 (unsigned long long)a->r.rate, (unsigned long long)b->r.rate, a->r.rate_unit_ms,
+			 b->r.rate_unit_ms, a->r.buckets, b->r.buckets, a->r.flags, b->r.flags, a->r.src_mask4,
+			 b->r.src_mask4, a->r.src_mask6, b->r.src_mask6);
+}
+
+/* parse(line) -> format -> parse gives the same rule; formatting again gives the same text. */
+static void roundtrip(const char *line)
+{
+	char text[256], text2[256], err[XRL_ERRLEN];
+	struct xrl_spec a, b;
+
+	parse_ok(line, &a);
+	assert_int_equal(xrl_spec_format(&a, text, sizeof(text)), 0);
+	if (parse(text, &b, err))
+		fail_msg("'%s' printed as '%s', which is refused: %s", line, text, err);
+	assert_same_spec(line, &a, &b);
+	assert_int_equal(xrl_spec_format(&b, text2, sizeof(text2)), 0);
+	assert_string_equal(text, text2);
+}
+
+static void test_format_roundtrip(void **state)
+{
+	static const char *const rules[] = {
+		"port 53/udp rate 100/s",
+		"port 443/tcp rate 10k/s window 2s buckets 4 aggregate monitor",
+		"port 80/tcp rate 600/min window 500ms buckets 5 mask4 24 mask6 48",
+		"port 8080/tcp rate 1M/s mask6 56",
+		"port 8081/tcp rate 1500/s mask4 0",
+		"port 9000/udp rate 1000G/s window 60m buckets 16",
+		"port 9001/udp rate 2500k/s window 90s buckets 3",
+		"port 65535/udp rate 3600/h window 1s",
+		"port 1/udp rate 1/min window 1m buckets 1",
+		"port 123/udp rate 10/s window 1500ms buckets 3 per-source monitor",
+		"prefix 10.0.0.0/8 rate 100/s mask 24 monitor",
+		"prefix 10.0.0.0/8 rate 100/s mask 0",
+		"prefix 2001:db8::/32 rate 3600/h window 1s mask 48",
+		"prefix 2001:db8::/32 rate 100/s mask 128",
+		"prefix 192.0.2.1 rate 5/s window 200ms",
+		"prefix 2001:db8::1 rate 100/s",
+		"prefix 0.0.0.0/0 allow",
+		"prefix 2001:db8:ff::/48 allow",
+		"prefix ::/0 rate 7/s window 3s buckets 3 aggregate",
+		"prefix 198.51.100.0/24 rate 1G/s window 250ms buckets 10 aggregate monitor",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		roundtrip(rules[i]);
+}
+
+/*
+ * dump | apply must not change a rule: whatever the parser accepts, its
+ * printed form must parse back to the same struct xrl_rule. (Refusing these
+ * inputs outright would satisfy this test too.)
+ */
+static void test_format_roundtrip_no_silent_loss(void **state)
+{
+	static const char *const rules[] = {
+		"prefix 10.0.0.0/8 rate 100/s mask6 48",
+		"prefix 2001:db8::/32 rate 100/s mask4 24",
+		"prefix 10.0.0.0/8 allow window 2s",
+		"prefix 10.0.0.0/8 allow buckets 4",
+	};
+	char err[XRL_ERRLEN];
+	struct xrl_spec s;
+	int failed = 0;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		char text[256], err2[XRL_ERRLEN];
+		struct xrl_spec b;
+
+		if (parse(rules[i], &s, err))
+			continue; /* refused: nothing to lose */
+		assert_int_equal(xrl_spec_format(&s, text, sizeof(text)), 0);
+		if (parse(text, &b, err2)) {
+			print_error("'%s' printed as '%s', which is refused: %s\n", rules[i], text, err2);
+			failed++;
+		} else if (memcmp(&s.r, &b.r, sizeof(s.r))) {
+			print_error("'%s' is accepted, but prints as '%s', which parses to a different rule\n",
+				    rules[i], text);
+			failed++;
+		}
+	}
+	assert_int_equal(failed, 0);
+}
+
+static void test_format_match(void **state)
+{
+	char text[128], err[XRL_ERRLEN], buf[128], *argv[MAX_ARGS];
+	struct xrl_spec s, m;
+	int argc;
+
+	(void)state;
+	parse_ok("port 53/udp rate 100/s window 2s", &s);
+	assert_int_equal(xrl_spec_format_match(&s, text, sizeof(text)) > 0, 1);
+	assert_string_equal(text, "port 53/udp");
+	argc = split(text, buf, sizeof(buf), argv);
+	assert_int_equal(xrl_spec_parse_match(argc, argv, &m, err, sizeof(err)), 0);
+	assert_true(xrl_spec_same_match(&s, &m));
+
+	parse_ok("prefix 2001:db8::/32 rate 100/s", &s);
+	xrl_spec_format_match(&s, text, sizeof(text));
+	assert_string_equal(text, "prefix 2001:db8::/32");
+	argc = split(text, buf, sizeof(buf), argv);
+	assert_int_equal(xrl_spec_parse_match(argc, argv, &m, err, sizeof(err)), 0);
+	assert_true(xrl_spec_same_match(&s, &m));
+
+	/* a host prints with its length */
+	parse_ok("prefix 192.0.2.1 allow", &s);
+	xrl_spec_format_match(&s, text, sizeof(text));
+	assert_string_equal(text, "prefix 192.0.2.1/32");
+
+	/* the match alone is what rule del takes */
+	argc = split("port 53/tcp", buf, sizeof(buf), argv);
+	assert_int_equal(xrl_spec_parse_match(argc, argv, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.kind, XRL_KIND_PORT);
+	assert_int_equal(m.port, 53);
+	assert_int_equal(m.proto, XRL_PROTO_TCP);
+	parse_ok("port 53/udp rate 1/s", &s);
+	assert_false(xrl_spec_same_match(&s, &m));
+}
+
+/* A buffer too small is an error, never a cut-off rule that parses to something else. */
+static void test_format_too_small(void **state)
+{
+	char text[24];
+	struct xrl_spec s;
+
+	(void)state;
+	parse_ok("port 53/udp rate 100/s monitor", &s);
+	assert_int_equal(xrl_spec_format(&s, text, sizeof(text)), -ENOSPC);
+	parse_ok("prefix 2001:db8:1234:5678:9abc::/80 allow", &s);
+	assert_int_equal(xrl_spec_format(&s, text, sizeof(text)), -ENOSPC);
+}
+
+/* ---- rules files ---- */
+
+static int parse_text(const char *text, const char *name, struct xrl_ruleset *set, char *err)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	assert_non_null(f);
+	err[0] = '\0';
+	ret = xrl_ruleset_parse(f, name, set, err, XRL_ERRLEN);
+	fclose(f);
+	return ret;
+}
+
+static void test_file_comments_blank_crlf(void **state)
+{
+	static const char text[] = "# rules for the lab\r\n"
+				   "\r\n"
+				   "port 53/udp rate 100/s   # dns\r\n"
+				   "   \t\r\n"
+				   "\tprefix 10.0.0.0/8 rate 1k/s window 2s buckets 4 aggregate\r\n"
+				   "#prefix 10.0.0.0/8 allow\n"
+				   "prefix 192.0.2.0/24 allow\r\n"
+				   "port 443/tcp rate 10/s monitor";	/* no newline at the end */
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN];
+
+	(void)state;
+	if (parse_text(text, "lab.rules", &set, err))
+		fail_msg("refused: %s", err);
+	assert_int_equal(set.n, 4);
+
+	assert_int_equal(set.v[0].kind, XRL_KIND_PORT);
+	assert_int_equal(set.v[0].port, 53);
+	assert_int_equal(set.v[0].line, 3);
+	assert_rule(&set.v[0].r, 100, NS_PER_S, 2, XRL_F_PER_SOURCE, 32, 64);
+
+	assert_int_equal(set.v[1].kind, XRL_KIND_PREFIX);
+	assert_int_equal(set.v[1].plen, 8);
+	assert_int_equal(set.v[1].line, 5);
+	assert_rule(&set.v[1].r, 2000, 2 * NS_PER_S, 4, 0, 32, 64);
+
+	/* "allow\r" is allow: the CR is not part of the word */
+	assert_int_equal(set.v[2].line, 7);
+	assert_int_equal(set.v[2].r.flags, XRL_F_ALLOW);
+
+	assert_int_equal(set.v[3].line, 8);
+	assert_int_equal(set.v[3].r.flags, XRL_F_PER_SOURCE | XRL_F_MONITOR);
+	xrl_ruleset_free(&set);
+	assert_null(set.v);
+	assert_int_equal(set.n, 0);
+}
+
+static void test_file_empty(void **state)
+{
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN];
+
+	(void)state;
+	assert_int_equal(parse_text("# nothing yet\n\n", "empty.rules", &set, err), 0);
+	assert_int_equal(set.n, 0);
+	xrl_ruleset_free(&set);
+}
+
+static void test_file_bad_line(void **state)
+{
+	static const char text[] = "port 53/udp rate 100/s\n"
+				   "port 443/tcp rate 1k/s\n"
+				   "port 80/tcp rate 100/d\n"
+				   "port 8080/tcp rate 5/s\n";
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN];
+
+	(void)state;
+	assert_int_equal(parse_text(text, "rules.conf", &set, err), -EINVAL);
+	/* the file, the line and the word; and nothing returned */
+	if (strncmp(err, "rules.conf:3: ", strlen("rules.conf:3: ")))
+		fail_msg("'%s' does not start with 'rules.conf:3: '", err);
+	assert_contains(err, "'100/d'");
+	assert_int_equal(set.n, 0);
+	assert_null(set.v);
+
+	/* lines are counted with comments, blank lines and CRLF */
+	assert_int_equal(parse_text("# a\r\n\r\nprefix 10.0.0.1/8 allow\r\n", "x", &set, err), -EINVAL);
+	if (strncmp(err, "x:3: ", 5))
+		fail_msg("'%s' does not start with 'x:3: '", err);
+	assert_contains(err, "did you mean 10.0.0.0/8?");
+	assert_int_equal(set.n, 0);
+	assert_null(set.v);
+}
+
+static void test_file_duplicates(void **state)
+{
+	static const char text[] = "port 53/udp rate 100/s\n"
+				   "port 53/tcp rate 100/s\n"
+				   "prefix 10.0.0.0/8 rate 1k/s\n"
+				   "# the same port again, another rate\n"
+				   "port 53/udp rate 200/s\n";
+	static const char text6[] = "prefix 2001:db8::/32 allow\n"
+				    "prefix 2001:db8::/48 allow\n"
+				    "prefix 2001:0db8:0::/32 rate 1/s\n";
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN];
+
+	(void)state;
+	assert_int_equal(parse_text(text, "dup.rules", &set, err), -EINVAL);
+	assert_contains(err, "dup.rules:5: ");
+	assert_contains(err, "'port 53/udp' is already given on line 1");
+	assert_int_equal(set.n, 0);
+	assert_null(set.v);
+
+	/* the same prefix written another way is the same match; another length is not */
+	assert_int_equal(parse_text(text6, "dup6.rules", &set, err), -EINVAL);
+	assert_contains(err, "dup6.rules:3: ");
+	assert_contains(err, "'prefix 2001:db8::/32' is already given on line 1");
+	assert_null(set.v);
+}
+
+/* Adding to a set outside a file (rule add): a duplicate is refused, the set unchanged. */
+static void test_ruleset_add(void **state)
+{
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN];
+	struct xrl_spec s;
+	int i;
+
+	(void)state;
+	parse_ok("port 53/udp rate 100/s", &s);
+	assert_int_equal(xrl_ruleset_add(&set, &s, err, sizeof(err)), 0);
+	parse_ok("prefix 10.0.0.0/8 allow", &s);
+	assert_int_equal(xrl_ruleset_add(&set, &s, err, sizeof(err)), 0);
+	parse_ok("port 53/udp rate 5/s", &s);
+	assert_int_equal(xrl_ruleset_add(&set, &s, err, sizeof(err)), -EINVAL);
+	assert_contains(err, "'port 53/udp' already has a rule");
+	assert_int_equal(set.n, 2);
+	assert_int_equal(set.v[0].r.rate, 100);
+	assert_int_equal(xrl_ruleset_find(&set, &s), 0);
+	parse_ok("prefix 10.0.0.0/8 rate 1/s", &s);
+	assert_int_equal(xrl_ruleset_find(&set, &s), 1);
+	parse_ok("prefix 10.0.0.0/9 rate 1/s", &s);
+	assert_int_equal(xrl_ruleset_find(&set, &s), -1);
+
+	/* past the first allocation: every rule kept, in order */
+	for (i = 1; i <= 40; i++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "port %d/tcp rate %d/s", i, i);
+		parse_ok(line, &s);
+		assert_int_equal(xrl_ruleset_add(&set, &s, err, sizeof(err)), 0);
+	}
+	assert_int_equal(set.n, 42);
+	for (i = 1; i <= 40; i++) {
+		assert_int_equal(set.v[i + 1].port, i);
+		assert_int_equal(set.v[i + 1].r.rate, i);
+	}
+	xrl_ruleset_free(&set);
+}
+
+/* n port rules, then the extra lines given. */
+static char *many_ports(int n, const char *extra)
+{
+	size_t cap = (size_t)n * 40 + strlen(extra) + 1, off = 0;
+	char *text = malloc(cap);
+	int i;
+
+	assert_non_null(text);
+	for (i = 1; i <= n; i++)
+		off += (size_t)snprintf(text + off, cap - off, "port %d/udp rate 100/s\n", i);
+	snprintf(text + off, cap - off, "%s", extra);
+	return text;
+}
+
+static void test_file_too_many(void **state)
+{
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN], want[64];
+	char *text;
+
+	(void)state;
+	/* XRL_MAX_RULES port rules, and prefix rules besides: the limit is per kind */
+	text = many_ports(XRL_MAX_RULES, "prefix 10.0.0.0/8 rate 1/s\nprefix 2001:db8::/32 allow\n");
+	if (parse_text(text, "big.rules", &set, err))
+		fail_msg("refused: %s", err);
+	assert_int_equal(set.n, XRL_MAX_RULES + 2);
+	xrl_ruleset_free(&set);
+	free(text);
+
+	/* one more port rule is refused, naming its line */
+	text = many_ports(XRL_MAX_RULES + 1, "");
+	assert_int_equal(parse_text(text, "big.rules", &set, err), -EINVAL);
+	snprintf(want, sizeof(want), "big.rules:%d: ", XRL_MAX_RULES + 1);
+	assert_contains(err, want);
+	snprintf(want, sizeof(want), "too many port rules: at most %d", XRL_MAX_RULES);
+	assert_contains(err, want);
+	assert_int_equal(set.n, 0);
+	assert_null(set.v);
+	free(text);
+}
+
+static void test_file_long_line(void **state)
+{
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN], text[2100];
+
+	(void)state;
+	/* a comment longer than the line buffer is not silently split into a second line */
+	memset(text, 'x', sizeof(text));
+	memcpy(text, "port 53/udp rate 1/s\n# ", 23);
+	memcpy(text + sizeof(text) - 22, "\nport 80/tcp rate 1/s\n", 22);
+	text[sizeof(text) - 1] = '\0';
+	assert_int_equal(parse_text(text, "long.rules", &set, err), -EINVAL);
+	assert_contains(err, "long.rules:2: ");
+	assert_contains(err, "too long");
+	assert_null(set.v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rate_good),
+		cmocka_unit_test(test_rate_refused),
+		cmocka_unit_test(test_duration_good),
+		cmocka_unit_test(test_duration_refused),
+		cmocka_unit_test(test_duration_in_hours),
+		cmocka_unit_test(test_prefix_good),
+		cmocka_unit_test(test_prefix_refused),
+		cmocka_unit_test(test_prefix_host_bits),
+		cmocka_unit_test(test_rule_defaults),
+		cmocka_unit_test(test_rule_every_keyword),
+		cmocka_unit_test(test_rule_threshold),
+		cmocka_unit_test(test_rule_bad_match),
+		cmocka_unit_test(test_rule_bad_combinations),
+		cmocka_unit_test(test_format_roundtrip),
+		cmocka_unit_test(test_format_roundtrip_no_silent_loss),
+		cmocka_unit_test(test_format_match),
+		cmocka_unit_test(test_format_too_small),
+		cmocka_unit_test(test_file_comments_blank_crlf),
+		cmocka_unit_test(test_file_empty),
+		cmocka_unit_test(test_file_bad_line),
+		cmocka_unit_test(test_file_duplicates),
+		cmocka_unit_test(test_ruleset_add),
+		cmocka_unit_test(test_file_too_many),
+		cmocka_unit_test(test_file_long_line),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
