@@ -91,11 +91,12 @@ struct cls {
 };
 
 /*
- * The parser looks at this many headers at most after the fixed IPv6
- * header, the transport's included: seven extension headers and a transport,
- * or eight when the eighth is a later fragment (XRL_IPV6_EXT_MAX).
+ * Extension headers followed before giving up: a chain of 8 is parsed, a 9th
+ * header is malformed (the README: "IPv6 extension-header chains longer than
+ * 8"; bpf/parsing.h: XRL_IPV6_EXT_MAX, "extension headers skipped before
+ * giving up").
  */
-#define REF_IPV6_HDRS 8
+#define REF_IPV6_EXT_MAX 8
 
 static __u16 be16(const __u8 *b)
 {
@@ -172,45 +173,37 @@ static void ref_ipv6(const __u8 *b, size_t len, size_t off, struct cls *c)
 	memcpy(c->src, b + off + 8, 16);
 	next = b[off + 6];
 	pos = off + 40;
-	for (n = 0; n < REF_IPV6_HDRS; n++) {
-		switch (next) {
-		case IPPROTO_HOPOPTS:
-		case IPPROTO_ROUTING:
-		case IPPROTO_DSTOPTS:
-		case IPPROTO_AH:
-			if (pos + 2 > end) {
-				mal(c, XRL_MAL_IPV6_EXT);
-				return;
-			}
-			hl = next == IPPROTO_AH ? (b[pos + 1] + 2) * 4 : (b[pos + 1] + 1) * 8;
-			if (pos + hl > end) {
-				mal(c, XRL_MAL_IPV6_EXT);
-				return;
-			}
-			next = b[pos];
-			pos += hl;
-			break;
-		case IPPROTO_FRAGMENT:
-			if (pos + 8 > end) {
-				mal(c, XRL_MAL_IPV6_EXT);
-				return;
-			}
-			next = b[pos];
-			if (be16(b + pos + 2) & 0xfff8) {
-				/* A later fragment: no transport header. */
-				c->kind = C_IP;
-				c->proto = next;
-				return;
-			}
-			pos += 8;
-			break;
-		default:
+	for (n = 0;; n++) {
+		if (next != IPPROTO_HOPOPTS && next != IPPROTO_ROUTING && next != IPPROTO_DSTOPTS &&
+		    next != IPPROTO_AH && next != IPPROTO_FRAGMENT) {
 			c->proto = next;
 			ref_l4(b, pos, end, c);
 			return;
 		}
+		/* A 9th extension header, or one that does not lie whole inside the payload. */
+		if (n == REF_IPV6_EXT_MAX || pos + 2 > end) {
+			mal(c, XRL_MAL_IPV6_EXT);
+			return;
+		}
+		if (next == IPPROTO_FRAGMENT)
+			hl = 8;
+		else if (next == IPPROTO_AH)
+			hl = (b[pos + 1] + 2) * 4;
+		else
+			hl = (b[pos + 1] + 1) * 8;
+		if (pos + hl > end) {
+			mal(c, XRL_MAL_IPV6_EXT);
+			return;
+		}
+		if (next == IPPROTO_FRAGMENT && be16(b + pos + 2) & 0xfff8) {
+			/* A later fragment: no transport header. */
+			c->kind = C_IP;
+			c->proto = b[pos];
+			return;
+		}
+		next = b[pos];
+		pos += hl;
 	}
-	mal(c, XRL_MAL_IPV6_EXT);
 }
 
 static void ref_parse(const __u8 *b, size_t len, struct cls *c)
@@ -1553,6 +1546,54 @@ static void test_fragment_header_beyond_payload(void **state)
 	fuzz_done(&z, "fragment header beyond the payload", secs_since(&t0));
 }
 
+/*
+ * Found by reading the README against this fuzzer's reference parser: a
+ * chain of exactly 8 extension headers, then the transport. The README calls
+ * chains longer than 8 malformed, and XRL_IPV6_EXT_MAX is 8 extension
+ * headers "skipped before giving up"; the program skips 8 and then gives up
+ * without reading the next header, counting malformed.ipv6_ext (and dropping
+ * the frame under malformed_drop 1). 7 pass and 9 are malformed, as
+ * test_xdp.c's table has it.
+ */
+static void test_eight_extension_headers(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct timespec t0;
+	struct frame fr;
+	struct fuzz z;
+	struct pkt p;
+	struct cls c;
+	int k, mixed;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fuzz_init(&z, f, 7);
+	fresh_window(&z);
+	for (mixed = 0; mixed < 2; mixed++) {
+		v6(&p, SRC6);
+		if (mixed) {
+			/* Every kind: hop-by-hop, routing, AH, first fragment, dest-opts. */
+			pkt_push_ipv6_ext(&p, IPPROTO_HOPOPTS, 8);
+			pkt_push_ipv6_ext(&p, IPPROTO_ROUTING, 24);
+			pkt_push_ah(&p, 16);
+			pkt_push_frag6(&p, 0, 1);
+			for (k = 4; k < 8; k++)
+				pkt_push_ipv6_ext(&p, IPPROTO_DSTOPTS, 8);
+			l4_and_data(&p, IPPROTO_TCP, 80, 0);
+		} else {
+			for (k = 0; k < 8; k++)
+				pkt_push_ipv6_ext(&p, IPPROTO_DSTOPTS, 8);
+			l4_and_data(&p, IPPROTO_UDP, 53, 0);
+		}
+		frame_of(&fr, &p, mixed ? "ipv6: 8 extension headers of every kind, tcp 80" :
+					  "ipv6: 8 dest-opts headers, udp 53");
+		ref_parse(fr.b, fr.len, &c);
+		assert_int_equal(c.kind, C_IP);
+		assert_int_equal(port_rule_of(&c), mixed ? R_TCP80 : R_UDP53);
+		fuzz_one(&z, &fr);
+	}
+	fuzz_done(&z, "8 extension headers", secs_since(&t0));
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup_pass, fx_teardown)
 
 int main(void)
@@ -1561,12 +1602,15 @@ int main(void)
 		T(test_short_frames_refused),
 		T(test_corpus),
 		T(test_fragment_header_beyond_payload),
+		T(test_eight_extension_headers),
 		T(test_truncations),
 		T(test_malformed_on_purpose),
 		T(test_mutations),
 		T(test_random_frames),
 		{ "test_fragment_header_beyond_payload (malformed_drop)",
 		  test_fragment_header_beyond_payload, setup_drop, fx_teardown, NULL },
+		{ "test_eight_extension_headers (malformed_drop)", test_eight_extension_headers,
+		  setup_drop, fx_teardown, NULL },
 		cmocka_unit_test_setup_teardown(test_malformed_drop, setup_drop, fx_teardown),
 	};
 	const char *s = getenv("XRL_FUZZ_SEED"), *n = getenv("XRL_FUZZ_ITERS");
