@@ -132,7 +132,8 @@ static __always_inline int xrl_parse_ipv6(struct xrl_cursor *c, struct xrl_pkt *
 	next = ip6h->nexthdr;
 	c->pos = ip6h + 1;
 
-	for (i = 0; i < XRL_IPV6_EXT_MAX; i++) {
+	/* Up to XRL_IPV6_EXT_MAX extension headers; one more is a chain too long. */
+	for (i = 0; i <= XRL_IPV6_EXT_MAX; i++) {
 		struct ipv6_opt_x *opt = c->pos;
 		struct frag_hdr *fh = c->pos;
 
@@ -140,22 +141,25 @@ static __always_inline int xrl_parse_ipv6(struct xrl_cursor *c, struct xrl_pkt *
 		case IPPROTO_HOPOPTS:
 		case IPPROTO_ROUTING:
 		case IPPROTO_DSTOPTS:
-			if ((void *)(opt + 1) > c->end)
+			if (i == XRL_IPV6_EXT_MAX || (void *)(opt + 1) > c->end)
 				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
 			next = opt->nexthdr;
 			c->pos += (opt->hdrlen + 1) * 8;
 			break;
 		case IPPROTO_AH:
-			if ((void *)(opt + 1) > c->end)
+			if (i == XRL_IPV6_EXT_MAX || (void *)(opt + 1) > c->end)
 				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
 			next = opt->nexthdr;
 			c->pos += (opt->hdrlen + 2) * 4;
 			break;
 		case IPPROTO_FRAGMENT:
-			if ((void *)(fh + 1) > c->end)
+			if (i == XRL_IPV6_EXT_MAX || (void *)(fh + 1) > c->end)
 				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
 			next = fh->nexthdr;
 			c->pos = fh + 1;
+			/* A fragment header past the payload is no fragment header. */
+			if (c->pos > l3_end)
+				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
 			/* A later fragment has no transport header. */
 			if (bpf_ntohs(fh->frag_off) & ~0x7) {
 				p->proto = next;

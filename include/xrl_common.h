@@ -113,11 +113,11 @@ _Static_assert(sizeof(struct xrl_rule_stats) == 24 + 24 * XRL_MAX_BUCKETS, "xrl_
 enum xrl_malformed {
 	XRL_MAL_ETH = 0,   /* shorter than an Ethernet header */
 	XRL_MAL_VLAN,	   /* VLAN tag truncated, or more tags than we parse */
-	XRL_MAL_IPV4,	   /* IPv4 header truncated */
+	XRL_MAL_IPV4,	   /* IPv4 header truncated, or not version 4 */
 	XRL_MAL_IPV4_IHL,  /* IHL below 5 or beyond the frame */
 	XRL_MAL_IPV4_LEN,  /* total length below the header or beyond the frame */
-	XRL_MAL_IPV6,	   /* IPv6 header truncated, or payload length beyond the frame */
-	XRL_MAL_IPV6_EXT,  /* extension header truncated, or chain too long */
+	XRL_MAL_IPV6,	   /* IPv6 header truncated, not version 6, or payload length beyond the frame */
+	XRL_MAL_IPV6_EXT,  /* extension header truncated or past the payload, or more than 8 */
 	XRL_MAL_L4,	   /* TCP or UDP header truncated */
 	XRL_MAL_MAX,
 };
