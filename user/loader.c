@@ -70,6 +70,23 @@ static int check_leftovers(const char *iface, const char *dir, char *err, size_t
 		    iface, iface);
 }
 
+/* ARPHRD_ETHER (1) in /sys/class/net/IFACE/type; tun, wireguard and the like are not. */
+static bool is_ethernet(const char *iface)
+{
+	char path[128];
+	int type = 1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/type", iface);
+	f = fopen(path, "r");
+	if (!f)
+		return true; /* cannot tell: let the attach decide */
+	if (fscanf(f, "%d", &type) != 1)
+		type = 1;
+	fclose(f);
+	return type == 1;
+}
+
 static int check_other_xdp(const struct xrl_load_opts *o, int ifindex, char *err, size_t len)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
@@ -113,6 +130,10 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 		return xrl_fail(-ENODEV, err, len, "no such interface '%s': see 'ip link' for the names", o->iface);
 	if (xrl_pin_dir(o->iface, dir, sizeof(dir)))
 		return xrl_fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", o->iface);
+	if (!is_ethernet(o->iface))
+		return xrl_fail(-EOPNOTSUPP, err, len,
+				"%s is not an Ethernet device: xdp-ratelimit parses Ethernet frames and would see no rule match there",
+				o->iface);
 	if (!access(dir, F_OK)) {
 		ret = check_leftovers(o->iface, dir, err, len);
 		if (ret)

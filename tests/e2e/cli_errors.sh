@@ -24,6 +24,12 @@ expect_err "unknown option" 2 "unknown option '--bogus'" $XRL load xrle4 --bogus
 expect_err "bad --mode" 2 "expected native or generic" $XRL load xrle4 --mode turbo
 expect_err "bad --max-keys" 2 "not a key count" $XRL load xrle4 --max-keys -5
 expect_err "missing interface" 2 "missing interface" $XRL load
+ip tuntap add dev xrletun0 mode tun 2>/dev/null && defer "ip link del xrletun0"
+if ip link show xrletun0 >/dev/null 2>&1; then
+	expect_err "a non-Ethernet device is refused" 1 "not an Ethernet device" $XRL load xrletun0 --mode generic
+else
+	skip "a non-Ethernet device is refused" "cannot create a tun device"
+fi
 expect_err "no such interface" 1 "no such interface 'nosuch0'" $XRL load nosuch0
 expect_err "not loaded" 1 "not loaded on xrle4: run 'xdp-ratelimit load xrle4' first" $XRL stats xrle4
 expect_err "bad rule word" 2 "unknown word 'speed'" $XRL rule add xrle4 port 53/udp speed 5
