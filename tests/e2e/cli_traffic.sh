@@ -31,10 +31,11 @@ sleep 0.3
 $UDP send -n $NS 10.210.0.2 10.210.0.1 6000 1000 2 >/dev/null &
 $UDP send -n $NS 10.210.0.3 10.210.0.1 6000 500 2 >/dev/null &
 $UDP send -n $NS 10.210.0.5 10.210.0.1 6000 300 2 >/dev/null &
-sleep 1
-# While the flood runs, the window holds the threshold's worth (but for the instant a bucket
-# begins, before the flood's next packet: hence up to three looks).
-for try in 1 2 3; do
+sleep 0.5
+# While the flood runs, the window holds the threshold's worth, except just after the bucket
+# holding the passes expires, while the next 50 packets (0.1 s at 500/s) pass: so look up to 50
+# times, 10 ms apart, well inside the 2 s flood.
+for try in $(seq 50); do
 	e=$($XRL -j explain xrle0 --src 10.210.0.3 --dport 6000/udp)
 	verdict=$(echo "$e" | json .verdict)
 	[ "$verdict" = drop ] && break
