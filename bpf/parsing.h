@@ -36,7 +36,7 @@ struct xrl_pkt {
 	__u8 pad;
 	__u16 dport; /* host order */
 	__u16 pad2;
-	__u8 src[16]; /* IPv4 in the first four bytes */
+	__u8 src[16] __attribute__((aligned(4))); /* IPv4 in the first four bytes */
 };
 
 enum xrl_parse_res {

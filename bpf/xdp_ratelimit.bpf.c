@@ -27,6 +27,7 @@ static const struct xrl_state xrl_zero_state;
 
 struct xrl_eval {
 	struct xrl_rule *rule;
+	struct xrl_rule_stats *rs; /* NULL: no stats slot, nothing counted */
 	struct xrl_state *st;	/* NULL: no state could be made, the rule passes */
 	struct xrl_bucket *cur; /* NULL: time went backwards, count nothing */
 	int over;
@@ -41,19 +42,11 @@ static __always_inline __u64 xrl_now(void)
 	return bpf_ktime_get_ns();
 }
 
-/*
- * A global function: the verifier checks it once on its own. Inlined, the
- * byte-by-byte masking would leave a different mix of known zeros and unknown
- * bytes in the key on the stack for each mask length, and every such state
- * would be walked through the rest of the program separately.
- */
-__noinline int xrl_key_of(struct xrl_key *k, const struct xrl_rule *r, const struct xrl_pkt *p, __u32 port)
+static __always_inline void xrl_key_of(struct xrl_key *k, const struct xrl_rule *r,
+				       const struct xrl_pkt *p, __u32 port)
 {
-	if (!k || !r || !p)
-		return -1;
 	__builtin_memset(k, 0, sizeof(*k));
 	xrl_key_make(k, r, p->family, p->src, (__u16)port, p->proto);
-	return 0;
 }
 
 struct xrl_remote_ctx {
@@ -61,6 +54,7 @@ struct xrl_remote_ctx {
 	__u64 now;
 	__u64 borrow_until;
 	__u64 interval;
+	__u64 blen;
 	__u32 buckets;
 	__u32 gen;
 	__u32 me;
@@ -83,7 +77,7 @@ static long xrl_remote_one(__u32 cpu, void *data)
 		rs->borrowed_until = c->borrow_until;
 	if (rs->gen != c->gen)
 		return 0;
-	xrl_ring_add(&rs->ring, c->buckets, c->interval, c->now, c->interval / c->buckets, &c->sum);
+	xrl_ring_add(&rs->ring, c->buckets, c->interval, c->now, c->blen, &c->sum);
 	return 0;
 }
 
@@ -92,14 +86,14 @@ static long xrl_remote_one(__u32 cpu, void *data)
  * start. bpf_loop keeps the verifier from walking every CPU's ring inline.
  */
 static __always_inline __u64 xrl_remote_pass(const struct xrl_key *k, const struct xrl_rule *r,
-					     __u64 now)
+					     const struct xrl_rule_stats *rs, __u64 now)
 {
-	__u64 blen = r->interval_ns / r->buckets;
 	struct xrl_remote_ctx c = {
 		.key = k,
 		.now = now,
-		.borrow_until = xrl_start(now, blen) + r->interval_ns,
+		.borrow_until = rs->slot.start + r->interval_ns,
 		.interval = r->interval_ns,
+		.blen = rs->blen,
 		.buckets = r->buckets,
 		.gen = r->gen,
 		.me = bpf_get_smp_processor_id(),
@@ -107,6 +101,33 @@ static __always_inline __u64 xrl_remote_pass(const struct xrl_key *k, const stru
 
 	bpf_loop(xrl_cfg.ncpus, xrl_remote_one, &c, 0);
 	return c.sum.pass;
+}
+
+/*
+ * The rule's per-CPU stats slot, its derived fields brought up to date: the
+ * bucket length and validity of its shape when the gen changes, the slot of
+ * now when now leaves the last one. So the packet path divides once a bucket.
+ */
+static __always_inline struct xrl_rule_stats *xrl_rule_stats_at(const struct xrl_rule *r, __u64 now)
+{
+	struct xrl_rule_stats *rs;
+	__u32 id = r->id;
+
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &id);
+	if (!rs)
+		return NULL;
+	if (rs->gen != r->gen) {
+		/* New rule or new window shape: never mix bucket lengths. */
+		xrl_ring_reset(&rs->ring);
+		rs->gen = r->gen;
+		rs->shape_ok = xrl_shape_check(r->buckets, r->interval_ns) == XRL_SHAPE_OK;
+		rs->blen = rs->shape_ok ? r->interval_ns / r->buckets : 0;
+		rs->slot.start = 0;
+		rs->slot.end = 0;
+	}
+	if (rs->shape_ok && !xrl_slot_holds(&rs->slot, now))
+		xrl_slot_at(&rs->slot, now, rs->blen, r->buckets);
+	return rs;
 }
 
 /*
@@ -154,15 +175,17 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
 				      struct xrl_key *k, __u64 now,
 				      struct xrl_counters *cnt)
 {
-	__u64 blen, share, local;
+	struct xrl_rule_stats *rs;
 	struct xrl_state *st;
 	struct xrl_sum s = {};
+	__u64 local;
 
 	ev->rule = r;
 	ev->st = NULL;
 	ev->cur = NULL;
 	ev->over = 0;
-	if (xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK)
+	ev->rs = rs = xrl_rule_stats_at(r, now);
+	if (!rs || !rs->shape_ok)
 		return;
 
 	st = bpf_map_lookup_elem(&xrl_state, k);
@@ -185,13 +208,12 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
 		}
 	}
 	if (st->gen != r->gen) {
-		/* New rule or new window shape: never mix bucket lengths. */
 		xrl_ring_reset(&st->ring);
 		st->gen = r->gen;
 		st->over_until = 0;
 	}
 	ev->st = st;
-	ev->cur = xrl_current(&st->ring, r->buckets, r->interval_ns, now);
+	ev->cur = xrl_current_at(&st->ring, &rs->slot);
 
 	if (st->over_until > now && st->over_thresh == r->threshold) {
 		ev->over = 1;
@@ -199,40 +221,35 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
 	}
 	xrl_ring_add(&st->ring, r->buckets, r->interval_ns, now, 0, &s);
 	local = s.pass;
-	share = r->threshold / xrl_cfg.ncpus;
-	if (!xrl_over(local, share) && st->borrowed_until <= now)
+	if (rs->share_of != r->threshold) {
+		rs->share = r->threshold / xrl_cfg.ncpus;
+		rs->share_of = r->threshold;
+	}
+	if (!xrl_over(local, rs->share) && st->borrowed_until <= now)
 		return;
 	if (xrl_cfg.ncpus > 1)
-		local += xrl_remote_pass(k, r, now);
+		local += xrl_remote_pass(k, r, rs, now);
 	if (xrl_over(local, r->threshold)) {
 		ev->over = 1;
-		blen = r->interval_ns / r->buckets;
-		st->over_until = xrl_start(now, blen) + blen;
+		st->over_until = rs->slot.end;
 		st->over_thresh = r->threshold;
 	}
 }
 
-/* The rule-level window behind a rule's QPS, and its totals. */
-static __always_inline void xrl_count_rule(const struct xrl_rule *r, __u64 now, int blocked)
+/* A rule's totals, and the rule-level window behind its QPS. */
+static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocked)
 {
-	struct xrl_rule_stats *rs;
 	struct xrl_bucket *b;
-	__u32 id = r->id;
 
-	rs = bpf_map_lookup_elem(&xrl_rule_stats, &id);
 	if (!rs)
 		return;
 	if (blocked)
 		rs->block++;
 	else
 		rs->pass++;
-	if (xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK)
+	if (!rs->shape_ok)
 		return;
-	if (rs->gen != r->gen) {
-		xrl_ring_reset(&rs->ring);
-		rs->gen = r->gen;
-	}
-	b = xrl_current(&rs->ring, r->buckets, r->interval_ns, now);
+	b = xrl_current_at(&rs->ring, &rs->slot);
 	if (!b)
 		return;
 	if (blocked)
@@ -242,18 +259,18 @@ static __always_inline void xrl_count_rule(const struct xrl_rule *r, __u64 now, 
 }
 
 /* Counts one evaluated rule once the packet's fate is known. */
-static __always_inline void xrl_commit(struct xrl_eval *ev, int dropped, __u64 now)
+static __always_inline void xrl_commit(struct xrl_eval *ev, int dropped)
 {
 	if (!ev->rule)
 		return;
 	if (ev->over) {
 		if (ev->cur)
 			ev->cur->block++;
-		xrl_count_rule(ev->rule, now, 1);
+		xrl_count_rule(ev->rs, 1);
 	} else if (!dropped) {
 		if (ev->cur)
 			ev->cur->pass++;
-		xrl_count_rule(ev->rule, now, 0);
+		xrl_count_rule(ev->rs, 0);
 	}
 }
 
@@ -313,7 +330,7 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	prule = bpf_map_lookup_elem(&xrl_prefixes, &pk);
 	if (prule && (prule->flags & XRL_F_ALLOW)) {
 		cnt->allowed++;
-		xrl_count_rule(prule, xrl_now(), 0);
+		xrl_count_rule(xrl_rule_stats_at(prule, xrl_now()), 0);
 		return xrl_pass(cnt);
 	}
 	if (p.has_port) {
@@ -351,8 +368,8 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		else
 			over = 1;
 	}
-	xrl_commit(&port_ev, over, now);
-	xrl_commit(&prefix_ev, over, now);
+	xrl_commit(&port_ev, over);
+	xrl_commit(&prefix_ev, over);
 	if (over)
 		return xrl_drop(cnt);
 	if (monitor)

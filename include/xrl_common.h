@@ -10,7 +10,7 @@
 #include "xrl_window.h"
 
 /* Bumped whenever a map layout below changes; kept in the ctl map. */
-#define XRL_LAYOUT_VERSION 2
+#define XRL_LAYOUT_VERSION 3
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
@@ -99,15 +99,23 @@ struct xrl_state {
 };
 _Static_assert(sizeof(struct xrl_state) == 32 + 24 * XRL_MAX_BUCKETS, "xrl_state layout");
 
-/* Per-CPU, per rule id: totals and the rule-level window behind its QPS. */
+/*
+ * Per-CPU, per rule id: totals and the rule-level window behind its QPS, and
+ * what the program derives from the rule once rather than once a packet.
+ */
 struct xrl_rule_stats {
-	__u32 gen;
-	__u32 pad;
+	__u32 gen;	/* rule gen the ring and the derived fields were made for */
+	__u32 shape_ok; /* that gen's window shape is valid, so the rule limits */
 	__u64 pass;
 	__u64 block;
+	/* Derived by the program on this CPU: */
+	__u64 blen;	      /* bucket length: interval / buckets */
+	__u64 share_of;	      /* the threshold share was computed from */
+	__u64 share;	      /* threshold / ncpus: what this CPU may pass alone */
+	struct xrl_slot slot; /* the current bucket, until time leaves it */
 	struct xrl_ring ring;
 };
-_Static_assert(sizeof(struct xrl_rule_stats) == 24 + 24 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
+_Static_assert(sizeof(struct xrl_rule_stats) == 72 + 24 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
 
 /* Why a frame was judged malformed. */
 enum xrl_malformed {

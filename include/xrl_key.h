@@ -8,19 +8,39 @@
 
 #include "xrl_common.h"
 
-/* dst = src with all but the first bits bits cleared (16 bytes). */
+/*
+ * The BPF backend copies with byte loads unless it knows the alignment, and
+ * both addresses it masks (struct xrl_pkt.src, struct xrl_key.addr) are
+ * 4-byte aligned. Userspace callers need not be.
+ */
+#if defined(__bpf__)
+#define XRL_ALIGNED4(p) __builtin_assume_aligned(p, 4)
+#else
+#define XRL_ALIGNED4(p) (p)
+#endif
+
+/* v, a 32-bit word in host order, in network order. */
+static inline __u32 xrl_htonl(__u32 v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap32(v);
+#else
+	return v;
+#endif
+}
+
+/* dst = src with all but the first bits bits cleared (16 bytes), a word at a time. */
 static inline void xrl_mask_addr(__u8 *dst, const __u8 *src, __u32 bits)
 {
-	int i;
+	__u32 i, w, b;
 
-	for (i = 0; i < 16; i++) {
-		if (bits >= 8)
-			dst[i] = src[i];
-		else if (bits > 0)
-			dst[i] = src[i] & (__u8)(0xff << (8 - bits));
-		else
-			dst[i] = 0;
-		bits = bits >= 8 ? bits - 8 : 0;
+	for (i = 0; i < 4; i++) {
+		b = bits > 32 * i ? bits - 32 * i : 0;
+		b = b < 32 ? b : 32;
+		__builtin_memcpy(&w, XRL_ALIGNED4(src + 4 * i), 4);
+		/* The top b bits: none for b = 0, all for b = 32. */
+		w &= xrl_htonl((__u32)(0xffffffffULL << (32 - b)));
+		__builtin_memcpy(XRL_ALIGNED4(dst + 4 * i), &w, 4);
 	}
 }
 

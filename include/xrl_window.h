@@ -64,14 +64,32 @@ static inline int xrl_shape_check(__u32 n, __u64 interval)
 	return XRL_SHAPE_OK;
 }
 
-static inline __u32 xrl_idx(__u64 t, __u64 blen, __u32 n)
+/*
+ * Where time t falls in a ring of n buckets of blen ns: the slot index
+ * (t / blen) % n, and the bucket's start t - t % blen and end. One division
+ * and one remainder; the XDP program keeps a slot until t leaves [start, end)
+ * and so divides once a bucket, not once a packet.
+ */
+struct xrl_slot {
+	__u64 start;
+	__u64 end;
+	__u32 idx;
+	__u32 pad;
+};
+
+static inline void xrl_slot_at(struct xrl_slot *s, __u64 t, __u64 blen, __u32 n)
 {
-	return (__u32)((t / blen) % n);
+	__u64 q = t / blen;
+
+	s->start = q * blen;
+	s->end = s->start + blen;
+	s->idx = (__u32)(q % n);
 }
 
-static inline __u64 xrl_start(__u64 t, __u64 blen)
+/* Whether slot s still holds time t (unsigned: a t before the start does not). */
+static inline int xrl_slot_holds(const struct xrl_slot *s, __u64 t)
 {
-	return t - t % blen;
+	return t - s->start < s->end - s->start;
 }
 
 /* Strictly older than the interval; unsigned, so a start in the future is deprecated too. */
@@ -94,30 +112,37 @@ static inline int xrl_live(__u64 now, __u64 start, __u64 interval, __u64 skew)
 }
 
 /*
- * current(t): the bucket for t, reset in place when its slot holds an older
- * start. NULL when the slot holds a newer start (time went backwards): the
- * event must not be counted into that newer bucket.
+ * current(t), for the slot of t: the bucket, reset in place when its slot
+ * holds an older start. NULL when the slot holds a newer start (time went
+ * backwards): the event must not be counted into that newer bucket.
  */
-static inline struct xrl_bucket *xrl_current(struct xrl_ring *r, __u32 n,
-					     __u64 interval, __u64 t)
+static inline struct xrl_bucket *xrl_current_at(struct xrl_ring *r, const struct xrl_slot *s)
 {
-	__u64 blen = interval / n;
-	__u32 i = xrl_idx(t, blen, n);
-	__u64 s = xrl_start(t, blen);
+	__u32 i = s->idx;
 	struct xrl_bucket *b;
 
 	xrl_barrier_var(i);
 	if (i >= XRL_MAX_BUCKETS) /* for the verifier: n <= XRL_MAX_BUCKETS */
 		return (struct xrl_bucket *)0;
 	b = &r->b[i];
-	if (b->start == s)
+	if (b->start == s->start)
 		return b;
-	if (b->start > s)
+	if (b->start > s->start)
 		return (struct xrl_bucket *)0;
-	b->start = s;
+	b->start = s->start;
 	b->pass = 0;
 	b->block = 0;
 	return b;
+}
+
+/* current(t) of a ring of n buckets over interval ns. */
+static inline struct xrl_bucket *xrl_current(struct xrl_ring *r, __u32 n,
+					     __u64 interval, __u64 t)
+{
+	struct xrl_slot s;
+
+	xrl_slot_at(&s, t, interval / n, n);
+	return xrl_current_at(r, &s);
 }
 
 /* Empties every bucket: a ring built for another window shape. */

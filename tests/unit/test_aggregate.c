@@ -474,6 +474,29 @@ static void test_key_clears_past_mask(void **state)
 	assert_key(&k, 42, 53, XRL_PROTO_UDP, XRL_FAMILY_V4, "198.51.100.9");
 }
 
+/* Every mask length, bit by bit, from buffers at every alignment. */
+static void test_mask_every_length(void **state)
+{
+	__u8 buf[16 + 3], out[16 + 3], *src, *dst;
+	__u32 bits, i, off;
+
+	(void)state;
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (__u8)(0x5b * (i + 1) ^ 0xa7);
+	for (off = 0; off < 4; off++) {
+		src = buf + off;
+		dst = out + (3 - off);
+		for (bits = 0; bits <= 128; bits++) {
+			xrl_mask_addr(dst, src, bits);
+			for (i = 0; i < 128; i++) {
+				int want = i < bits ? (src[i / 8] >> (7 - i % 8)) & 1 : 0;
+
+				assert_int_equal((dst[i / 8] >> (7 - i % 8)) & 1, want);
+			}
+		}
+	}
+}
+
 static void test_key_v6(void **state)
 {
 	struct xrl_rule r = rule_of("port 443/tcp rate 100/s");
@@ -566,6 +589,7 @@ int main(void)
 		cmocka_unit_test(test_qps_of_aggregate),
 		cmocka_unit_test(test_key_v4),
 		cmocka_unit_test(test_key_clears_past_mask),
+		cmocka_unit_test(test_mask_every_length),
 		cmocka_unit_test(test_key_v6),
 		cmocka_unit_test(test_key_aggregate),
 		cmocka_unit_test(test_key_port_vs_prefix),

@@ -35,12 +35,21 @@ static void add(struct xrl_ring *r, __u32 n, __u64 interval, __u64 t, __u64 pass
 static void test_case1_idx_start(void **state)
 {
 	__u64 t = 1576296044907ULL * MS;
+	struct xrl_slot s;
 
 	(void)state;
-	assert_int_equal(xrl_idx(t, 10000 * MS / 20, 20), 9);
-	assert_true(xrl_start(t, 10000 * MS / 20) == 1576296044500ULL * MS);
-	assert_int_equal(xrl_idx(1188 * MS, 1000 * MS / 5, 5), 0);
-	assert_true(xrl_start(1188 * MS, 1000 * MS / 5) == 1000 * MS);
+	xrl_slot_at(&s, t, 10000 * MS / 20, 20);
+	assert_int_equal(s.idx, 9);
+	assert_true(s.start == 1576296044500ULL * MS);
+	assert_true(s.end == 1576296045000ULL * MS);
+	xrl_slot_at(&s, 1188 * MS, 1000 * MS / 5, 5);
+	assert_int_equal(s.idx, 0);
+	assert_true(s.start == 1000 * MS);
+	/* A slot holds its bucket's times, start included, end excluded. */
+	assert_true(xrl_slot_holds(&s, 1000 * MS));
+	assert_true(xrl_slot_holds(&s, 1200 * MS - 1));
+	assert_false(xrl_slot_holds(&s, 1200 * MS));
+	assert_false(xrl_slot_holds(&s, 1000 * MS - 1));
 }
 
 /* Spec case 2: the same bucket within its length, a fresh one after. */
@@ -164,6 +173,7 @@ static void test_rollover(void **state)
 	const __u32 n = 4;
 	const __u64 I = 400 * MS, W = I / n;
 	struct xrl_ring r = {};
+	struct xrl_slot slot;
 	__u64 k;
 
 	(void)state;
@@ -176,7 +186,8 @@ static void test_rollover(void **state)
 			want += j + 1;
 		assert_true(sum_at(&r, n, I, t).pass == want);
 		assert_int_equal(sum_at(&r, n, I, t).buckets, k + 1 < n ? k + 1 : n);
-		assert_int_equal(xrl_idx(t, W, n), k % n);
+		xrl_slot_at(&slot, t, W, n);
+		assert_int_equal(slot.idx, k % n);
 	}
 }
 
@@ -301,10 +312,12 @@ static void test_live_with_skew(void **state)
 	{
 		struct xrl_ring r = {};
 		struct xrl_sum s = {};
+		struct xrl_slot slot;
 
-		add(&r, 4, I, xrl_start(now, W), 1, 0);
-		add(&r, 4, I, xrl_start(now, W) + W, 10, 0);
-		add(&r, 4, I, xrl_start(now, W) + 2 * W, 100, 0);
+		xrl_slot_at(&slot, now, W, 4);
+		add(&r, 4, I, slot.start, 1, 0);
+		add(&r, 4, I, slot.start + W, 10, 0);
+		add(&r, 4, I, slot.start + 2 * W, 100, 0);
 		xrl_ring_add(&r, 4, I, now, W, &s);
 		assert_true(s.pass == 11);
 		assert_int_equal(s.buckets, 2);
