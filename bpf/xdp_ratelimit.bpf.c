@@ -299,6 +299,7 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	struct xrl_ctl *ctl;
 	__u32 zero = 0;
 	int res, over, monitor;
+	__u8 set, kinds;
 	__u64 now;
 
 	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
@@ -323,18 +324,22 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	if (!ctl)
 		return xrl_pass(cnt);
 
-	pk.set = ctl->active_set & 1;
-	pk.family = p.family;
-	__builtin_memcpy(pk.addr, p.src, 16);
-	pk.prefixlen = XRL_PREFIX_HDR_BITS + (p.family == XRL_FAMILY_V4 ? 32 : 128);
-	prule = bpf_map_lookup_elem(&xrl_prefixes, &pk);
+	set = ctl->active_set & 1;
+	kinds = ctl->kinds[set];
+	if (kinds & XRL_HAS_PREFIXES) {
+		pk.set = set;
+		pk.family = p.family;
+		__builtin_memcpy(pk.addr, p.src, 16);
+		pk.prefixlen = XRL_PREFIX_HDR_BITS + (p.family == XRL_FAMILY_V4 ? 32 : 128);
+		prule = bpf_map_lookup_elem(&xrl_prefixes, &pk);
+	}
 	if (prule && (prule->flags & XRL_F_ALLOW)) {
 		cnt->allowed++;
 		xrl_count_rule(xrl_rule_stats_at(prule, xrl_now()), 0);
 		return xrl_pass(cnt);
 	}
-	if (p.has_port) {
-		ok.set = pk.set;
+	if (p.has_port && (kinds & XRL_HAS_PORTS)) {
+		ok.set = set;
 		ok.proto = p.proto;
 		ok.port = p.dport;
 		orule = bpf_map_lookup_elem(&xrl_ports, &ok);

@@ -160,9 +160,17 @@ struct xrl_ctl {
 	__u32 ifindex;
 	__u32 max_keys;
 	__u32 new_keys; /* per second, as loaded; 0: no cap */
-	__u32 pad;
+	__u8 kinds[2];	/* per rule set: XRL_HAS_* of the rules it holds */
+	__u8 pad[2];
 };
 _Static_assert(sizeof(struct xrl_ctl) == 40, "xrl_ctl layout");
+
+/*
+ * xrl_ctl.kinds: which maps a rule set has rules in. The program skips the
+ * lookup in a map where the active set has none (each costs a helper call).
+ */
+#define XRL_HAS_PORTS (1U << 0)
+#define XRL_HAS_PREFIXES (1U << 1)
 
 enum xrl_clock {
 	XRL_CLOCK_PRECISE = 0, /* bpf_ktime_get_ns: CLOCK_MONOTONIC */

@@ -164,6 +164,16 @@ static int assign_ids(const struct xrl_maps *m, const struct xrl_ruleset *active
 	return 0;
 }
 
+static __u8 set_kinds(const struct xrl_ruleset *set)
+{
+	__u8 kinds = 0;
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		kinds |= set->v[i].kind == XRL_KIND_PORT ? XRL_HAS_PORTS : XRL_HAS_PREFIXES;
+	return kinds;
+}
+
 int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size_t len)
 {
 	struct xrl_ruleset active = {};
@@ -211,7 +221,14 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 		clear_set(m, next_set);
 		goto out;
 	}
-	/* The flip: the program reads active_set's low byte, written in one store. */
+	/* The maps the new set has rules in, then the flip: the program reads
+	 * active_set's low byte, written in one store, then that set's kinds. */
+	ctl.kinds[next_set] = set_kinds(set);
+	ret = xrl_ctl_write(m, &ctl);
+	if (ret) {
+		snprintf(err, len, "cannot switch to the new rules: %s; the old rules stay in force", strerror(-ret));
+		goto out;
+	}
 	ctl.active_set = next_set;
 	ret = xrl_ctl_write(m, &ctl);
 	if (ret)

@@ -250,11 +250,23 @@ static inline struct xrl_rule rule(struct fx *f, __u64 threshold, __u64 interval
 	return r;
 }
 
+/* Marks rule set set as holding rules of a kind (xrl_ctl.kinds), as apply does. */
+static inline void set_has(struct fx *f, __u8 set, __u8 kind)
+{
+	struct xrl_ctl ctl;
+	__u32 zero = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(f->ctl, &zero, &ctl), 0);
+	ctl.kinds[set & 1] |= kind;
+	assert_int_equal(bpf_map_update_elem(f->ctl, &zero, &ctl, BPF_ANY), 0);
+}
+
 static inline void put_port(struct fx *f, __u8 proto, __u16 port, const struct xrl_rule *r)
 {
 	struct xrl_port_key k = { .set = f->set, .proto = proto, .port = port };
 
 	assert_int_equal(bpf_map_update_elem(f->ports, &k, r, BPF_ANY), 0);
+	set_has(f, f->set, XRL_HAS_PORTS);
 }
 
 static inline void put_prefix_in(struct fx *f, __u8 set, const char *addr, int plen,
@@ -271,6 +283,7 @@ static inline void put_prefix_in(struct fx *f, __u8 set, const char *addr, int p
 	}
 	k.prefixlen = XRL_PREFIX_HDR_BITS + plen;
 	assert_int_equal(bpf_map_update_elem(f->prefixes, &k, r, BPF_ANY), 0);
+	set_has(f, set, XRL_HAS_PREFIXES);
 }
 
 static inline void put_prefix(struct fx *f, const char *addr, int plen,
