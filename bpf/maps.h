@@ -11,13 +11,20 @@
 #include <bpf/bpf_helpers.h>
 #include "xrl_common.h"
 
-/* Both rule sets, told apart by xrl_port_key.set. */
+/* Port rules of both sets: see XRL_PORT_IDX. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 2 * XRL_MAX_RULES);
-	__type(key, struct xrl_port_key);
-	__type(value, struct xrl_rule);
-} xrl_ports SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XRL_PORT_IDX_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u32);
+} xrl_port_idx SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XRL_PORT_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xrl_port_rule);
+} xrl_port_rules SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);

@@ -291,7 +291,6 @@ int xdp_ratelimit(struct xdp_md *ctx)
 {
 	struct xrl_eval port_ev = {}, prefix_ev = {};
 	struct xrl_prefix_key pk = {};
-	struct xrl_port_key ok = {};
 	struct xrl_rule *prule = NULL, *orule = NULL;
 	struct xrl_counters *cnt;
 	struct xrl_pkt p = {};
@@ -339,10 +338,15 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		return xrl_pass(cnt);
 	}
 	if (p.has_port && (kinds & XRL_HAS_PORTS)) {
-		ok.set = set;
-		ok.proto = p.proto;
-		ok.port = p.dport;
-		orule = bpf_map_lookup_elem(&xrl_ports, &ok);
+		__u32 ix = XRL_PORT_IDX(set, p.proto, p.dport), *slot;
+		struct xrl_port_rule *pr;
+
+		slot = bpf_map_lookup_elem(&xrl_port_idx, &ix);
+		if (slot && *slot) {
+			pr = bpf_map_lookup_elem(&xrl_port_rules, slot);
+			if (pr && pr->used)
+				orule = &pr->r;
+		}
 	}
 	if (!prule && !orule) {
 		cnt->no_rule++;

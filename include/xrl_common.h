@@ -20,7 +20,8 @@
 #define XRL_DEFAULT_KEYS 65536
 
 /* Map names (at most 15 characters: the kernel's object name limit). */
-#define XRL_MAP_PORTS "xrl_ports"
+#define XRL_MAP_PORT_IDX "xrl_port_idx"
+#define XRL_MAP_PORT_RULES "xrl_port_rules"
 #define XRL_MAP_PREFIXES "xrl_prefixes"
 #define XRL_MAP_STATE "xrl_state"
 #define XRL_MAP_RULE_STATS "xrl_rule_stats"
@@ -55,13 +56,27 @@ struct xrl_rule {
 };
 _Static_assert(sizeof(struct xrl_rule) == 48, "xrl_rule layout");
 
-/* Port rules: one hash map holding both rule sets, selected by set. */
-struct xrl_port_key {
-	__u8 set;   /* 0 or 1: see xrl_ctl.active_set */
-	__u8 proto; /* XRL_PROTO_TCP or XRL_PROTO_UDP */
-	__u16 port; /* destination port, host order */
+/*
+ * Port rules: two arrays, whose lookups the verifier inlines (no helper call
+ * and no hashing on the packet path). xrl_port_idx, indexed by set, protocol
+ * and port, holds the rule's slot in xrl_port_rules, or 0 for no rule. Set s
+ * owns slots XRL_PORT_SLOT(s, 0) up to XRL_PORT_SLOT(s, XRL_MAX_RULES - 1).
+ * proto is XRL_PROTO_TCP or XRL_PROTO_UDP.
+ */
+#define XRL_PORT_IDX(set, proto, port) \
+	((((__u32)(set) & 1) << 17) | ((__u32)((proto) == XRL_PROTO_UDP) << 16) | (__u16)(port))
+#define XRL_PORT_IDX_ENTRIES (1U << 18)
+#define XRL_PORT_SLOT(set, i) (1 + ((__u32)(set) & 1) * XRL_MAX_RULES + (__u32)(i))
+#define XRL_PORT_SLOTS (1 + 2 * XRL_MAX_RULES)
+
+struct xrl_port_rule {
+	struct xrl_rule r;
+	__u16 port;  /* destination port, host order */
+	__u8 proto;  /* XRL_PROTO_TCP or XRL_PROTO_UDP */
+	__u8 used;   /* 0: a free slot */
+	__u32 pad;
 };
-_Static_assert(sizeof(struct xrl_port_key) == 4, "xrl_port_key layout");
+_Static_assert(sizeof(struct xrl_port_rule) == 56, "xrl_port_rule layout");
 
 /*
  * Prefix rules: an LPM trie whose data starts with the set and the family, so

@@ -4,14 +4,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include "apply.h"
-
-static void port_key(const struct xrl_spec *s, __u8 set, struct xrl_port_key *k)
-{
-	memset(k, 0, sizeof(*k));
-	k->set = set;
-	k->proto = s->proto;
-	k->port = s->port;
-}
+#include "ports.h"
 
 static void prefix_key(const struct xrl_spec *s, __u8 set, struct xrl_prefix_key *k)
 {
@@ -25,26 +18,28 @@ static void prefix_key(const struct xrl_spec *s, __u8 set, struct xrl_prefix_key
 static int read_set(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
 {
 	struct xrl_prefix_key pk, *ppk = NULL;
-	struct xrl_port_key ok, *pok = NULL;
+	struct xrl_port_rule *ports;
 	char err[XRL_ERRLEN];
 	struct xrl_spec s;
+	size_t i, n;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	while (!bpf_map_get_next_key(m->ports, pok, &ok)) {
-		pok = &ok;
-		if (ok.set != set)
-			continue;
+	ports = calloc(XRL_MAX_RULES, sizeof(*ports));
+	if (!ports)
+		return -ENOMEM;
+	ret = xrl_ports_read(m->port_rules, set, ports, &n);
+	for (i = 0; !ret && i < n; i++) {
 		memset(&s, 0, sizeof(s));
-		if (bpf_map_lookup_elem(m->ports, &ok, &s.r))
-			continue; /* deleted meanwhile */
+		s.r = ports[i].r;
 		s.kind = XRL_KIND_PORT;
-		s.proto = ok.proto;
-		s.port = ok.port;
+		s.proto = ports[i].proto;
+		s.port = ports[i].port;
 		ret = xrl_ruleset_add(out, &s, err, sizeof(err));
-		if (ret)
-			goto out;
 	}
+	free(ports);
+	if (ret)
+		goto out;
 	while (!bpf_map_get_next_key(m->prefixes, ppk, &pk)) {
 		ppk = &pk;
 		if (pk.set != set)
@@ -79,21 +74,19 @@ static int clear_set(const struct xrl_maps *m, __u8 set)
 {
 	struct xrl_ruleset old;
 	size_t i;
-	int ret = read_set(m, set, &old);
+	int ret = xrl_ports_clear(m->port_idx, m->port_rules, set);
 
+	if (!ret)
+		ret = read_set(m, set, &old);
 	if (ret)
 		return ret;
 	for (i = 0; i < old.n; i++) {
 		struct xrl_prefix_key pk;
-		struct xrl_port_key ok;
 
-		if (old.v[i].kind == XRL_KIND_PORT) {
-			port_key(&old.v[i], set, &ok);
-			ret = bpf_map_delete_elem(m->ports, &ok);
-		} else {
-			prefix_key(&old.v[i], set, &pk);
-			ret = bpf_map_delete_elem(m->prefixes, &pk);
-		}
+		if (old.v[i].kind == XRL_KIND_PORT)
+			continue; /* none left */
+		prefix_key(&old.v[i], set, &pk);
+		ret = bpf_map_delete_elem(m->prefixes, &pk);
 		if (ret && errno != ENOENT) {
 			ret = -errno;
 			break;
@@ -178,8 +171,8 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 {
 	struct xrl_ruleset active = {};
 	struct xrl_ctl ctl;
+	size_t i, nports;
 	__u8 next_set;
-	size_t i;
 	int ret;
 
 	ret = xrl_maps_lock(m);
@@ -202,14 +195,13 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 	}
 	/* Whatever a killed apply left in the inactive set goes first. */
 	ret = clear_set(m, next_set);
-	for (i = 0; !ret && i < set->n; i++) {
+	for (i = 0, nports = 0; !ret && i < set->n; i++) {
 		const struct xrl_spec *s = &set->v[i];
 		struct xrl_prefix_key pk;
-		struct xrl_port_key ok;
 
 		if (s->kind == XRL_KIND_PORT) {
-			port_key(s, next_set, &ok);
-			ret = bpf_map_update_elem(m->ports, &ok, &s->r, BPF_ANY) ? -errno : 0;
+			ret = xrl_port_put(m->port_idx, m->port_rules, next_set, nports++, s->proto, s->port,
+					   &s->r);
 		} else {
 			prefix_key(s, next_set, &pk);
 			ret = bpf_map_update_elem(m->prefixes, &pk, &s->r, BPF_ANY) ? -errno : 0;

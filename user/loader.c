@@ -291,8 +291,9 @@ static void status_one(const char *iface, struct xrl_status *st)
 		prev = &k;
 		st->keys++;
 	}
-	st->memlock = fd_memlock(m.ports) + fd_memlock(m.prefixes) + fd_memlock(m.state) +
-		      fd_memlock(m.rule_stats) + fd_memlock(m.counters) + fd_memlock(m.ctl);
+	st->memlock = fd_memlock(m.port_idx) + fd_memlock(m.port_rules) + fd_memlock(m.prefixes) +
+		      fd_memlock(m.state) + fd_memlock(m.rule_stats) + fd_memlock(m.counters) +
+		      fd_memlock(m.ctl);
 	xrl_maps_close(&m);
 }
 

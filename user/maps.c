@@ -41,7 +41,8 @@ struct map_want {
 };
 
 static const struct map_want wanted[] = {
-	{ XRL_MAP_PORTS, offsetof(struct xrl_maps, ports), sizeof(struct xrl_port_key), sizeof(struct xrl_rule) },
+	{ XRL_MAP_PORT_IDX, offsetof(struct xrl_maps, port_idx), sizeof(__u32), sizeof(__u32) },
+	{ XRL_MAP_PORT_RULES, offsetof(struct xrl_maps, port_rules), sizeof(__u32), sizeof(struct xrl_port_rule) },
 	{ XRL_MAP_PREFIXES, offsetof(struct xrl_maps, prefixes), sizeof(struct xrl_prefix_key),
 	  sizeof(struct xrl_rule) },
 	{ XRL_MAP_STATE, offsetof(struct xrl_maps, state), sizeof(struct xrl_key), sizeof(struct xrl_state) },

@@ -23,6 +23,7 @@
 
 #include "xrl_common.h"
 #include "xrl_key.h"
+#include "ports.h"
 #include "xdp_ratelimit.skel.h"
 #include "pktbuild.h"
 
@@ -33,7 +34,8 @@
 
 struct fx {
 	struct xdp_ratelimit_bpf *skel;
-	int prog, ports, prefixes, state, rule_stats, counters, ctl;
+	int prog, port_idx, port_rules, prefixes, state, rule_stats, counters, ctl;
+	__u32 nports[2]; /* port rules put in each set: the next free slot */
 	int ncpus;
 	struct xrl_ctl ctl0; /* as loaded */
 	__u32 new_keys_cpu;  /* set before the load: the cap on new states; 0, none */
@@ -107,7 +109,8 @@ static inline void fx_load(struct fx *f, __u32 malformed_drop)
 		return;
 	}
 	f->prog = bpf_program__fd(f->skel->progs.xdp_ratelimit);
-	f->ports = bpf_map__fd(f->skel->maps.xrl_ports);
+	f->port_idx = bpf_map__fd(f->skel->maps.xrl_port_idx);
+	f->port_rules = bpf_map__fd(f->skel->maps.xrl_port_rules);
 	f->prefixes = bpf_map__fd(f->skel->maps.xrl_prefixes);
 	f->state = bpf_map__fd(f->skel->maps.xrl_state);
 	f->rule_stats = bpf_map__fd(f->skel->maps.xrl_rule_stats);
@@ -137,8 +140,11 @@ static inline int fx_reset(struct fx *f)
 
 	if (!zeros)
 		return -ENOMEM;
-	if (map_clear(f->ports) || map_clear(f->prefixes) || map_clear(f->state))
+	if (xrl_ports_clear(f->port_idx, f->port_rules, 0) ||
+	    xrl_ports_clear(f->port_idx, f->port_rules, 1) || map_clear(f->prefixes) ||
+	    map_clear(f->state))
 		err = -1;
+	f->nports[0] = f->nports[1] = 0;
 	for (id = 0; id <= f->next_id && !err; id++)
 		err = bpf_map_update_elem(f->rule_stats, &id, zeros, BPF_ANY);
 	if (!err)
@@ -263,9 +269,12 @@ static inline void set_has(struct fx *f, __u8 set, __u8 kind)
 
 static inline void put_port(struct fx *f, __u8 proto, __u16 port, const struct xrl_rule *r)
 {
-	struct xrl_port_key k = { .set = f->set, .proto = proto, .port = port };
+	__u32 ix = XRL_PORT_IDX(f->set, proto, port), slot, i;
 
-	assert_int_equal(bpf_map_update_elem(f->ports, &k, r, BPF_ANY), 0);
+	/* A port put again keeps its slot: the rule changes in place. */
+	assert_int_equal(bpf_map_lookup_elem(f->port_idx, &ix, &slot), 0);
+	i = slot ? slot - XRL_PORT_SLOT(f->set, 0) : f->nports[f->set & 1]++;
+	assert_int_equal(xrl_port_put(f->port_idx, f->port_rules, f->set, i, proto, port, r), 0);
 	set_has(f, f->set, XRL_HAS_PORTS);
 }
 
