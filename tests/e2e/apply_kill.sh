@@ -26,9 +26,7 @@ check "the two sets differ" sh -c "! cmp -s $dir/a.dump $dir/b.dump"
 
 # Traffic for the whole test: 1000/s at a rule that admits 100/s.
 secs=12
-$UDP recv 10.214.0.1 6000 $((secs + 2)) >"$dir/recv" &
-rx=$!
-sleep 0.3
+recv_bg "$dir/recv" 10.214.0.1 6000 $((secs + 2))
 $UDP send -n $NS 10.214.0.2 10.214.0.1 6000 1000 $secs >"$dir/sent" &
 tx=$!
 

@@ -26,9 +26,7 @@ expect_eq "dump shows three rules" "$($XRL dump xrle0 | wc -l)" 3
 # Traffic: .2 at 5x its limit, .3 at 10x the prefix limit, .5 allowed, for 2 seconds.
 out=$(mktemp); defer "rm -f $out"
 sent5=$(mktemp); defer "rm -f $sent5"
-$UDP recv 10.210.0.1 6000 4 >"$out" &
-rx=$!
-sleep 0.3
+recv_bg "$out" 10.210.0.1 6000 4
 $UDP send -n $NS 10.210.0.2 10.210.0.1 6000 1000 2 >/dev/null &
 $UDP send -n $NS 10.210.0.3 10.210.0.1 6000 500 2 >/dev/null &
 # 600 datagrams at 300/s: the sender stops at the count, or at 3 s if it was held up so long
@@ -89,9 +87,7 @@ expect_eq "rule del removed it" "$($XRL dump xrle0)" "$d1"
 # A second interface with its own rules.
 check "load a second interface" $XRL load xrle2 --clock coarse
 check "its own rules" $XRL rule add xrle2 port 6000/udp rate 20/s aggregate
-$UDP recv 10.211.0.1 6000 2.5 >"$out" &
-rx=$!
-sleep 0.3
+recv_bg "$out" 10.211.0.1 6000 2.5
 $UDP send -n $NS 10.211.0.2 10.211.0.1 6000 500 1 >/dev/null
 wait $rx
 expect_range "second interface enforces its own 20/s" "$(tail -1 "$out")" 20 45
@@ -110,9 +106,8 @@ expect_eq "first interface's rules are untouched" "$($XRL dump xrle0)" "$d1"
 # Killing a command never stops enforcement: nothing runs after load.
 $XRL stats xrle0 --watch >/dev/null 2>&1 &
 sleep 0.5; kill -9 $! 2>/dev/null; wait $! 2>/dev/null
-$UDP recv 10.210.0.1 6000 2.5 >"$out" &
-rx=$!
 sleep 1.2 # let the earlier flood's window pass
+recv_bg "$out" 10.210.0.1 6000 2.5
 $UDP send -n $NS 10.210.0.2 10.210.0.1 6000 1000 1 >/dev/null
 wait $rx
 expect_range "limits hold with no process running" "$(tail -1 "$out")" 200 400

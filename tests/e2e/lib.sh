@@ -54,6 +54,30 @@ veth_lab() {
 	ip -n "$ns" link set "$p" up
 }
 
+# wait_for SECONDS COMMAND...: re-runs COMMAND every 50 ms until it succeeds; false if SECONDS
+# pass first. Waits on an event rather than sleeping for a guess at how long it takes.
+wait_for() {
+	local n=$(($1 * 20))
+	shift
+	until "$@"; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.05
+	done
+}
+
+# recv_bg FILE ADDR PORT SECONDS: "xrl-udp recv ADDR PORT SECONDS" in the background into FILE,
+# its pid in rx. Returns once the receiver has bound its port (it prints "ready" first), so
+# that nothing sent afterwards is lost for want of a socket, however slowly it started; its
+# SECONDS count from then. A receiver not ready within 10 s is a FAIL.
+recv_bg() {
+	local f=$1
+	shift
+	$UDP recv "$@" >"$f" &
+	rx=$!
+	wait_for 10 grep -qx ready "$f" || fail "receiver on $1 port $2" "not ready within 10 s"
+}
+
 # json FILTER: one value out of JSON on stdin.
 json() { jq -r "$1"; }
 
