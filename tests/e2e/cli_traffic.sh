@@ -93,9 +93,7 @@ wait $rx
 expect_range "second interface enforces its own 20/s" "$(tail -1 "$out")" 20 45
 # A set of prefix rules only (the first was ports only): the program skips the ports map.
 check "apply a set of prefix rules only" sh -c "echo 'prefix 10.211.0.0/24 rate 30/s aggregate' | $XRL apply xrle2 -"
-$UDP recv 10.211.0.1 6000 2.5 >"$out" &
-rx=$!
-sleep 0.3
+recv_bg "$out" 10.211.0.1 6000 2.5
 $UDP send -n $NS 10.211.0.2 10.211.0.1 6000 500 0.5 >/dev/null
 wait $rx
 # 250 frames in half a second: the bucket holding the 30 passes cannot leave the window before
