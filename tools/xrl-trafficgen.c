@@ -42,7 +42,7 @@
 
 #define TG_MAX_THREADS 64
 #define TG_MAX_FRAME 1500
-#define TG_CHUNK_MAX 65536 /* frames per BPF_PROG_TEST_RUN call when unpaced */
+#define TG_CHUNK_MAX 65536 /* frames per BPF_PROG_TEST_RUN call, at most */
 #define NS_PER_SEC 1000000000ULL
 
 struct tg_opts {
@@ -346,7 +346,7 @@ static int build_frame(const struct tg_opts *o, __u8 *buf, __u32 *len, __u32 *ip
 static void *sender(void *arg)
 {
 	struct tg_thread *t = arg;
-	__u64 chunk, target, now;
+	__u64 target, now;
 	cpu_set_t set;
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		    .data_in = t->frame,
@@ -359,12 +359,6 @@ static void *sender(void *arg)
 	t->err = -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	if (t->err)
 		return NULL;
-	/* Paced: a chunk about every millisecond. */
-	chunk = t->rate > 0 ? (__u64)(t->rate / 1000) : TG_CHUNK_MAX;
-	if (chunk < 1)
-		chunk = 1;
-	if (chunk > TG_CHUNK_MAX)
-		chunk = TG_CHUNK_MAX;
 	sleep_until(t->start_ns);
 	while (!tg_stop) {
 		now = now_ns();
@@ -373,7 +367,11 @@ static void *sender(void *arg)
 		if (t->quota && t->sent >= t->quota)
 			break;
 		if (t->rate > 0) {
-			/* The frames due by now, at most one chunk at a time. */
+			/*
+			 * Paced: the frames due by now. A call that took long (each
+			 * test run waits for an RCU grace period unless --hold) is
+			 * caught up by the next, so the rate holds on average.
+			 */
 			target = (__u64)((double)(now - t->start_ns) * t->rate / 1e9) + 1;
 			if (target <= t->sent) {
 				__u64 due = t->start_ns + (__u64)((double)t->sent * 1e9 / t->rate);
@@ -383,9 +381,9 @@ static void *sender(void *arg)
 				sleep_until(due);
 				continue;
 			}
-			opts.repeat = (__u32)(target - t->sent < chunk ? target - t->sent : chunk);
+			opts.repeat = (__u32)(target - t->sent < TG_CHUNK_MAX ? target - t->sent : TG_CHUNK_MAX);
 		} else {
-			opts.repeat = (__u32)chunk;
+			opts.repeat = TG_CHUNK_MAX;
 		}
 		if (t->quota && t->sent + opts.repeat > t->quota)
 			opts.repeat = (__u32)(t->quota - t->sent);

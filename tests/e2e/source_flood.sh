@@ -47,6 +47,8 @@ over=$(echo "$s" | json .counters.overflow)
 pass=$(echo "$s" | json '.rules[0].pass')
 seen=$(echo "$s" | json .counters.seen)
 heavy_sent=$(json .sent <"$tmp/heavy")
+# The heavy source's limit is only put to the test if it sent far above it.
+expect_range "the heavy source sent 2000/s, 20x its limit" "$heavy_sent" 9000 14100
 echo "# flood of $sent sources in ${secs}s: $new states created, $over packets in the overflow window, $pass passed of $seen seen"
 expect_range "states are created at the capped rate" "$new" 1 $(( NEW * (secs + 2) + 2 ))
 expect_range "new sources past the cap share the overflow window" "$over" $(( sent / 2 )) "$sent"
