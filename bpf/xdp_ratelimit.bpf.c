@@ -105,28 +105,35 @@ static __always_inline __u64 xrl_remote_pass(const struct xrl_key *k, const stru
 
 /*
  * The rule's per-CPU stats slot, its derived fields brought up to date: the
- * bucket length and validity of its shape when the gen changes, the slot of
- * now when now leaves the last one. So the packet path divides once a bucket.
+ * bucket length and validity of its shape when the gen or the shape changes,
+ * the slot of now when now leaves the last one. So the packet path divides
+ * once a bucket.
  */
 static __always_inline struct xrl_rule_stats *xrl_rule_stats_at(const struct xrl_rule *r, __u64 now)
 {
 	struct xrl_rule_stats *rs;
 	__u32 id = r->id;
+	int fresh;
 
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &id);
 	if (!rs)
 		return NULL;
-	if (rs->gen != r->gen) {
+	fresh = rs->gen != r->gen;
+	if (fresh) {
 		/* New rule or new window shape: never mix bucket lengths. */
 		xrl_ring_reset(&rs->ring);
 		rs->gen = r->gen;
+	}
+	if (fresh || rs->buckets != r->buckets || rs->interval != r->interval_ns) {
+		rs->buckets = r->buckets;
+		rs->interval = r->interval_ns;
 		rs->shape_ok = xrl_shape_check(r->buckets, r->interval_ns) == XRL_SHAPE_OK;
 		rs->blen = rs->shape_ok ? r->interval_ns / r->buckets : 0;
 		rs->slot.start = 0;
 		rs->slot.end = 0;
 	}
 	if (rs->shape_ok && !xrl_slot_holds(&rs->slot, now))
-		xrl_slot_at(&rs->slot, now, rs->blen, r->buckets);
+		xrl_slot_at(&rs->slot, now, rs->blen, rs->buckets);
 	return rs;
 }
 
@@ -344,7 +351,8 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		slot = bpf_map_lookup_elem(&xrl_port_idx, &ix);
 		if (slot && *slot) {
 			pr = bpf_map_lookup_elem(&xrl_port_rules, slot);
-			if (pr && pr->used)
+			/* The slot must be this port's: never another port's rule. */
+			if (pr && pr->used && pr->port == p.dport && pr->proto == p.proto)
 				orule = &pr->r;
 		}
 	}

@@ -119,18 +119,25 @@ _Static_assert(sizeof(struct xrl_state) == 32 + 24 * XRL_MAX_BUCKETS, "xrl_state
  * what the program derives from the rule once rather than once a packet.
  */
 struct xrl_rule_stats {
-	__u32 gen;	/* rule gen the ring and the derived fields were made for */
-	__u32 shape_ok; /* that gen's window shape is valid, so the rule limits */
+	__u32 gen;	/* rule gen the ring was made for */
+	__u32 shape_ok; /* the window shape below is valid, so the rule limits */
 	__u64 pass;
 	__u64 block;
-	/* Derived by the program on this CPU: */
+	/*
+	 * Derived by the program on this CPU from the shape (buckets, interval)
+	 * it last saw, rebuilt when the gen or the shape differs: a rule read
+	 * torn while userspace rewrites it heals with the next packet.
+	 */
+	__u32 buckets;
+	__u32 pad;
+	__u64 interval;
 	__u64 blen;	      /* bucket length: interval / buckets */
 	__u64 share_of;	      /* the threshold share was computed from */
 	__u64 share;	      /* threshold / ncpus: what this CPU may pass alone */
 	struct xrl_slot slot; /* the current bucket, until time leaves it */
 	struct xrl_ring ring;
 };
-_Static_assert(sizeof(struct xrl_rule_stats) == 72 + 24 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
+_Static_assert(sizeof(struct xrl_rule_stats) == 88 + 24 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
 
 /* Why a frame was judged malformed. */
 enum xrl_malformed {

@@ -1051,6 +1051,48 @@ static void test_shape_change(void **state)
 	assert_totals(f, r.id, 10, 2);
 }
 
+/*
+ * A rule read while userspace rewrites it may show a shape that is not its
+ * own, under its own gen. The next packet that reads it whole limits by it
+ * again: what the program derives from a shape is keyed on the shape too.
+ */
+static void test_torn_shape_heals(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 2, 1000, 2, 0), torn;
+	struct pkt p;
+
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	assert_int_equal(run_n(f, &p, 3), 2);
+	torn = r;
+	torn.buckets = 0; /* same gen */
+	put_port(f, XRL_PROTO_UDP, 53, &torn);
+	assert_int_equal(run(f, &p), XDP_PASS); /* an invalid shape limits nothing */
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	assert_int_equal(run(f, &p), XDP_DROP); /* its window still holds 2 */
+}
+
+/* A port's index entry that names another port's slot applies no rule. */
+static void test_port_slot_must_match(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 1, 1000, 2, 0);
+	__u32 ix53 = XRL_PORT_IDX(f->set, XRL_PROTO_UDP, 53), ix54, slot;
+	struct pkt p;
+
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	assert_int_equal(bpf_map_lookup_elem(f->port_idx, &ix53, &slot), 0);
+	ix54 = XRL_PORT_IDX(f->set, XRL_PROTO_UDP, 54);
+	assert_int_equal(bpf_map_update_elem(f->port_idx, &ix54, &slot, BPF_ANY), 0);
+	udp4(&p, SRC4, 54);
+	assert_int_equal(run_n(f, &p, 3), 3);
+	assert_int_equal(counters(f).no_rule, 3);
+	/* and the same slot still limits its own port */
+	udp4(&p, SRC4, 53);
+	assert_int_equal(run_n(f, &p, 3), 1);
+}
+
 /* Across CPUs. */
 
 /* The limit holds for the key across CPUs, whichever CPU the packets arrive on. */
@@ -1308,6 +1350,8 @@ int main(void)
 		T(test_window_time_backwards),
 		T(test_rate_change),
 		T(test_shape_change),
+		T(test_torn_shape_heals),
+		T(test_port_slot_must_match),
 		T(test_cpus_alternating),
 		T(test_cpus_one_then_other),
 		T(test_cpus_sliding),
