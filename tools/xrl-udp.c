@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 		ret = xrl_udp_send(&f);
 		n = f.sent;
 	} else if (!strcmp(argv[1], "recv") && argc == 5) {
-		ret = xrl_udp_recv(ns, argv[2], (__u16)atoi(argv[3]), atof(argv[4]), &n);
+		ret = xrl_udp_recv(ns, argv[2], (__u16)atoi(argv[3]), atof(argv[4]), 1, &n);
 	} else {
 		return usage();
 	}

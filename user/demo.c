@@ -99,7 +99,7 @@ static void *drain(void *arg)
 {
 	struct sink *s = arg;
 
-	xrl_udp_recv(NULL, s->addr, PORT, SECONDS + 1.5, &s->count);
+	xrl_udp_recv(NULL, s->addr, PORT, SECONDS + 1.5, 0, &s->count);
 	return NULL;
 }
 

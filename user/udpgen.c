@@ -105,7 +105,8 @@ int xrl_udp_send(struct xrl_udp_flow *f)
 	return 0;
 }
 
-int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds, __u64 *count)
+int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds, int announce,
+		 __u64 *count)
 {
 	struct sockaddr_storage sa;
 	struct timeval tv = { 0, 100000 };
@@ -131,8 +132,10 @@ int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds
 		close(fd);
 		return ret;
 	}
-	printf("ready\n");
-	fflush(stdout);
+	if (announce) {
+		printf("ready\n");
+		fflush(stdout);
+	}
 	for (t0 = mono(); mono() - t0 < seconds;)
 		if (recv(fd, buf, sizeof(buf), 0) >= 0)
 			(*count)++;

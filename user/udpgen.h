@@ -18,8 +18,12 @@ struct xrl_udp_flow {
 
 int xrl_udp_send(struct xrl_udp_flow *f);
 
-/* Counts datagrams arriving on port for seconds. */
-int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds, __u64 *count);
+/*
+ * Counts datagrams arriving on port for seconds. With announce, prints "ready"
+ * once the port is bound, for a script to start its senders on.
+ */
+int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds, int announce,
+		 __u64 *count);
 
 /* Moves the calling thread into a named network namespace. */
 int xrl_enter_netns(const char *name);
