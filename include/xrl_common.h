@@ -189,7 +189,7 @@ _Static_assert(sizeof(struct xrl_ctl) == 40, "xrl_ctl layout");
 
 /*
  * xrl_ctl.kinds: which maps a rule set has rules in. The program skips the
- * lookup in a map where the active set has none (each costs a helper call).
+ * lookup in a map where the active set has none (the trie's is a helper call).
  */
 #define XRL_HAS_PORTS (1U << 0)
 #define XRL_HAS_PREFIXES (1U << 1)

@@ -15,17 +15,15 @@ static void prefix_key(const struct xrl_spec *s, __u8 set, struct xrl_prefix_key
 	memcpy(k->addr, s->addr, 16);
 }
 
-static int read_set(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
+/* Appends the port rules of one set to out. */
+static int read_ports(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
 {
-	struct xrl_prefix_key pk, *ppk = NULL;
-	struct xrl_port_rule *ports;
+	struct xrl_port_rule *ports = calloc(XRL_MAX_RULES, sizeof(*ports));
 	char err[XRL_ERRLEN];
 	struct xrl_spec s;
 	size_t i, n;
 	int ret;
 
-	memset(out, 0, sizeof(*out));
-	ports = calloc(XRL_MAX_RULES, sizeof(*ports));
 	if (!ports)
 		return -ENOMEM;
 	ret = xrl_ports_read(m->port_rules, set, ports, &n);
@@ -38,8 +36,17 @@ static int read_set(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
 		ret = xrl_ruleset_add(out, &s, err, sizeof(err));
 	}
 	free(ports);
-	if (ret)
-		goto out;
+	return ret;
+}
+
+/* Appends the prefix rules of one set to out. */
+static int read_prefixes(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
+{
+	struct xrl_prefix_key pk, *ppk = NULL;
+	char err[XRL_ERRLEN];
+	struct xrl_spec s;
+	int ret;
+
 	while (!bpf_map_get_next_key(m->prefixes, ppk, &pk)) {
 		ppk = &pk;
 		if (pk.set != set)
@@ -53,11 +60,21 @@ static int read_set(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
 		memcpy(s.addr, pk.addr, 16);
 		ret = xrl_ruleset_add(out, &s, err, sizeof(err));
 		if (ret)
-			goto out;
+			return ret;
 	}
 	return 0;
-out:
-	xrl_ruleset_free(out);
+}
+
+static int read_set(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = read_ports(m, set, out);
+	if (!ret)
+		ret = read_prefixes(m, set, out);
+	if (ret)
+		xrl_ruleset_free(out);
 	return ret;
 }
 
@@ -72,19 +89,19 @@ int xrl_rules_read(const struct xrl_maps *m, struct xrl_ruleset *set)
 /* Deletes every rule of one set. Keys are collected first: deleting while walking skips keys. */
 static int clear_set(const struct xrl_maps *m, __u8 set)
 {
-	struct xrl_ruleset old;
+	struct xrl_ruleset old = {};
 	size_t i;
 	int ret = xrl_ports_clear(m->port_idx, m->port_rules, set);
 
 	if (!ret)
-		ret = read_set(m, set, &old);
-	if (ret)
+		ret = read_prefixes(m, set, &old);
+	if (ret) {
+		xrl_ruleset_free(&old);
 		return ret;
+	}
 	for (i = 0; i < old.n; i++) {
 		struct xrl_prefix_key pk;
 
-		if (old.v[i].kind == XRL_KIND_PORT)
-			continue; /* none left */
 		prefix_key(&old.v[i], set, &pk);
 		ret = bpf_map_delete_elem(m->prefixes, &pk);
 		if (ret && errno != ENOENT) {
