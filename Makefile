@@ -28,7 +28,7 @@ JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(OUT) -Iuser $(LIBBPF_CFLAGS) -MMD -MP
+CFLAGS += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(OUT) -Iuser/lib -Iuser/cli -Itools $(LIBBPF_CFLAGS) -MMD -MP
 LDLIBS += $(LIBBPF_LIBS) $(JANSSON_LIBS) -lm -lpthread
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -38,26 +38,26 @@ endif
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Ivmlinux -Iinclude -Ibpf -MMD -MP
 
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
-SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+BPF_SRCS := $(wildcard bpf/*.bpf.c tools/bpf/*.bpf.c)
+SKELS := $(patsubst %.bpf.c,$(OUT)/%.skel.h,$(notdir $(BPF_SRCS)))
 
-# user/: a library of the control plane, and the commands on top of it.
-LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+# user/lib/: the control-plane library; user/cli/: the commands on top of it.
+LIB_SRCS := $(wildcard user/lib/*.c)
 LIB_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(LIB_SRCS))
 LIB := $(OUT)/libxrl.a
+CLI_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(wildcard user/cli/*.c)) $(OUT)/tools/udpgen.o
 CLI := $(OUT)/xdp-ratelimit
 
 TEST_SRCS := $(wildcard tests/unit/*.c tests/prog/*.c)
 TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
 # tools/: traffic senders and receivers for the demo, the tests and the benchmark.
-TOOL_SRCS := $(wildcard tools/*.c)
+TOOL_SRCS := $(wildcard tools/xrl-*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(OUT)/%,$(TOOL_SRCS))
 
 # tests/fuzz/: libFuzzer harnesses of the rules parser, with ASan and UBSan.
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB := user/rule.c user/err.c
+FUZZ_LIB := user/lib/rule.c user/lib/err.c
 FUZZ_SECONDS ?= 60
 
 .PHONY: all test demo bench fuzz deps vmlinux clean
@@ -70,6 +70,10 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -c $< -o $@
 
+$(OUT)/%.bpf.o: tools/bpf/%.bpf.c | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -c $< -o $@
+
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
@@ -79,11 +83,16 @@ $(OUT)/user/%.o: user/%.c $(SKELS) | $(OUT)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+$(OUT)/tools/%.o: tools/%.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(CLI): $(OUT)/user/main.o $(LIB)
+$(CLI): $(CLI_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -92,14 +101,14 @@ $(OUT)/tests/%: tests/%.c $(LIB) $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Itests -MF $@.d $(LDFLAGS) $< $(LIB) $(CMOCKA_LIBS) $(LDLIBS) -o $@
 
-$(OUT)/%: tools/%.c $(LIB) $(SKELS)
+$(OUT)/%: tools/%.c $(OUT)/tools/udpgen.o $(SKELS)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -MF $@.d $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -MF $@.d $(LDFLAGS) $< $(OUT)/tools/udpgen.o $(LDLIBS) -o $@
 
-$(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) include/xrl_common.h include/xrl_window.h user/rule.h
+$(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) include/xrl_common.h include/xrl_window.h user/lib/rule.h
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -Wall -Werror -Iinclude -Iuser \
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -Wall -Werror -Iinclude -Iuser/lib \
 		$(LIBBPF_CFLAGS) $< $(FUZZ_LIB) -o $@
 
 $(OUT):
