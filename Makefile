@@ -1,17 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# make            build everything into build/
-# make test       install missing packages, build, run every test
-# make demo       install missing packages, build, run the demo (IFACE=eth0 for a real NIC)
-# make bench      the side-by-side benchmark
-# make fuzz       the rules-parser fuzzers and the XDP frame fuzzer, FUZZ_SECONDS each (default 60)
-# make deps       install missing Debian packages
-# make vmlinux    regenerate vmlinux/vmlinux.h from the running kernel
-# V=1 shows commands; SANITIZE=1 builds userspace with ASan and UBSan.
+# 'make help' lists the targets and variables.
 
-OUT := build
+# SANITIZE=1 builds apart, so that switching it on or off never mixes objects.
+OUT := build$(if $(filter 1,$(SANITIZE)),/sanitize)
 CLANG ?= clang
-CC ?= gcc
 BPFTOOL ?= bpftool
+# make defines CC (as cc), so 'CC ?= gcc' would never apply.
+ifeq ($(origin CC),default)
+CC := gcc
+endif
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 ifeq ($(V),1)
@@ -27,32 +24,41 @@ LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf 
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
+# The user's CFLAGS, LDFLAGS and CC may be anything: the project's own flags are
+# in XRL_* and always apply, the user's come after them (so -O0 wins over -O2).
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(OUT) -Iuser/lib -Iuser/cli -Itools $(LIBBPF_CFLAGS) -MMD -MP
-LDLIBS += $(LIBBPF_LIBS) $(JANSSON_LIBS) -lm -lpthread
+XRL_CFLAGS := -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(OUT) $(LIBBPF_CFLAGS) -MMD -MP
+XRL_LDLIBS := $(LIBBPF_LIBS) $(JANSSON_LIBS) -lm -lpthread
 ifeq ($(SANITIZE),1)
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-LDFLAGS += -fsanitize=address,undefined
+XRL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+XRL_LDFLAGS += -fsanitize=address,undefined
 endif
+cc = $(CC) $(XRL_CFLAGS) $(CFLAGS)
 
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-	-Ivmlinux -Iinclude -Ibpf -MMD -MP
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Ivmlinux -Iinclude -MMD -MP
 
-BPF_SRCS := $(wildcard bpf/*.bpf.c tools/bpf/*.bpf.c)
-SKELS := $(patsubst %.bpf.c,$(OUT)/%.skel.h,$(notdir $(BPF_SRCS)))
+# bpf/: the product's XDP program. tools/bpf/: the generator's and the benchmark's.
+# Outputs sit side by side in $(OUT); each object depends only on its own sources.
+PROG_SKEL := $(OUT)/xdp_ratelimit.skel.h
+TOOL_BPF_SRCS := $(wildcard tools/bpf/*.bpf.c)
+TOOL_SKELS := $(patsubst tools/bpf/%.bpf.c,$(OUT)/%.skel.h,$(TOOL_BPF_SRCS))
+TOOL_BPF_OBJS := $(TOOL_SKELS:.skel.h=.bpf.o)
 
-# user/lib/: the control-plane library; user/cli/: the commands on top of it.
+# user/lib/: the control-plane library (no printing); user/cli/: the commands.
 LIB_SRCS := $(wildcard user/lib/*.c)
-LIB_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(LIB_SRCS))
+LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
 LIB := $(OUT)/libxrl.a
-CLI_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(wildcard user/cli/*.c)) $(OUT)/tools/udpgen.o
+CLI_SRCS := $(wildcard user/cli/*.c)
+CLI_OBJS := $(patsubst %.c,$(OUT)/%.o,$(CLI_SRCS))
 CLI := $(OUT)/xdp-ratelimit
+
+# tools/: traffic senders and receivers for the demo, the tests and the benchmark,
+# each tools/xrl-*.c with tools/udpgen.c.
+TOOL_BINS := $(patsubst tools/%.c,$(OUT)/%,$(wildcard tools/xrl-*.c))
+TOOL_OBJS := $(OUT)/tools/udpgen.o
 
 TEST_SRCS := $(wildcard tests/unit/*.c tests/prog/*.c)
 TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
-# tools/: traffic senders and receivers for the demo, the tests and the benchmark.
-TOOL_SRCS := $(wildcard tools/xrl-*.c)
-TOOL_BINS := $(patsubst tools/%.c,$(OUT)/%,$(TOOL_SRCS))
 
 # tests/fuzz/: libFuzzer harnesses of the rules parser, with ASan and UBSan.
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
@@ -60,15 +66,30 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB := user/lib/rule.c user/lib/err.c
 FUZZ_SECONDS ?= 60
 
-.PHONY: all test demo bench fuzz deps vmlinux clean
+.PHONY: all test demo bench fuzz deps vmlinux clean help
 .DELETE_ON_ERROR:
 .SECONDARY:
 
 all: $(CLI) $(TEST_BINS) $(TOOL_BINS) $(FUZZ_BINS)
 
+help:
+	@echo 'make              build everything into $(OUT)/'
+	@echo 'make test         install missing packages, build, run every test'
+	@echo 'make demo         install missing packages, build, run the demo (IFACE=eth0 for a real NIC)'
+	@echo 'make bench        the side-by-side benchmark (about 8 minutes)'
+	@echo 'make fuzz         the rules-parser fuzzers and the XDP frame fuzzer, FUZZ_SECONDS each (60)'
+	@echo 'make deps         install missing Debian packages'
+	@echo 'make vmlinux      regenerate vmlinux/vmlinux.h from the running kernel'
+	@echo 'make clean        remove $(OUT)/'
+	@echo
+	@echo 'V=1               show commands'
+	@echo 'SANITIZE=1        userspace with ASan and UBSan (make SANITIZE=1 test)'
+	@echo 'CC, CFLAGS, LDFLAGS, CLANG, BPFTOOL'
+	@echo '                  your compiler and flags; the project adds its own (XRL_CFLAGS)'
+
 $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Ibpf -MF $(@:.o=.d) -c $< -o $@
 
 $(OUT)/%.bpf.o: tools/bpf/%.bpf.c | $(OUT)
 	$(call msg,BPF,$@)
@@ -78,32 +99,34 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUT)/user/%.o: user/%.c $(SKELS) | $(OUT)
+# A skeleton is order-only: -MMD records which objects include it.
+$(OUT)/user/%.o: user/%.c | $(PROG_SKEL)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(cc) -Iuser/lib -Iuser/cli -Itools -c $< -o $@
 
 $(OUT)/tools/%.o: tools/%.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(cc) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(CLI): $(CLI_OBJS) $(LIB)
+$(CLI): $(CLI_OBJS) $(TOOL_OBJS) $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(XRL_LDFLAGS) $(LDFLAGS) $^ $(XRL_LDLIBS) $(LDLIBS) -o $@
 
-$(OUT)/tests/%: tests/%.c $(LIB) $(SKELS)
+$(OUT)/tests/%: tests/%.c $(LIB) | $(PROG_SKEL)
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itests -MF $@.d $(LDFLAGS) $< $(LIB) $(CMOCKA_LIBS) $(LDLIBS) -o $@
+	$(Q)$(cc) -Iuser/lib -Itests -MF $@.d $(XRL_LDFLAGS) $(LDFLAGS) $< $(LIB) $(CMOCKA_LIBS) \
+		$(XRL_LDLIBS) $(LDLIBS) -o $@
 
-$(OUT)/%: tools/%.c $(OUT)/tools/udpgen.o $(SKELS)
+$(OUT)/xrl-%: tools/xrl-%.c $(TOOL_OBJS) | $(TOOL_SKELS)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -MF $@.d $(LDFLAGS) $< $(OUT)/tools/udpgen.o $(LDLIBS) -o $@
+	$(Q)$(cc) -Itools -MF $@.d $(XRL_LDFLAGS) $(LDFLAGS) $< $(TOOL_OBJS) $(XRL_LDLIBS) $(LDLIBS) -o $@
 
 $(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) include/xrl_common.h include/xrl_window.h user/lib/rule.h
 	$(call msg,FUZZ,$@)
