@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * xrl-trafficgen: the benchmark's packet generator. BPF_PROG_TEST_RUN in
- * live-frames mode runs bpf/trafficgen.bpf.c over a crafted UDP frame, which
+ * live-frames mode runs tools/bpf/trafficgen.bpf.c over a crafted UDP frame, which
  * rewrites each frame's source and ports and redirects it into a veth: one
  * thread per CPU, each pinned. Counts what it sent; the receiver counts what
  * arrived.
@@ -277,67 +277,75 @@ static __u32 csum_k(__u16 csum, const __u16 *old, int n)
 
 /*
  * Builds the template frame (source index 0, first ports) and the checksum
- * constants the BPF side derives every other frame's checksums from.
+ * constants the BPF side derives every other frame's checksums from. The
+ * headers are built in aligned structs and copied in: after a 14-byte
+ * Ethernet header, an IP header in the frame is not 4-byte aligned.
  */
 static int build_frame(const struct tg_opts *o, __u8 *buf, __u32 *len, __u32 *ip_k, __u32 *l4_k)
 {
-	struct ethhdr *eth = (struct ethhdr *)buf;
+	struct ethhdr eth = {};
+	struct udphdr udp = {};
 	__u32 l3 = o->ipv6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
-	__u32 min = sizeof(*eth) + l3 + sizeof(struct udphdr);
+	__u32 min = sizeof(eth) + l3 + sizeof(udp);
 	__u32 size = o->size < min ? min : o->size;
-	struct udphdr *udp = (struct udphdr *)(buf + sizeof(*eth) + l3);
-	__u16 ulen = (__u16)(size - sizeof(*eth) - l3);
+	__u8 *l4 = buf + sizeof(eth) + l3;
+	__u16 ulen = (__u16)(size - sizeof(eth) - l3);
 	__u16 old[4];
 
 	if (size > TG_MAX_FRAME)
 		return -EMSGSIZE;
 	memset(buf, 0, size);
-	memcpy(eth->h_dest, o->dmac, ETH_ALEN);
-	memcpy(eth->h_source, o->smac, ETH_ALEN);
-	udp->source = htons(o->sport);
-	udp->dest = htons(o->dport);
-	udp->len = htons(ulen);
-	memset(udp + 1, 0xa5, ulen - sizeof(*udp));
+	memcpy(eth.h_dest, o->dmac, ETH_ALEN);
+	memcpy(eth.h_source, o->smac, ETH_ALEN);
+	eth.h_proto = htons(o->ipv6 ? ETH_P_IPV6 : ETH_P_IP);
+	memcpy(buf, &eth, sizeof(eth));
+	udp.source = htons(o->sport);
+	udp.dest = htons(o->dport);
+	udp.len = htons(ulen);
+	memset(l4 + sizeof(udp), 0xa5, ulen - sizeof(udp));
 	*ip_k = 0;
 	*l4_k = 0;
 
 	if (!o->ipv6) {
-		struct iphdr *ip = (struct iphdr *)(eth + 1);
+		struct iphdr ip = {};
 
-		eth->h_proto = htons(ETH_P_IP);
-		ip->version = 4;
-		ip->ihl = 5;
-		ip->tot_len = htons((__u16)(size - sizeof(*eth)));
-		ip->ttl = 64;
-		ip->protocol = IPPROTO_UDP;
-		memcpy(&ip->saddr, &o->src, 4);
-		memcpy(&ip->daddr, &o->dst, 4);
-		ip->check = csum_fold(csum_add(0, ip, sizeof(*ip)));
-		memcpy(old, &ip->saddr, 4);
-		*ip_k = csum_k(ip->check, old, 2);
+		ip.version = 4;
+		ip.ihl = 5;
+		ip.tot_len = htons((__u16)(size - sizeof(eth)));
+		ip.ttl = 64;
+		ip.protocol = IPPROTO_UDP;
+		memcpy(&ip.saddr, &o->src, 4);
+		memcpy(&ip.daddr, &o->dst, 4);
+		ip.check = csum_fold(csum_add(0, &ip, sizeof(ip)));
+		memcpy(old, &ip.saddr, 4);
+		*ip_k = csum_k(ip.check, old, 2);
+		memcpy(buf + sizeof(eth), &ip, sizeof(ip));
 		/* UDP over IPv4 may go without a checksum: the frames carry none. */
+		memcpy(l4, &udp, sizeof(udp));
 	} else {
-		struct ipv6hdr *ip6 = (struct ipv6hdr *)(eth + 1);
+		struct ipv6hdr ip6 = {};
 		__u32 sum;
 
-		eth->h_proto = htons(ETH_P_IPV6);
-		ip6->version = 6;
-		ip6->payload_len = htons(ulen);
-		ip6->nexthdr = IPPROTO_UDP;
-		ip6->hop_limit = 64;
-		memcpy(&ip6->saddr, &o->src, 16);
-		memcpy(&ip6->daddr, &o->dst, 16);
+		ip6.version = 6;
+		ip6.payload_len = htons(ulen);
+		ip6.nexthdr = IPPROTO_UDP;
+		ip6.hop_limit = 64;
+		memcpy(&ip6.saddr, &o->src, 16);
+		memcpy(&ip6.daddr, &o->dst, 16);
+		memcpy(buf + sizeof(eth), &ip6, sizeof(ip6));
 		/* Pseudo-header: addresses, length, next header; then the datagram. */
-		sum = csum_add(0, &ip6->saddr, 32);
+		memcpy(l4, &udp, sizeof(udp));
+		sum = csum_add(0, &ip6.saddr, 32);
 		sum += htons(ulen) + htons(IPPROTO_UDP);
-		sum = csum_add(sum, udp, ulen);
-		udp->check = csum_fold(sum);
-		if (!udp->check)
-			udp->check = 0xffff;
-		memcpy(old, &ip6->saddr.s6_addr32[3], 4);
-		old[2] = udp->source;
-		old[3] = udp->dest;
-		*l4_k = csum_k(udp->check, old, 4);
+		sum = csum_add(sum, l4, ulen);
+		udp.check = csum_fold(sum);
+		if (!udp.check)
+			udp.check = 0xffff;
+		memcpy(l4, &udp, sizeof(udp));
+		memcpy(old, &ip6.saddr.s6_addr32[3], 4);
+		old[2] = udp.source;
+		old[3] = udp.dest;
+		*l4_k = csum_k(udp.check, old, 4);
 	}
 	*len = size;
 	return 0;

@@ -58,7 +58,14 @@ enum pkt_layer {
 	PKT_DATA,
 };
 
+/*
+ * buf starts 2 bytes past a 4-byte boundary, as the kernel aligns received
+ * frames (NET_IP_ALIGN): after the 14-byte Ethernet header, and the 4-byte
+ * VLAN tags, the IP and L4 headers the pushes return are 4-byte aligned, so
+ * tests may read and write them through their structs.
+ */
 struct pkt {
+	__u8 head[2];
 	__u8 buf[PKT_MAX];
 	size_t len;
 	int n;
@@ -69,6 +76,8 @@ struct pkt {
 		size_t off;
 	} l[PKT_MAX_LAYERS];
 };
+
+_Static_assert(offsetof(struct pkt, buf) % 4 == 2, "IP headers after Ethernet must be aligned");
 
 static inline void pkt_init(struct pkt *p)
 {

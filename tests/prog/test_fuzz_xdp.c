@@ -293,12 +293,15 @@ static struct rng rng_for(int stream)
 
 #define NO_INTENT (-1)
 
+/* b is aligned as struct pkt's buf (see pktbuild.h), so headers in it are too. */
 struct frame {
+	__u8 head[2];
 	__u8 b[PKT_MAX];
 	size_t len;
 	int intent; /* the malformed reason it was built with, or NO_INTENT */
 	const char *what;
 };
+_Static_assert(offsetof(struct frame, b) % 4 == 2, "IP headers after Ethernet must be aligned");
 
 struct snap {
 	struct xrl_counters c;
@@ -1204,8 +1207,11 @@ static void mutate(struct rng *r, const struct pkt *p, struct frame *fr)
 			break;
 		case 7:
 			off = some_offset(r, fr);
-			if (off + 2 <= fr->len)
-				*(__be16 *)(fr->b + off) = htons(PICK(r, ethertypes));
+			if (off + 2 <= fr->len) { /* at any offset: not through a __be16 pointer */
+				__be16 et = htons(PICK(r, ethertypes));
+
+				memcpy(fr->b + off, &et, sizeof(et));
+			}
 			break;
 		case 8: /* cut */
 			fr->len = ETH_HLEN + below(r, (__u32)(fr->len - ETH_HLEN + 1));
