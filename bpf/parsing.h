@@ -26,7 +26,6 @@
 #define IPPROTO_AH 51
 #define IPPROTO_DSTOPTS 60
 
-#define XRL_IP_MF 0x2000
 #define XRL_IP_OFFSET 0x1FFF
 
 struct xrl_pkt {

@@ -138,24 +138,6 @@ static __always_inline struct xrl_rule_stats *xrl_rule_stats_at(const struct xrl
 }
 
 /*
- * Decides one rule for one packet without counting it: the count depends on
- * the verdict of every rule the packet matched (xrl_commit).
- *
- * The limit holds across CPUs with per-CPU writes only. Each CPU may pass
- * threshold / ncpus packets per window on its own ring alone (its share);
- * past that share it adds the other CPUs' rings, and marks each of them
- * "borrowed" until its own passes have left the window, so that they too
- * add up every ring instead of spending a share already spent. Once the sum
- * is over the threshold it stays over until the current bucket ends (the set
- * of buckets summed does not change before then), so the CPU latches that
- * and stops reading.
- * Race: two CPUs on the slow path may read each other's rings before either
- * writes, or a CPU may pass on its share just before another's borrow mark
- * lands; each then passes one packet the other did not see. The excess is
- * bounded by the packets the other CPUs pass inside one read-to-write span
- * (tens of nanoseconds): in practice at most one per other CPU per crossing.
- */
-/*
  * The cap on new per-source states: each CPU creates at most
  * new_keys_cpu a second. Past it, a spoofed flood of new sources can neither
  * churn the LRU (evicting tracked sources and resetting their windows) nor
@@ -178,6 +160,24 @@ static __always_inline int xrl_may_create(struct xrl_counters *cnt, __u64 now)
 	return 1;
 }
 
+/*
+ * Decides one rule for one packet without counting it: the count depends on
+ * the verdict of every rule the packet matched (xrl_commit).
+ *
+ * The limit holds across CPUs with per-CPU writes only. Each CPU may pass
+ * threshold / ncpus packets per window on its own ring alone (its share);
+ * past that share it adds the other CPUs' rings, and marks each of them
+ * "borrowed" until its own passes have left the window, so that they too
+ * add up every ring instead of spending a share already spent. Once the sum
+ * is over the threshold it stays over until the current bucket ends (the set
+ * of buckets summed does not change before then), so the CPU latches that
+ * and stops reading.
+ * Race: two CPUs on the slow path may read each other's rings before either
+ * writes, or a CPU may pass on its share just before another's borrow mark
+ * lands; each then passes one packet the other did not see. The excess is
+ * bounded by the packets the other CPUs pass inside one read-to-write span
+ * (tens of nanoseconds): in practice at most one per other CPU per crossing.
+ */
 static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
 				      struct xrl_key *k, __u64 now,
 				      struct xrl_counters *cnt)

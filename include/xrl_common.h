@@ -174,7 +174,7 @@ _Static_assert(sizeof(struct xrl_counters) == 8 * (12 + XRL_MAL_MAX), "xrl_count
 /* Control block, array of one: which rule set the program reads, and how it was loaded. */
 struct xrl_ctl {
 	__u32 layout;	      /* XRL_LAYOUT_VERSION of whoever created the maps */
-	__u32 active_set;     /* 0 or 1: the only field the program reads */
+	__u32 active_set;     /* 0 or 1; the program reads it, then that set's kinds */
 	__u32 next_gen;	      /* userspace: next rule gen to hand out */
 	__u32 clock;	      /* enum xrl_clock the program was loaded with */
 	__u32 malformed_drop; /* as loaded */

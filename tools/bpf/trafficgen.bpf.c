@@ -16,9 +16,6 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define TG_ETH_P_IP 0x0800
-#define TG_ETH_P_IPV6 0x86DD
-
 /* Set by xrl-trafficgen before load; see tools/xrl-trafficgen.c. */
 const volatile struct {
 	__u32 ifindex;	 /* redirect target */

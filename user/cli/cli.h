@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <jansson.h>
+#include "err.h"
 
 #define EXIT_OK 0
 #define EXIT_FAIL 1

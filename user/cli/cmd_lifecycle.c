@@ -24,7 +24,7 @@ int cmd_load(int argc, char **argv)
 	const struct xrl_cmd *cmd = cli_cmd("load");
 	struct xrl_load_opts o = { .clock = XRL_CLOCK_PRECISE, .max_keys = XRL_DEFAULT_KEYS };
 	bool new_keys_set = false;
-	char err[512], *end;
+	char err[XRL_ERRLEN], *end;
 	unsigned long v;
 	int c, code;
 
@@ -89,7 +89,7 @@ int cmd_load(int argc, char **argv)
 int cmd_unload(int argc, char **argv)
 {
 	const struct xrl_cmd *cmd = cli_cmd("unload");
-	char err[512];
+	char err[XRL_ERRLEN];
 	int c, code;
 
 	while ((c = cli_getopt(argc, argv, "", NULL, cmd, &code)) != -1)
@@ -112,7 +112,7 @@ int cmd_status(int argc, char **argv)
 	struct xrl_status *st;
 	json_t *arr;
 	size_t n, i;
-	char err[512], keys[48];
+	char err[XRL_ERRLEN], keys[48];
 	int c, code, ret;
 
 	while ((c = cli_getopt(argc, argv, "", NULL, cmd, &code)) != -1)
@@ -144,6 +144,8 @@ int cmd_status(int argc, char **argv)
 					      (json_int_t)st[i].ctl.new_keys, "memory_bytes",
 					      (json_int_t)st[i].memlock);
 
+			json_object_set_new(o, "malformed", json_string(st[i].ctl.malformed_drop ? "drop" : "pass"));
+			json_object_set_new(o, "ifindex", json_integer((json_int_t)st[i].ctl.ifindex));
 			if (st[i].err[0])
 				json_object_set_new(o, "error", json_string(st[i].err));
 			json_array_append_new(arr, o);

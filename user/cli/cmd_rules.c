@@ -30,7 +30,7 @@ static int print_set(const char *iface, const struct xrl_ruleset *set)
 /* Opens the interface's maps and reads the active set; an exit code on failure. */
 static int open_rules(const char *iface, struct xrl_maps *m, struct xrl_ruleset *set)
 {
-	char err[512];
+	char err[XRL_ERRLEN];
 	int ret;
 
 	if (xrl_maps_open(iface, m, err, sizeof(err)))
@@ -45,7 +45,7 @@ static int open_rules(const char *iface, struct xrl_maps *m, struct xrl_ruleset 
 
 static int apply_set(const char *iface, struct xrl_maps *m, struct xrl_ruleset *set, const char *what)
 {
-	char err[512];
+	char err[XRL_ERRLEN];
 
 	if (xrl_rules_apply(m, set, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
@@ -65,7 +65,7 @@ static int rule_change(const struct xrl_cmd *cmd, bool add, int argc, char **arg
 	struct xrl_ruleset set = {};
 	struct xrl_maps m;
 	struct xrl_spec s;
-	char err[512], what[300], match[128];
+	char err[XRL_ERRLEN], what[300], match[128];
 	int code, idx;
 
 	if (argc < 2)

@@ -163,7 +163,7 @@ int cmd_stats(int argc, char **argv)
 	unsigned long top = 0, count = 0, i;
 	struct xrl_maps m;
 	bool watch = false;
-	char err[512], *end;
+	char err[XRL_ERRLEN], *end;
 	int c, code;
 
 	while ((c = cli_getopt(argc, argv, "t:wn:", opts, cmd, &code)) != -1) {
@@ -243,7 +243,7 @@ int cmd_explain(int argc, char **argv)
 	struct xrl_maps m;
 	struct xrl_ctl ctl;
 	const char *src_arg = NULL, *port_arg = NULL, *verdict = "passes";
-	char err[512], line[256], why[300] = "";
+	char err[XRL_ERRLEN], line[256], why[300] = "";
 	json_t *arr = json_array();
 	__u64 now;
 	int c, code, i;

@@ -135,7 +135,7 @@ static int apply_text(const char *iface, const char *text, char *err, size_t len
 
 static int show(const char *iface, int rounds)
 {
-	char err[512];
+	char err[XRL_ERRLEN];
 	struct xrl_maps m;
 	int i, code = EXIT_OK;
 
@@ -159,7 +159,7 @@ static int demo_on(const char *iface)
 {
 	struct xrl_load_opts o = { .iface = iface, .clock = XRL_CLOCK_PRECISE, .max_keys = XRL_DEFAULT_KEYS,
 				   .new_keys = XRL_DEFAULT_KEYS };
-	char err[512];
+	char err[XRL_ERRLEN];
 	int code;
 
 	if (xrl_load(&o, err, sizeof(err)))
@@ -181,7 +181,7 @@ int cmd_demo(int argc, char **argv)
 	const struct xrl_cmd *cmd = cli_cmd("demo");
 	struct sink sinks[2] = { { "10.201.0.1", 0 }, { "fd00:201::1", 0 } };
 	pthread_t tx[NFLOWS], rx[2];
-	char err[512];
+	char err[XRL_ERRLEN];
 	int c, code, ret;
 	size_t i;
 

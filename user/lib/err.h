@@ -4,6 +4,9 @@
 
 #include <stddef.h>
 
+/* Room for any message the library writes into an err buffer. */
+#define XRL_ERRLEN 512
+
 /* Writes a message for the user into err and returns ret (a negative errno). */
 int xrl_fail(int ret, char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* The pinned maps of one interface: finding, checking and opening them. */
-#ifndef XRL_MAPS_H
-#define XRL_MAPS_H
+#ifndef XRL_LIB_MAPS_H
+#define XRL_LIB_MAPS_H
 
 #include <limits.h>
 #include <stddef.h>
@@ -38,4 +38,4 @@ int xrl_ctl_write(const struct xrl_maps *m, const struct xrl_ctl *ctl);
 void *xrl_percpu_alloc(int ncpus, size_t sz);
 size_t xrl_percpu_stride(size_t sz);
 
-#endif /* XRL_MAPS_H */
+#endif /* XRL_LIB_MAPS_H */

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "err.h"
 #include "xrl_common.h"
 
 enum xrl_kind {
@@ -29,8 +30,6 @@ struct xrl_ruleset {
 	struct xrl_spec *v;
 	size_t n, cap;
 };
-
-#define XRL_ERRLEN 512
 
 /* "100/s", "10k/s", "6000/min": count packets per unit. */
 int xrl_parse_rate(const char *s, __u64 *count, __u32 *unit_ms, char *err, size_t len);
