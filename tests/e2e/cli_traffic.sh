@@ -100,6 +100,15 @@ wait $rx
 # the sender ends, unless the sender is slowed to twice its time.
 expect_range "a set of prefix rules only enforces its 30/s" "$(tail -1 "$out")" 30 60
 expect_eq "first interface's rules are untouched" "$($XRL dump xrle0)" "$d1"
+# explain names the longest matching prefix, as the kernel's trie finds it.
+check "apply nested prefixes" sh -c "printf '%s\n' 'prefix 10.211.0.0/16 rate 10/s' \
+	'prefix 10.211.0.0/24 rate 20/s' 'prefix 10.211.0.2/32 rate 30/s' 'prefix 10.0.0.0/8 allow' | $XRL apply xrle2 -"
+longest() { $XRL -j explain xrle2 --src "$1" | json '.rules[0].rule // "none"' | cut -d' ' -f2; }
+expect_eq "explain: a /32 inside a /24 inside a /16" "$(longest 10.211.0.2)" 10.211.0.2/32
+expect_eq "explain: the /24 for its other hosts" "$(longest 10.211.0.9)" 10.211.0.0/24
+expect_eq "explain: the /16 outside the /24" "$(longest 10.211.7.1)" 10.211.0.0/16
+expect_eq "explain: the /8 elsewhere" "$(longest 10.9.9.9)" 10.0.0.0/8
+expect_eq "explain: no prefix outside them all" "$(longest 192.0.2.1)" none
 
 # Killing a command never stops enforcement: nothing runs after load.
 $XRL stats xrle0 --watch >/dev/null 2>&1 &

@@ -24,6 +24,7 @@
 #include "xrl_common.h"
 #include "xrl_key.h"
 #include "ports.h"
+#include "prefixes.h"
 #include "xdp_ratelimit.skel.h"
 #include "pktbuild.h"
 
@@ -281,17 +282,10 @@ static inline void put_port(struct fx *f, __u8 proto, __u16 port, const struct x
 static inline void put_prefix_in(struct fx *f, __u8 set, const char *addr, int plen,
 				 const struct xrl_rule *r)
 {
-	struct xrl_prefix_key k = { .set = set };
+	__u8 a[16] = {}, family = strchr(addr, ':') ? XRL_FAMILY_V6 : XRL_FAMILY_V4;
 
-	if (strchr(addr, ':')) {
-		k.family = XRL_FAMILY_V6;
-		assert_int_equal(inet_pton(AF_INET6, addr, k.addr), 1);
-	} else {
-		k.family = XRL_FAMILY_V4;
-		assert_int_equal(inet_pton(AF_INET, addr, k.addr), 1);
-	}
-	k.prefixlen = XRL_PREFIX_HDR_BITS + plen;
-	assert_int_equal(bpf_map_update_elem(f->prefixes, &k, r, BPF_ANY), 0);
+	assert_int_equal(inet_pton(family == XRL_FAMILY_V6 ? AF_INET6 : AF_INET, addr, a), 1);
+	assert_int_equal(xrl_prefix_put(f->prefixes, set, family, a, (__u8)plen, r), 0);
 	set_has(f, set, XRL_HAS_PREFIXES);
 }
 

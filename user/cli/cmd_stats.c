@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "apply.h"
 #include "cli.h"
+#include "prefixes.h"
 #include "stats.h"
 #include "xrl_key.h"
 
@@ -211,22 +212,19 @@ int cmd_stats(int argc, char **argv)
 	return code;
 }
 
-static const struct xrl_spec *longest_prefix(const struct xrl_ruleset *set, __u8 family, const __u8 *addr)
+/* The prefix rule the program would find for addr: the kernel's trie answers, the set names it. */
+static const struct xrl_spec *longest_prefix(const struct xrl_maps *m, const struct xrl_ctl *ctl,
+					     const struct xrl_ruleset *set, __u8 family, const __u8 *addr)
 {
-	const struct xrl_spec *best = NULL;
+	struct xrl_rule r;
 	size_t i;
 
-	for (i = 0; i < set->n; i++) {
-		const struct xrl_spec *s = &set->v[i];
-		__u8 masked[16];
-
-		if (s->kind != XRL_KIND_PREFIX || s->family != family || (best && best->plen >= s->plen))
-			continue;
-		xrl_mask_addr(masked, addr, s->plen);
-		if (!memcmp(masked, s->addr, 16))
-			best = s;
-	}
-	return best;
+	if (xrl_prefix_match(m->prefixes, ctl->active_set & 1, family, addr, &r))
+		return NULL;
+	for (i = 0; i < set->n; i++)
+		if (set->v[i].kind == XRL_KIND_PREFIX && set->v[i].r.id == r.id)
+			return &set->v[i];
+	return NULL;
 }
 
 int cmd_explain(int argc, char **argv)
@@ -279,7 +277,7 @@ int cmd_explain(int argc, char **argv)
 		xrl_maps_close(&m);
 		return cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", argv[optind], strerror(errno));
 	}
-	match[0] = longest_prefix(&set, src.family, src.addr);
+	match[0] = longest_prefix(&m, &ctl, &set, src.family, src.addr);
 	if (port_arg) {
 		int idx = xrl_ruleset_find(&set, &port);
 

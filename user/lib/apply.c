@@ -5,15 +5,7 @@
 #include <bpf/bpf.h>
 #include "apply.h"
 #include "ports.h"
-
-static void prefix_key(const struct xrl_spec *s, __u8 set, struct xrl_prefix_key *k)
-{
-	memset(k, 0, sizeof(*k));
-	k->prefixlen = XRL_PREFIX_HDR_BITS + s->plen;
-	k->set = set;
-	k->family = s->family;
-	memcpy(k->addr, s->addr, 16);
-}
+#include "prefixes.h"
 
 /* Appends the port rules of one set to out. */
 static int read_ports(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
@@ -102,7 +94,7 @@ static int clear_set(const struct xrl_maps *m, __u8 set)
 	for (i = 0; i < old.n; i++) {
 		struct xrl_prefix_key pk;
 
-		prefix_key(&old.v[i], set, &pk);
+		xrl_prefix_key(&pk, set, old.v[i].family, old.v[i].addr, old.v[i].plen);
 		ret = bpf_map_delete_elem(m->prefixes, &pk);
 		if (ret && errno != ENOENT) {
 			ret = -errno;
@@ -214,15 +206,12 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 	ret = clear_set(m, next_set);
 	for (i = 0, nports = 0; !ret && i < set->n; i++) {
 		const struct xrl_spec *s = &set->v[i];
-		struct xrl_prefix_key pk;
 
-		if (s->kind == XRL_KIND_PORT) {
+		if (s->kind == XRL_KIND_PORT)
 			ret = xrl_port_put(m->port_idx, m->port_rules, next_set, nports++, s->proto, s->port,
 					   &s->r);
-		} else {
-			prefix_key(s, next_set, &pk);
-			ret = bpf_map_update_elem(m->prefixes, &pk, &s->r, BPF_ANY) ? -errno : 0;
-		}
+		else
+			ret = xrl_prefix_put(m->prefixes, next_set, s->family, s->addr, s->plen, &s->r);
 	}
 	if (ret) {
 		snprintf(err, len, "cannot write the new rules under %s: %s; the old rules stay in force",
