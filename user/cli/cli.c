@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The command and option tables at work: parsing, the preamble, usage and help. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,23 +10,37 @@
 #include <bpf/libbpf.h>
 #include "cli.h"
 
+#define CLI_MAX_OPTS 16
+#define CLI_WIDTH 100 /* usage lines wrap here */
+
 struct xrl_cli cli;
 
-const struct xrl_cmd *cli_find(const struct xrl_cmd *table, const char *name, const char *what)
-{
-	const struct xrl_cmd *hit = NULL, *c;
-	size_t n = strlen(name);
+/* Options every command takes besides its own. */
+static const struct {
+	const char *name;
+	char short_name;
+	const char *help;
+} common_opts[] = {
+	{ "json", 'j', "print JSON, errors included" },
+	{ "verbose", 'v', "show libbpf's log" },
+	{ "help", 'h', "this help" },
+};
 
-	for (c = table; c->name; c++) {
-		if (!strcmp(c->name, name))
-			return c;
-		if (n && !strncmp(c->name, name, n)) {
+const struct cli_cmd *cli_find(const struct cli_cmd *const *table, const char *name, const char *what)
+{
+	const struct cli_cmd *hit = NULL;
+	size_t n = strlen(name), i;
+
+	for (i = 0; table[i]; i++) {
+		if (!strcmp(table[i]->name, name))
+			return table[i];
+		if (n && !strncmp(table[i]->name, name, n)) {
 			if (hit) {
 				cli_fail(EXIT_USAGE, "%s '%s' is ambiguous: it could be '%s' or '%s'", what, name,
-					 hit->name, c->name);
+					 hit->name, table[i]->name);
 				return NULL;
 			}
-			hit = c;
+			hit = table[i];
 		}
 	}
 	if (!hit)
@@ -30,68 +48,297 @@ const struct xrl_cmd *cli_find(const struct xrl_cmd *table, const char *name, co
 	return hit;
 }
 
-const struct xrl_cmd *cli_cmd(const char *name)
+/* What the usage line shows for an option's value: its arg, or an enum's names. */
+static void opt_arg(const struct cli_opt *o, char *buf, size_t len)
 {
-	const struct xrl_cmd *c;
-
-	for (c = xrl_commands; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return NULL;
-}
-
-void cli_help(const struct xrl_cmd *cmd)
-{
-	printf("Usage: xdp-ratelimit %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->help);
-	printf("  -j, --json      print JSON, errors included\n"
-	       "  -v, --verbose   show libbpf's log\n"
-	       "  -h, --help      this help\n");
-}
-
-int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
-	       const struct xrl_cmd *cmd, int *exit_code)
-{
-	static struct option all[32];
-	static char shorts[64];
+	const struct cli_enum *e;
 	size_t n = 0;
+
+	buf[0] = '\0';
+	if (o->type != CLI_OPT_ENUM) {
+		snprintf(buf, len, "%s", o->type == CLI_OPT_FLAG ? "" : o->arg);
+		return;
+	}
+	for (e = o->values; e->name && n < len; e++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", e == o->values ? "" : "|", e->name);
+}
+
+/* Appends one word of a usage line, wrapping at CLI_WIDTH with an indent. */
+static void usage_word(FILE *f, size_t *col, size_t indent, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (*col + 1 + n > CLI_WIDTH && *col > indent) {
+		fprintf(f, "\n%*s", (int)indent, "");
+		*col = indent;
+	} else {
+		fputc(' ', f);
+		(*col)++;
+	}
+	fputs(word, f);
+	*col += n;
+}
+
+/* The command's arguments and options, from its tables, starting at column col. */
+static void usage_args(FILE *f, const struct cli_cmd *cmd, size_t col, size_t indent)
+{
+	const struct cli_opt *o;
+	char word[160], arg[96];
+	size_t i;
+
+	if (cmd->subs) {
+		for (i = 0; cmd->subs[i]; i++) {
+			snprintf(word, sizeof(word), "%s%s %s", i ? "| " : "", cmd->subs[i]->name, cmd->subs[i]->args);
+			usage_word(f, &col, indent, word);
+		}
+		return;
+	}
+	if (cmd->args && cmd->args[0])
+		usage_word(f, &col, indent, cmd->args);
+	for (o = cmd->opts; o && o->name; o++) {
+		opt_arg(o, arg, sizeof(arg));
+		snprintf(word, sizeof(word), o->required ? "--%s%s%s" : "[--%s%s%s]", o->name, arg[0] ? " " : "", arg);
+		usage_word(f, &col, indent, word);
+	}
+}
+
+void cli_usage_all(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: xdp-ratelimit [-j] [-v] COMMAND [ARGS]\n\n"
+		   "A sliding-window packet-rate limiter in XDP, per destination port and per source prefix.\n\n"
+		   "Commands:\n");
+	for (i = 0; cli_commands[i]; i++) {
+		const struct cli_cmd *c = cli_commands[i];
+
+		fprintf(f, "  %-*s", (c->args && c->args[0]) || c->opts || c->subs ? 7 : 0, c->name);
+		usage_args(f, c, 9, 10);
+		fputc('\n', f);
+	}
+	fprintf(f, "\nOptions (before or after the command): -j/--json  -v/--verbose  -h/--help  -V/--version\n"
+		   "'xdp-ratelimit help COMMAND' shows a command's options.\n");
+}
+
+/* One option's line of help: its names in a column, then its help, continuation lines indented. */
+static void help_line(char short_name, const char *name, const char *arg, const char *help)
+{
+	char names[64];
+	const char *nl;
+
+	snprintf(names, sizeof(names), "%s%c%s--%s%s%s", short_name ? "-" : "", short_name ? short_name : ' ',
+		 short_name ? ", " : "  ", name, arg[0] ? " " : "", arg);
+	printf("  %-22s %.*s\n", names, (int)strcspn(help, "\n"), help);
+	for (nl = strchr(help, '\n'); nl; nl = strchr(nl + 1, '\n'))
+		printf("  %-22s %.*s\n", "", (int)strcspn(nl + 1, "\n"), nl + 1);
+}
+
+void cli_help(const struct cli_cmd *cmd)
+{
+	const struct cli_opt *o;
+	size_t i, col;
+
+	col = (size_t)printf("Usage: xdp-ratelimit %s%s%s", cmd->parent ? cmd->parent : "", cmd->parent ? " " : "",
+			     cmd->name);
+	usage_args(stdout, cmd, col, 8);
+	printf("\n\n%s\n\nOptions:\n", cmd->summary);
+	for (o = cmd->opts; o && o->name; o++)
+		help_line(o->short_name, o->name, o->type == CLI_OPT_UINT || o->type == CLI_OPT_STRING ? o->arg : "",
+			  o->help);
+	for (i = 0; i < sizeof(common_opts) / sizeof(common_opts[0]); i++)
+		help_line(common_opts[i].short_name, common_opts[i].name, "", common_opts[i].help);
+}
+
+/* Stores one option's value in the command's option struct; an exit code, or -1 when stored. */
+static int set_opt(const struct cli_cmd *cmd, const struct cli_opt *o, void *opts, const char *val)
+{
+	static const size_t sizes[] = {
+		[CLI_OPT_FLAG] = sizeof(bool),
+		[CLI_OPT_UINT] = sizeof(__u32),
+		[CLI_OPT_ENUM] = sizeof(__u32),
+		[CLI_OPT_STRING] = sizeof(const char *),
+	};
+	void *p = (char *)opts + o->off;
+	const struct cli_enum *e;
+	char names[96], *end;
+	unsigned long v;
+
+	if (o->size != sizes[o->type])
+		return cli_fail(EXIT_FAIL, "bug: option --%s of '%s' is declared with a field of the wrong size",
+				o->name, cmd->name);
+	switch (o->type) {
+	case CLI_OPT_FLAG:
+		*(bool *)p = true;
+		break;
+	case CLI_OPT_STRING:
+		*(const char **)p = val;
+		break;
+	case CLI_OPT_UINT:
+		errno = 0;
+		v = strtoul(val, &end, 10);
+		if (!isdigit((unsigned char)val[0]) || *end || errno || v < o->min || v > o->max)
+			return cli_usage(cmd, "--%s '%s' is not %s: expected %u to %u", o->name, val, o->what, o->min,
+					 o->max);
+		*(__u32 *)p = (__u32)v;
+		break;
+	case CLI_OPT_ENUM:
+		for (e = o->values; e->name && strcmp(e->name, val); e++)
+			;
+		if (!e->name) {
+			size_t n = 0;
+
+			for (e = o->values; e->name && n < sizeof(names); e++)
+				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+						      e == o->values ? "" : e[1].name ? ", " : " or ", e->name);
+			return cli_usage(cmd, "--%s '%s' is not %s: expected %s", o->name, val, o->what, names);
+		}
+		*(__u32 *)p = e->value;
+		break;
+	}
+	if (o->given_off)
+		*(bool *)((char *)opts + o->given_off - 1) = true;
+	return -1;
+}
+
+/*
+ * getopt_long over the command's table and the common options. Returns -1
+ * when the arguments are parsed (optind at the first positional one), else
+ * an exit code (help printed, or a usage error reported).
+ */
+static int parse_opts(const struct cli_cmd *cmd, int argc, char **argv, void *opts)
+{
+	struct option longopts[CLI_MAX_OPTS + 4] = {};
+	char shortopts[3 * CLI_MAX_OPTS + 8] = ":";
+	size_t n = 0, i, s = 1;
 	int c;
 
-	while (longopts && longopts[n].name && n < 28) {
-		all[n] = longopts[n];
-		n++;
-	}
-	all[n++] = (struct option){ "json", no_argument, NULL, 'j' };
-	all[n++] = (struct option){ "verbose", no_argument, NULL, 'v' };
-	all[n++] = (struct option){ "help", no_argument, NULL, 'h' };
-	all[n] = (struct option){ NULL, 0, NULL, 0 };
-	snprintf(shorts, sizeof(shorts), ":jvh%s", shortopts ? shortopts : "");
-	for (;;) {
-		int idx;
+	for (; cmd->opts && cmd->opts[n].name; n++) {
+		const struct cli_opt *o = &cmd->opts[n];
+		int has_arg = o->type == CLI_OPT_FLAG ? no_argument : required_argument;
 
-		c = getopt_long(argc, argv, shorts, all, NULL);
-		idx = optind > 1 ? optind - 1 : 1; /* the word getopt just read */
+		if (n == CLI_MAX_OPTS)
+			return cli_fail(EXIT_FAIL, "bug: '%s' declares more than %d options", cmd->name, CLI_MAX_OPTS);
+		longopts[n] = (struct option){ o->name, has_arg, NULL, 256 + (int)n };
+		if (o->short_name) {
+			shortopts[s++] = o->short_name;
+			if (has_arg)
+				shortopts[s++] = ':';
+		}
+	}
+	for (i = 0; i < sizeof(common_opts) / sizeof(common_opts[0]); i++) {
+		longopts[n + i] = (struct option){ common_opts[i].name, no_argument, NULL, common_opts[i].short_name };
+		shortopts[s++] = common_opts[i].short_name;
+	}
+	for (;;) {
+		int word;
+
+		c = getopt_long(argc, argv, shortopts, longopts, NULL);
+		word = optind > 1 ? optind - 1 : 1; /* the word getopt just read */
+		if (c == -1)
+			return -1;
+		for (i = 0; c < 256 && i < n; i++)
+			if (cmd->opts[i].short_name == c)
+				c = 256 + (int)i;
+		if (c >= 256) {
+			int code = set_opt(cmd, &cmd->opts[c - 256], opts, optarg);
+
+			if (code >= 0)
+				return code;
+			continue;
+		}
 		switch (c) {
 		case 'j':
 			cli.json = true;
-			continue;
+			break;
 		case 'v':
 			cli.verbose++;
 			cli_libbpf_log();
-			continue;
+			break;
 		case 'h':
 			cli_help(cmd);
-			*exit_code = EXIT_OK;
-			return CLI_EXIT;
-		case '?':
-			*exit_code = cli_usage(cmd, "unknown option '%s'", idx < argc ? argv[idx] : "?");
-			return CLI_EXIT;
+			return EXIT_OK;
 		case ':':
-			*exit_code = cli_usage(cmd, "option '%s' needs a value", idx < argc ? argv[idx] : "?");
-			return CLI_EXIT;
+			return cli_usage(cmd, "option '%s' needs a value", word < argc ? argv[word] : "?");
 		default:
-			return c;
+			return cli_usage(cmd, "unknown option '%s'", word < argc ? argv[word] : "?");
 		}
 	}
+}
+
+/* The preamble every command goes through once its options are parsed. */
+static int run_cmd(const struct cli_cmd *cmd, struct cli_ctx *ctx)
+{
+	const struct cli_opt *o;
+	char err[XRL_ERRLEN];
+	int code;
+
+	if (ctx->argc < cmd->min_args)
+		return cli_usage(cmd, "%s", cmd->missing);
+	if (cmd->max_args >= 0 && ctx->argc > cmd->max_args)
+		return cli_usage(cmd, "too many arguments");
+	for (o = cmd->opts; o && o->name; o++) {
+		if (o->required && !*(const char **)((char *)ctx->opts + o->off))
+			return cli_usage(cmd, "missing --%s %s: %s", o->name, o->arg, o->help);
+	}
+	ctx->cmd = cmd;
+	if (cmd->flags & (CLI_IFACE | CLI_MAPS)) {
+		ctx->iface = ctx->argv[0];
+		ctx->argc--;
+		ctx->argv++;
+	}
+	if (cmd->prepare) {
+		code = cmd->prepare(ctx);
+		if (code)
+			return code;
+	}
+	if (!(cmd->flags & CLI_MAPS) || ctx->no_maps)
+		return cmd->run(ctx);
+	if (xrl_maps_open(ctx->iface, &ctx->maps, err, sizeof(err)))
+		return cli_fail(EXIT_FAIL, "%s", err);
+	code = cmd->run(ctx);
+	xrl_maps_close(&ctx->maps);
+	return code;
+}
+
+int cli_run(const struct cli_cmd *cmd, int argc, char **argv)
+{
+	struct cli_ctx ctx = {};
+	const struct cli_cmd *sub;
+	char what[64];
+	int code;
+
+	ctx.opts = calloc(1, cmd->opts_size ? cmd->opts_size : 1);
+	if (!ctx.opts)
+		return cli_fail(EXIT_FAIL, "out of memory");
+	if (cmd->defaults)
+		memcpy(ctx.opts, cmd->defaults, cmd->opts_size);
+	optind = 1;
+	code = parse_opts(cmd, argc, argv, ctx.opts);
+	if (code >= 0)
+		goto out;
+	ctx.argc = argc - optind;
+	ctx.argv = argv + optind;
+	if (!cmd->subs) {
+		code = run_cmd(cmd, &ctx);
+		goto out;
+	}
+	/* Subcommands share their parent's options: getopt has read them all. */
+	if (!ctx.argc) {
+		code = cli_usage(cmd, "%s", cmd->missing);
+		goto out;
+	}
+	snprintf(what, sizeof(what), "%s subcommand", cmd->name);
+	sub = cli_find(cmd->subs, ctx.argv[0], what);
+	if (!sub) {
+		code = EXIT_USAGE;
+		goto out;
+	}
+	ctx.argc--;
+	ctx.argv++;
+	code = run_cmd(sub, &ctx);
+out:
+	free(ctx.opts);
+	return code;
 }
 
 static void vreport(const char *fmt, va_list ap)
@@ -118,15 +365,20 @@ int cli_fail(int code, const char *fmt, ...)
 	return code;
 }
 
-int cli_usage(const struct xrl_cmd *cmd, const char *fmt, ...)
+int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vreport(fmt, ap);
 	va_end(ap);
-	if (cmd && !cli.json)
-		fprintf(stderr, "usage: xdp-ratelimit %s %s\n", cmd->name, cmd->usage);
+	if (cmd && !cli.json) {
+		size_t col = (size_t)fprintf(stderr, "usage: xdp-ratelimit %s%s%s", cmd->parent ? cmd->parent : "",
+					     cmd->parent ? " " : "", cmd->name);
+
+		usage_args(stderr, cmd, col, 8);
+		fputc('\n', stderr);
+	}
 	return EXIT_USAGE;
 }
 

@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* What the commands share: options every command takes, output, errors, exit codes. */
+/*
+ * What the commands share: a command is declared once, as a struct cli_cmd
+ * with its arguments and a table of its options; the usage lines, --help and
+ * the option parsing all come from it (after xdp-tools' lib/util/params.h).
+ * Output, errors and exit codes.
+ */
 #ifndef XRL_CLI_H
 #define XRL_CLI_H
 
-#include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <jansson.h>
 #include "err.h"
+#include "maps.h"
 
 #define EXIT_OK 0
 #define EXIT_FAIL 1
@@ -18,51 +25,98 @@ struct xrl_cli {
 };
 extern struct xrl_cli cli;
 
-struct xrl_cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *usage; /* after the command name */
-	const char *help;  /* one line, then option lines */
+enum cli_opt_type {
+	CLI_OPT_FLAG,	/* bool, set when given */
+	CLI_OPT_UINT,	/* __u32, a decimal number from min to max */
+	CLI_OPT_ENUM,	/* __u32, the value of one of names */
+	CLI_OPT_STRING, /* const char *, as given */
 };
 
-/* Finds a command by name or unambiguous prefix; NULL and a message otherwise. */
-const struct xrl_cmd *cli_find(const struct xrl_cmd *table, const char *name, const char *what);
+struct cli_enum {
+	const char *name;
+	__u32 value;
+};
 
-/*
- * getopt_long with -j/--json, -v/--verbose and -h/--help added. Returns the
- * option, -1 at the end, or EXIT_USAGE + 1000 when the command must exit with
- * the code in *exit_code (help printed, or a usage error reported).
- */
-#define CLI_EXIT 1000
-int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
-	       const struct xrl_cmd *cmd, int *exit_code);
-void cli_help(const struct xrl_cmd *cmd);
+struct cli_opt {
+	const char *name;	/* --name */
+	char short_name;	/* -c, or 0 */
+	enum cli_opt_type type;
+	size_t off, size;	/* where the value goes in the command's option struct */
+	const char *arg;	/* what the usage line calls the value (enums list their names) */
+	const char *help;	/* one line; more lines start with spaces */
+	const char *what;	/* UINT and ENUM: "a key count", for "--name 'x' is not a key count" */
+	__u32 min, max;		/* UINT */
+	const struct cli_enum *values; /* ENUM: ends with { NULL } */
+	bool required;
+	size_t given_off;	/* optional: a bool set when the option is given (+1, so 0 is none) */
+};
+
+/* An option of the command's option struct type T, field F. */
+#define CLI_OPT(T, F, NAME, TYPE, ...)                                                              \
+	{ .name = NAME, .type = CLI_OPT_##TYPE, .off = offsetof(T, F), .size = sizeof(((T *)0)->F), \
+	  __VA_ARGS__ }
+#define CLI_GIVEN(T, F) .given_off = offsetof(T, F) + 1
+
+enum cli_cmd_flags {
+	CLI_IFACE = 1 << 0, /* the first argument is an interface: ctx->iface */
+	CLI_MAPS = 1 << 1,  /* ... whose maps are opened before run, closed after: ctx->maps */
+};
+
+struct cli_ctx;
+
+struct cli_cmd {
+	const char *name;
+	const char *args;    /* positional arguments, for the usage line */
+	const char *summary; /* what it does, for --help */
+	int min_args, max_args; /* positional arguments; max -1: any number */
+	const char *missing;    /* the message when fewer than min_args: "missing interface" */
+	unsigned int flags;     /* enum cli_cmd_flags */
+	const struct cli_opt *opts; /* ends with { NULL } */
+	size_t opts_size;	    /* the option struct's */
+	const void *defaults;	    /* its values before parsing, or NULL for zeros */
+	/* Before the maps are opened: checks and parses positional arguments; an exit code. */
+	int (*prepare)(struct cli_ctx *ctx);
+	int (*run)(struct cli_ctx *ctx); /* an exit code */
+	/* Subcommands: the first argument names one; they share this command's option struct. */
+	const struct cli_cmd *const *subs;
+	const char *parent; /* a subcommand's command, for its usage line */
+};
+
+struct cli_ctx {
+	const struct cli_cmd *cmd;
+	void *opts;		/* the command's option struct, parsed */
+	int argc;		/* positional arguments, after the interface */
+	char **argv;
+	const char *iface;	/* CLI_IFACE */
+	struct xrl_maps maps;	/* CLI_MAPS */
+	bool no_maps;		/* set by prepare: this run needs no maps (apply --check) */
+};
+
+/* The commands, in the order help lists them; ends with NULL. */
+extern const struct cli_cmd *const cli_commands[];
+
+/* Parses argv (argv[0] is the command's name) and runs the command: an exit code. */
+int cli_run(const struct cli_cmd *cmd, int argc, char **argv);
+/* Finds a command by name or unambiguous prefix; NULL and a message otherwise. */
+const struct cli_cmd *cli_find(const struct cli_cmd *const *table, const char *name, const char *what);
+/* The top-level usage (all commands), and one command's help. */
+void cli_usage_all(FILE *f);
+void cli_help(const struct cli_cmd *cmd);
 
 /* Reports an error (JSON on stdout with -j) and returns code. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A usage error: the message, then the command's usage line. Returns EXIT_USAGE. */
-int cli_usage(const struct xrl_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints a JSON value and drops it. */
 void cli_json(json_t *v);
 /* Makes libbpf's own log visible with -v. */
 void cli_libbpf_log(void);
 
-struct xrl_maps;
 /* Prints an interface's figures (stats), with the top K keys when top > 0. Returns an exit code. */
 int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top);
 
-/* Commands. */
-int cmd_load(int argc, char **argv);
-int cmd_unload(int argc, char **argv);
-int cmd_status(int argc, char **argv);
-int cmd_rule(int argc, char **argv);
-int cmd_apply(int argc, char **argv);
-int cmd_dump(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
-int cmd_explain(int argc, char **argv);
-int cmd_demo(int argc, char **argv);
-extern const struct xrl_cmd xrl_commands[];
-/* A command of xrl_commands by its exact name. */
-const struct xrl_cmd *cli_cmd(const char *name);
+/* The commands' declarations, in their files. */
+extern const struct cli_cmd cmd_load, cmd_unload, cmd_status, cmd_rule, cmd_apply, cmd_dump, cmd_stats,
+	cmd_explain, cmd_demo;
 
 #endif /* XRL_CLI_H */

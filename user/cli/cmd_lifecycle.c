@@ -13,67 +13,49 @@ static const char *clock_name(__u32 c)
 	return c == XRL_CLOCK_COARSE ? "coarse" : c == XRL_CLOCK_TEST ? "test" : "precise";
 }
 
-int cmd_load(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "mode", required_argument, NULL, 'm' },   { "clock", required_argument, NULL, 'c' },
-		{ "max-keys", required_argument, NULL, 'k' }, { "malformed", required_argument, NULL, 'M' },
-		{ "force", no_argument, NULL, 'f' },	      { "new-keys", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const struct xrl_cmd *cmd = cli_cmd("load");
-	struct xrl_load_opts o = { .clock = XRL_CLOCK_PRECISE, .max_keys = XRL_DEFAULT_KEYS };
-	bool new_keys_set = false;
-	char err[XRL_ERRLEN], *end;
-	unsigned long v;
-	int c, code;
+struct load_opts {
+	__u32 mode, clock, max_keys, new_keys, malformed;
+	bool force, new_keys_given;
+};
 
-	while ((c = cli_getopt(argc, argv, "m:c:k:M:fn:", opts, cmd, &code)) != -1) {
-		switch (c) {
-		case CLI_EXIT:
-			return code;
-		case 'm':
-			if (strcmp(optarg, "native") && strcmp(optarg, "generic"))
-				return cli_usage(cmd, "--mode '%s' is not a mode: expected native or generic", optarg);
-			o.generic = !strcmp(optarg, "generic");
-			break;
-		case 'c':
-			if (strcmp(optarg, "precise") && strcmp(optarg, "coarse"))
-				return cli_usage(cmd, "--clock '%s' is not a clock: expected precise or coarse", optarg);
-			o.clock = !strcmp(optarg, "coarse") ? XRL_CLOCK_COARSE : XRL_CLOCK_PRECISE;
-			break;
-		case 'k':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (*end || errno || v < 16 || v > 16777216 || optarg[0] == '-')
-				return cli_usage(cmd, "--max-keys '%s' is not a key count: expected 16 to 16777216",
-						 optarg);
-			o.max_keys = (__u32)v;
-			break;
-		case 'M':
-			if (strcmp(optarg, "pass") && strcmp(optarg, "drop"))
-				return cli_usage(cmd, "--malformed '%s': expected pass or drop", optarg);
-			o.malformed_drop = !strcmp(optarg, "drop");
-			break;
-		case 'f':
-			o.force = true;
-			break;
-		case 'n':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (*end || errno || v > 100000000 || optarg[0] == '-' || !optarg[0])
-				return cli_usage(cmd, "--new-keys '%s' is not a rate: expected new sources per second, 0 to 100000000 (0: no cap)",
-						 optarg);
-			o.new_keys = (__u32)v;
-			new_keys_set = true;
-			break;
-		}
-	}
-	if (!new_keys_set)
-		o.new_keys = o.max_keys; /* the table may turn over once a second at most */
-	if (optind + 1 != argc)
-		return cli_usage(cmd, optind == argc ? "missing interface" : "too many arguments");
-	o.iface = argv[optind];
+static const struct cli_enum modes[] = { { "native", 0 }, { "generic", 1 }, { NULL, 0 } };
+static const struct cli_enum clocks[] = { { "precise", XRL_CLOCK_PRECISE }, { "coarse", XRL_CLOCK_COARSE }, { NULL, 0 } };
+static const struct cli_enum malformed[] = { { "pass", 0 }, { "drop", 1 }, { NULL, 0 } };
+
+static const struct cli_opt load_opts[] = {
+	CLI_OPT(struct load_opts, mode, "mode", ENUM, .short_name = 'm', .values = modes, .what = "a mode",
+		.help = "native (driver, default) or generic (any interface, slower)"),
+	CLI_OPT(struct load_opts, clock, "clock", ENUM, .short_name = 'c', .values = clocks, .what = "a clock",
+		.help = "precise (bpf_ktime_get_ns, default) or coarse (bpf_ktime_get_coarse_ns, cheaper)"),
+	CLI_OPT(struct load_opts, max_keys, "max-keys", UINT, .short_name = 'k', .arg = "N", .min = 16,
+		.max = 16777216, .what = "a key count",
+		.help = "window states kept (rule x source), LRU-evicted beyond; default 65536"),
+	CLI_OPT(struct load_opts, new_keys, "new-keys", UINT, .short_name = 'n', .arg = "N", .min = 0,
+		.max = 100000000, .what = "a count of new sources per second", CLI_GIVEN(struct load_opts, new_keys_given),
+		.help = "per-source states created per second at most (default: --max-keys; 0: no cap);\n"
+			"new sources past it share their rule's overflow window"),
+	CLI_OPT(struct load_opts, malformed, "malformed", ENUM, .short_name = 'M', .values = malformed,
+		.what = "a policy", .help = "pass (default) or drop frames too short or inconsistent to parse"),
+	CLI_OPT(struct load_opts, force, "force", FLAG, .short_name = 'f',
+		.help = "replace another XDP program attached to IFACE"),
+	{ NULL },
+};
+
+static int load_run(struct cli_ctx *ctx)
+{
+	const struct load_opts *lo = ctx->opts;
+	struct xrl_load_opts o = {
+		.iface = ctx->iface,
+		.generic = lo->mode,
+		.clock = lo->clock,
+		.max_keys = lo->max_keys,
+		/* By default the table may turn over once a second at most. */
+		.new_keys = lo->new_keys_given ? lo->new_keys : lo->max_keys,
+		.malformed_drop = lo->malformed,
+		.force = lo->force,
+	};
+	char err[XRL_ERRLEN];
+
 	if (xrl_load(&o, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	if (cli.json)
@@ -86,40 +68,56 @@ int cmd_load(int argc, char **argv)
 	return EXIT_OK;
 }
 
-int cmd_unload(int argc, char **argv)
-{
-	const struct xrl_cmd *cmd = cli_cmd("unload");
-	char err[XRL_ERRLEN];
-	int c, code;
+static const struct load_opts load_defaults = { .clock = XRL_CLOCK_PRECISE, .max_keys = XRL_DEFAULT_KEYS };
 
-	while ((c = cli_getopt(argc, argv, "", NULL, cmd, &code)) != -1)
-		if (c == CLI_EXIT)
-			return code;
-	if (optind + 1 != argc)
-		return cli_usage(cmd, optind == argc ? "missing interface" : "too many arguments");
-	if (xrl_unload(argv[optind], err, sizeof(err)))
+const struct cli_cmd cmd_load = {
+	.name = "load",
+	.args = "IFACE",
+	.summary = "Attaches the limiter to IFACE and pins its maps under /sys/fs/bpf/xdp-ratelimit/IFACE/, then exits:\n"
+		   "enforcement goes on with no process running. Starts with no rules.",
+	.min_args = 1,
+	.max_args = 1,
+	.missing = "missing interface",
+	.flags = CLI_IFACE,
+	.opts = load_opts,
+	.opts_size = sizeof(struct load_opts),
+	.defaults = &load_defaults,
+	.run = load_run,
+};
+
+static int unload_run(struct cli_ctx *ctx)
+{
+	char err[XRL_ERRLEN];
+
+	if (xrl_unload(ctx->iface, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	if (cli.json)
-		cli_json(json_pack("{s:s,s:b}", "interface", argv[optind], "unloaded", 1));
+		cli_json(json_pack("{s:s,s:b}", "interface", ctx->iface, "unloaded", 1));
 	else
-		printf("unloaded from %s\n", argv[optind]);
+		printf("unloaded from %s\n", ctx->iface);
 	return EXIT_OK;
 }
 
-int cmd_status(int argc, char **argv)
+const struct cli_cmd cmd_unload = {
+	.name = "unload",
+	.args = "IFACE",
+	.summary = "Detaches the limiter from IFACE and removes everything load pinned.",
+	.min_args = 1,
+	.max_args = 1,
+	.missing = "missing interface",
+	.flags = CLI_IFACE,
+	.run = unload_run,
+};
+
+static int status_run(struct cli_ctx *ctx)
 {
-	const struct xrl_cmd *cmd = cli_cmd("status");
 	struct xrl_status *st;
 	json_t *arr;
 	size_t n, i;
 	char err[XRL_ERRLEN], keys[48];
-	int c, code, ret;
+	int ret;
 
-	while ((c = cli_getopt(argc, argv, "", NULL, cmd, &code)) != -1)
-		if (c == CLI_EXIT)
-			return code;
-	if (optind != argc)
-		return cli_usage(cmd, "too many arguments");
+	(void)ctx;
 	if (xrl_check_env(err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	ret = xrl_status_list(&st, &n);
@@ -167,3 +165,9 @@ int cmd_status(int argc, char **argv)
 	free(st);
 	return EXIT_OK;
 }
+
+const struct cli_cmd cmd_status = {
+	.name = "status",
+	.summary = "Lists the interfaces the limiter is loaded on.",
+	.run = status_run,
+};

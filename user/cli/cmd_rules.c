@@ -27,20 +27,12 @@ static int print_set(const char *iface, const struct xrl_ruleset *set)
 	return EXIT_OK;
 }
 
-/* Opens the interface's maps and reads the active set; an exit code on failure. */
-static int open_rules(const char *iface, struct xrl_maps *m, struct xrl_ruleset *set)
+/* Reads the active set of the interface's maps; an exit code on failure. */
+static int read_rules(const char *iface, struct xrl_maps *m, struct xrl_ruleset *set)
 {
-	char err[XRL_ERRLEN];
-	int ret;
+	int ret = xrl_rules_read(m, set);
 
-	if (xrl_maps_open(iface, m, err, sizeof(err)))
-		return cli_fail(EXIT_FAIL, "%s", err);
-	ret = xrl_rules_read(m, set);
-	if (ret) {
-		xrl_maps_close(m);
-		return cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", iface, strerror(-ret));
-	}
-	return EXIT_OK;
+	return ret ? cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", iface, strerror(-ret)) : EXIT_OK;
 }
 
 static int apply_set(const char *iface, struct xrl_maps *m, struct xrl_ruleset *set, const char *what)
@@ -56,165 +48,216 @@ static int apply_set(const char *iface, struct xrl_maps *m, struct xrl_ruleset *
 	return EXIT_OK;
 }
 
+/* rule add and rule del: the rule or match from the words after the interface. */
+struct rule_opts {
+	struct xrl_spec spec;
+};
+
+static int rule_prepare(struct cli_ctx *ctx)
+{
+	struct rule_opts *ro = ctx->opts;
+	bool add = ctx->cmd->name[0] == 'a';
+	char err[XRL_ERRLEN];
+
+	if (add ? xrl_spec_parse(ctx->argc, ctx->argv, &ro->spec, err, sizeof(err)) :
+		  xrl_spec_parse_match(ctx->argc, ctx->argv, &ro->spec, err, sizeof(err)))
+		return cli_usage(ctx->cmd, "%s", err);
+	if (!add && ctx->argc > 2)
+		return cli_usage(ctx->cmd, "'rule del' takes only the match, like 'port 53/udp': unexpected '%s'",
+				 ctx->argv[2]);
+	return EXIT_OK;
+}
+
 /*
  * rule add/del take the interface's lock around read-modify-apply, so two
  * at once cannot lose each other's change.
  */
-static int rule_change(const struct xrl_cmd *cmd, bool add, int argc, char **argv)
+static int rule_run(struct cli_ctx *ctx)
 {
+	const struct xrl_spec *s = &((struct rule_opts *)ctx->opts)->spec;
+	bool add = ctx->cmd->name[0] == 'a';
+	const char *iface = ctx->iface;
 	struct xrl_ruleset set = {};
-	struct xrl_maps m;
-	struct xrl_spec s;
 	char err[XRL_ERRLEN], what[300], match[128];
 	int code, idx;
 
-	if (argc < 2)
-		return cli_usage(cmd, "missing interface and rule");
-	if (add ? xrl_spec_parse(argc - 1, argv + 1, &s, err, sizeof(err)) :
-		  xrl_spec_parse_match(argc - 1, argv + 1, &s, err, sizeof(err)))
-		return cli_usage(cmd, "%s", err);
-	if (!add && argc > 3)
-		return cli_usage(cmd, "'rule del' takes only the match, like 'port 53/udp': unexpected '%s'", argv[3]);
-	code = open_rules(argv[0], &m, &set);
+	code = xrl_maps_lock(&ctx->maps);
+	if (code)
+		return cli_fail(EXIT_FAIL, "cannot lock %s: %s", ctx->maps.dir, strerror(-code));
+	code = read_rules(iface, &ctx->maps, &set);
 	if (code)
 		return code;
-	if (xrl_maps_lock(&m)) {
-		code = cli_fail(EXIT_FAIL, "cannot lock %s: %s", m.dir, strerror(errno));
-		goto out;
-	}
-	xrl_ruleset_free(&set);
-	if (xrl_rules_read(&m, &set)) { /* again, under the lock */
-		code = cli_fail(EXIT_FAIL, "cannot read the rules of %s", argv[0]);
-		goto out;
-	}
-	xrl_spec_format_match(&s, match, sizeof(match));
-	idx = xrl_ruleset_find(&set, &s);
+	xrl_spec_format_match(s, match, sizeof(match));
+	idx = xrl_ruleset_find(&set, s);
 	if (add) {
 		if (idx >= 0) {
 			code = cli_fail(EXIT_FAIL,
 					"%s already has a rule for '%s': delete it first with 'xdp-ratelimit rule del %s %s'",
-					argv[0], match, argv[0], match);
+					iface, match, iface, match);
 			goto out;
 		}
-		if (xrl_ruleset_add(&set, &s, err, sizeof(err))) {
+		if (xrl_ruleset_add(&set, s, err, sizeof(err))) {
 			code = cli_fail(EXIT_FAIL, "%s", err);
 			goto out;
 		}
-		xrl_spec_format(&s, what, sizeof(what));
-		memmove(what + 6, what, strlen(what) + 1);
 		memcpy(what, "added ", 6);
+		xrl_spec_format(s, what + 6, sizeof(what) - 6);
 	} else {
 		if (idx < 0) {
 			code = cli_fail(EXIT_FAIL, "%s has no rule for '%s': 'xdp-ratelimit dump %s' lists them",
-					argv[0], match, argv[0]);
+					iface, match, iface);
 			goto out;
 		}
 		set.v[idx] = set.v[--set.n];
 		snprintf(what, sizeof(what), "deleted %s", match);
 	}
-	code = apply_set(argv[0], &m, &set, what);
+	code = apply_set(iface, &ctx->maps, &set, what);
 out:
 	xrl_ruleset_free(&set);
-	xrl_maps_close(&m);
 	return code;
 }
 
-int cmd_rule(int argc, char **argv)
+static int dump_run(struct cli_ctx *ctx)
 {
-	static const struct xrl_cmd subs[] = {
-		{ "add", NULL, "IFACE RULE", "Adds one rule." },
-		{ "del", NULL, "IFACE MATCH", "Deletes the rule with this match." },
-		{ "list", NULL, "IFACE", "Lists the rules, as dump." },
-		{ NULL, NULL, NULL, NULL },
-	};
-	const struct xrl_cmd *cmd = cli_cmd("rule"), *sub;
-	int c, code;
+	struct xrl_ruleset set = {};
+	int code = read_rules(ctx->iface, &ctx->maps, &set);
 
-	while ((c = cli_getopt(argc, argv, "", NULL, cmd, &code)) != -1)
-		if (c == CLI_EXIT)
-			return code;
-	if (optind == argc)
-		return cli_usage(cmd, "missing subcommand: add, del or list");
-	sub = cli_find(subs, argv[optind], "rule subcommand");
-	if (!sub)
-		return EXIT_USAGE;
-	argc -= optind + 1;
-	argv += optind + 1;
-	if (!strcmp(sub->name, "list")) {
-		optind = 0;
-		return cmd_dump(argc + 1, argv - 1);
-	}
-	return rule_change(cmd, !strcmp(sub->name, "add"), argc, argv);
+	if (!code)
+		code = print_set(ctx->iface, &set);
+	xrl_ruleset_free(&set);
+	return code;
 }
 
-int cmd_apply(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "check", no_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const struct xrl_cmd *cmd = cli_cmd("apply");
-	struct xrl_ruleset set = {};
-	struct xrl_maps m;
-	const char *iface, *file;
-	char err[XRL_ERRLEN + 64], what[64];
-	bool check = false;
-	int c, code, ret;
-	FILE *f;
+static const struct cli_cmd rule_add = {
+	.name = "add",
+	.parent = "rule",
+	.args = "IFACE RULE",
+	.summary = "Adds one rule.",
+	.min_args = 2,
+	.max_args = -1,
+	.missing = "missing interface and rule",
+	.flags = CLI_MAPS,
+	.opts_size = sizeof(struct rule_opts),
+	.prepare = rule_prepare,
+	.run = rule_run,
+};
 
-	while ((c = cli_getopt(argc, argv, "c", opts, cmd, &code)) != -1) {
-		if (c == CLI_EXIT)
-			return code;
-		check = true;
-	}
-	if (argc - optind != 2)
-		return cli_usage(cmd, argc - optind < 2 ? "missing interface or file" : "too many arguments");
-	iface = argv[optind];
-	file = argv[optind + 1];
-	f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+static const struct cli_cmd rule_del = {
+	.name = "del",
+	.parent = "rule",
+	.args = "IFACE MATCH",
+	.summary = "Deletes the rule with this match.",
+	.min_args = 2,
+	.max_args = -1,
+	.missing = "missing interface and match",
+	.flags = CLI_MAPS,
+	.opts_size = sizeof(struct rule_opts),
+	.prepare = rule_prepare,
+	.run = rule_run,
+};
+
+static const struct cli_cmd rule_list = {
+	.name = "list",
+	.parent = "rule",
+	.args = "IFACE",
+	.summary = "Lists the rules, as dump.",
+	.min_args = 1,
+	.max_args = 1,
+	.missing = "missing interface",
+	.flags = CLI_MAPS,
+	.run = dump_run,
+};
+
+static const struct cli_cmd *const rule_subs[] = { &rule_add, &rule_del, &rule_list, NULL };
+
+const struct cli_cmd cmd_rule = {
+	.name = "rule",
+	.summary = "Adds, deletes or lists single rules. RULE is one line of the rules grammar:\n"
+		   "  port PORT/tcp|udp rate N/s [window 1s] [buckets 2] [per-source|aggregate] [mask4 N] [mask6 N] [monitor]\n"
+		   "  prefix ADDR/LEN rate N/s [window 1s] [buckets 2] [per-source|aggregate] [mask N] [monitor]\n"
+		   "  prefix ADDR/LEN allow\n"
+		   "MATCH is the first two words: 'port 53/udp' or 'prefix 10.0.0.0/8'.",
+	.missing = "missing subcommand: add, del or list",
+	.opts_size = sizeof(struct rule_opts),
+	.subs = rule_subs,
+};
+
+struct apply_opts {
+	bool check;
+	const char *file; /* a name for messages */
+	struct xrl_ruleset set;
+};
+
+static const struct cli_opt apply_opts[] = {
+	CLI_OPT(struct apply_opts, check, "check", FLAG, .short_name = 'c',
+		.help = "validate the file only (IFACE is not touched)"),
+	{ NULL },
+};
+
+/* Reads and checks the whole file before anything is opened: a bad line changes nothing. */
+static int apply_prepare(struct cli_ctx *ctx)
+{
+	struct apply_opts *ao = ctx->opts;
+	const char *path = ctx->argv[0];
+	char err[XRL_ERRLEN + 64];
+	FILE *f;
+	int ret;
+
+	ao->file = strcmp(path, "-") ? path : "<stdin>";
+	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f)
-		return cli_fail(EXIT_USAGE, "cannot read rules file '%s': %s", file, strerror(errno));
-	ret = xrl_ruleset_parse(f, strcmp(file, "-") ? file : "<stdin>", &set, err, sizeof(err));
+		return cli_fail(EXIT_USAGE, "cannot read rules file '%s': %s", path, strerror(errno));
+	ret = xrl_ruleset_parse(f, ao->file, &ao->set, err, sizeof(err));
 	if (f != stdin)
 		fclose(f);
 	if (ret)
 		return cli_fail(EXIT_USAGE, "%s; nothing was applied", err);
-	if (check) {
-		if (cli.json)
-			cli_json(json_pack("{s:s,s:b,s:I}", "file", file, "valid", 1, "rules", (json_int_t)set.n));
-		else
-			printf("%s: %zu rule%s, all valid\n", strcmp(file, "-") ? file : "<stdin>", set.n, set.n == 1 ? "" : "s");
-		xrl_ruleset_free(&set);
-		return EXIT_OK;
-	}
-	if (xrl_maps_open(iface, &m, err, sizeof(err))) {
-		xrl_ruleset_free(&set);
-		return cli_fail(EXIT_FAIL, "%s", err);
-	}
-	snprintf(what, sizeof(what), "applied %s", strcmp(file, "-") ? "the file" : "standard input");
-	code = apply_set(iface, &m, &set, what);
-	xrl_ruleset_free(&set);
-	xrl_maps_close(&m);
-	return code;
+	ctx->no_maps = ao->check;
+	return EXIT_OK;
 }
 
-int cmd_dump(int argc, char **argv)
+static int apply_run(struct cli_ctx *ctx)
 {
-	const struct xrl_cmd *cmd = cli_cmd("dump");
-	struct xrl_ruleset set = {};
-	struct xrl_maps m;
-	int c, code;
+	struct apply_opts *ao = ctx->opts;
+	int code = EXIT_OK;
 
-	while ((c = cli_getopt(argc, argv, "", NULL, cmd, &code)) != -1)
-		if (c == CLI_EXIT)
-			return code;
-	if (argc - optind != 1)
-		return cli_usage(cmd, optind == argc ? "missing interface" : "too many arguments");
-	code = open_rules(argv[optind], &m, &set);
-	if (code)
-		return code;
-	code = print_set(argv[optind], &set);
-	xrl_ruleset_free(&set);
-	xrl_maps_close(&m);
+	if (ao->check) {
+		if (cli.json)
+			cli_json(json_pack("{s:s,s:b,s:I}", "file", ctx->argv[0], "valid", 1, "rules",
+					   (json_int_t)ao->set.n));
+		else
+			printf("%s: %zu rule%s, all valid\n", ao->file, ao->set.n, ao->set.n == 1 ? "" : "s");
+	} else {
+		code = apply_set(ctx->iface, &ctx->maps, &ao->set,
+				 strcmp(ctx->argv[0], "-") ? "applied the file" : "applied standard input");
+	}
+	xrl_ruleset_free(&ao->set);
 	return code;
 }
+
+const struct cli_cmd cmd_apply = {
+	.name = "apply",
+	.args = "IFACE FILE|-",
+	.summary = "Replaces IFACE's whole rule set with FILE's (- for standard input), atomically: packets see the old set\n"
+		   "or the new one. One rule a line, as 'rule add' takes it; '#' starts a comment. A file with any bad line\n"
+		   "is refused whole.",
+	.min_args = 2,
+	.max_args = 2,
+	.missing = "missing interface or file",
+	.flags = CLI_MAPS,
+	.opts = apply_opts,
+	.opts_size = sizeof(struct apply_opts),
+	.prepare = apply_prepare,
+	.run = apply_run,
+};
+
+const struct cli_cmd cmd_dump = {
+	.name = "dump",
+	.args = "IFACE",
+	.summary = "Prints IFACE's rules in the rules grammar: 'dump IFACE | apply IFACE -' round-trips.",
+	.min_args = 1,
+	.max_args = 1,
+	.missing = "missing interface",
+	.flags = CLI_MAPS,
+	.run = dump_run,
+};

@@ -152,65 +152,56 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 	return EXIT_OK;
 }
 
-int cmd_stats(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "top", required_argument, NULL, 't' },
-		{ "watch", no_argument, NULL, 'w' },
-		{ "count", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const struct xrl_cmd *cmd = cli_cmd("stats");
-	unsigned long top = 0, count = 0, i;
-	struct xrl_maps m;
-	bool watch = false;
-	char err[XRL_ERRLEN], *end;
-	int c, code;
+struct stats_opts {
+	__u32 top, count;
+	bool watch;
+};
 
-	while ((c = cli_getopt(argc, argv, "t:wn:", opts, cmd, &code)) != -1) {
-		switch (c) {
-		case CLI_EXIT:
-			return code;
-		case 't':
-		case 'n':
-			errno = 0;
-			i = strtoul(optarg, &end, 10);
-			if (*end || errno || !i || i > 10000 || optarg[0] == '-')
-				return cli_usage(cmd, "--%s '%s' is not a count from 1 to 10000",
-						 c == 't' ? "top" : "count", optarg);
-			if (c == 't')
-				top = i;
-			else
-				count = i;
-			break;
-		case 'w':
-			watch = true;
-			break;
-		}
-	}
-	if (argc - optind != 1)
-		return cli_usage(cmd, optind == argc ? "missing interface" : "too many arguments");
-	if (xrl_maps_open(argv[optind], &m, err, sizeof(err)))
-		return cli_fail(EXIT_FAIL, "%s", err);
-	if (!watch && !count) {
-		code = xrl_stats_print(argv[optind], &m, top);
-		xrl_maps_close(&m);
-		return code;
-	}
+static const struct cli_opt stats_opts[] = {
+	CLI_OPT(struct stats_opts, top, "top", UINT, .short_name = 't', .arg = "K", .min = 1, .max = 10000,
+		.what = "a count", .help = "also the K busiest keys (source, port) by QPS"),
+	CLI_OPT(struct stats_opts, watch, "watch", FLAG, .short_name = 'w',
+		.help = "refresh every second until interrupted"),
+	CLI_OPT(struct stats_opts, count, "count", UINT, .short_name = 'n', .arg = "N", .min = 1, .max = 10000,
+		.what = "a count", .help = "print N times, a second apart"),
+	{ NULL },
+};
+
+static int stats_run(struct cli_ctx *ctx)
+{
+	const struct stats_opts *so = ctx->opts;
+	int code = EXIT_OK;
+	__u32 i;
+
+	if (!so->watch && !so->count)
+		return xrl_stats_print(ctx->iface, &ctx->maps, so->top);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	for (i = 0; !stop && (!count || i < count); i++) {
+	for (i = 0; !stop && (!so->count || i < so->count); i++) {
 		if (i)
 			sleep(1);
 		if (!cli.json && isatty(STDOUT_FILENO))
 			printf("\033[H\033[J");
-		code = xrl_stats_print(argv[optind], &m, top);
+		code = xrl_stats_print(ctx->iface, &ctx->maps, so->top);
 		if (code)
 			break;
 	}
-	xrl_maps_close(&m);
 	return code;
 }
+
+const struct cli_cmd cmd_stats = {
+	.name = "stats",
+	.args = "IFACE",
+	.summary = "Pass and block QPS per rule (Sentinel's: the window's sum over all CPUs, per second), totals, and the\n"
+		   "global counters.",
+	.min_args = 1,
+	.max_args = 1,
+	.missing = "missing interface",
+	.flags = CLI_MAPS,
+	.opts = stats_opts,
+	.opts_size = sizeof(struct stats_opts),
+	.run = stats_run,
+};
 
 /* The prefix rule the program would find for addr: the kernel's trie answers, the set names it. */
 static const struct xrl_spec *longest_prefix(const struct xrl_maps *m, const struct xrl_ctl *ctl,
@@ -227,66 +218,63 @@ static const struct xrl_spec *longest_prefix(const struct xrl_maps *m, const str
 	return NULL;
 }
 
-int cmd_explain(int argc, char **argv)
+struct explain_opts {
+	const char *src_arg, *port_arg;
+	struct xrl_spec src, port;
+};
+
+static const struct cli_opt explain_opts[] = {
+	CLI_OPT(struct explain_opts, src_arg, "src", STRING, .short_name = 's', .arg = "ADDR", .required = true,
+		.help = "the source address of the packet to explain"),
+	CLI_OPT(struct explain_opts, port_arg, "dport", STRING, .short_name = 'd', .arg = "PORT/PROTO",
+		.help = "its destination port, like 53/udp"),
+	{ NULL },
+};
+
+static int explain_prepare(struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "src", required_argument, NULL, 's' },
-		{ "dport", required_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const struct xrl_cmd *cmd = cli_cmd("explain");
-	const struct xrl_spec *match[2] = { NULL, NULL };
-	struct xrl_spec src = {}, port = {};
+	struct explain_opts *eo = ctx->opts;
+	char err[XRL_ERRLEN];
+
+	if (xrl_parse_prefix(eo->src_arg, &eo->src.family, eo->src.addr, &eo->src.plen, err, sizeof(err)) ||
+	    eo->src.plen != (eo->src.family == XRL_FAMILY_V4 ? 32 : 128))
+		return cli_usage(ctx->cmd,
+				 "--src '%s' is not one address: expected an address like 192.0.2.1 or 2001:db8::1",
+				 eo->src_arg);
+	if (eo->port_arg) {
+		char *words[2] = { "port", (char *)eo->port_arg };
+
+		if (xrl_spec_parse_match(2, words, &eo->port, err, sizeof(err)))
+			return cli_usage(ctx->cmd, "--dport: %s", err);
+	}
+	return EXIT_OK;
+}
+
+static int explain_run(struct cli_ctx *ctx)
+{
+	const struct explain_opts *eo = ctx->opts;
+	const char *src_arg = eo->src_arg, *port_arg = eo->port_arg, *verdict = "passes";
+	const struct xrl_spec *match[2] = { NULL, NULL }, *src = &eo->src;
+	const struct xrl_maps *m = &ctx->maps;
 	struct xrl_ruleset set = {};
-	struct xrl_maps m;
 	struct xrl_ctl ctl;
-	const char *src_arg = NULL, *port_arg = NULL, *verdict = "passes";
-	char err[XRL_ERRLEN], line[256], why[300] = "";
-	json_t *arr = json_array();
+	char line[256], why[300] = "";
+	json_t *arr;
 	__u64 now;
-	int c, code, i;
+	int i;
 
-	while ((c = cli_getopt(argc, argv, "s:d:", opts, cmd, &code)) != -1) {
-		if (c == CLI_EXIT) {
-			json_decref(arr);
-			return code;
-		}
-		if (c == 's')
-			src_arg = optarg;
-		else
-			port_arg = optarg;
-	}
-	json_decref(arr);
-	if (argc - optind != 1)
-		return cli_usage(cmd, optind == argc ? "missing interface" : "too many arguments");
-	if (!src_arg)
-		return cli_usage(cmd, "missing --src ADDR: the source address of the packet to explain");
-	if (xrl_parse_prefix(src_arg, &src.family, src.addr, &src.plen, err, sizeof(err)) ||
-	    src.plen != (src.family == XRL_FAMILY_V4 ? 32 : 128))
-		return cli_usage(cmd, "--src '%s' is not one address: expected an address like 192.0.2.1 or 2001:db8::1",
-				 src_arg);
+	if (xrl_ctl_read(m, &ctl) || xrl_rules_read(m, &set) || xrl_clock_now(ctl.clock, &now))
+		return cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", ctx->iface, strerror(errno));
+	match[0] = longest_prefix(m, &ctl, &set, src->family, src->addr);
 	if (port_arg) {
-		char *words[2] = { "port", (char *)port_arg };
-
-		if (xrl_spec_parse_match(2, words, &port, err, sizeof(err)))
-			return cli_usage(cmd, "--dport: %s", err);
-	}
-	if (xrl_maps_open(argv[optind], &m, err, sizeof(err)))
-		return cli_fail(EXIT_FAIL, "%s", err);
-	if (xrl_ctl_read(&m, &ctl) || xrl_rules_read(&m, &set) || xrl_clock_now(ctl.clock, &now)) {
-		xrl_maps_close(&m);
-		return cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", argv[optind], strerror(errno));
-	}
-	match[0] = longest_prefix(&m, &ctl, &set, src.family, src.addr);
-	if (port_arg) {
-		int idx = xrl_ruleset_find(&set, &port);
+		int idx = xrl_ruleset_find(&set, &eo->port);
 
 		match[1] = idx >= 0 ? &set.v[idx] : NULL;
 	}
 	arr = json_array();
 	if (!cli.json)
 		printf("a packet from %s%s%s on %s:\n", src_arg, port_arg ? " to port " : "", port_arg ? port_arg : "",
-		       argv[optind]);
+		       ctx->iface);
 	if (match[0] && (match[0]->r.flags & XRL_F_ALLOW)) {
 		xrl_spec_format(match[0], line, sizeof(line));
 		snprintf(why, sizeof(why), "allowed by '%s': it bypasses every limit", line);
@@ -307,8 +295,8 @@ int cmd_explain(int argc, char **argv)
 
 		if (!s)
 			continue;
-		xrl_key_make(&key, &s->r, src.family, src.addr, s->kind == XRL_KIND_PORT ? s->port : 0, s->proto);
-		tracked = !xrl_key_window(&m, &key, &s->r, now, &sum);
+		xrl_key_make(&key, &s->r, src->family, src->addr, s->kind == XRL_KIND_PORT ? s->port : 0, s->proto);
+		tracked = !xrl_key_window(m, &key, &s->r, now, &sum);
 		over = xrl_over(sum.pass, s->r.threshold);
 		res = !over ? "passes" : (s->r.flags & XRL_F_MONITOR) ? "would block (monitor: passes)" : "blocks";
 		xrl_spec_format(s, line, sizeof(line));
@@ -333,11 +321,25 @@ int cmd_explain(int argc, char **argv)
 	if (!match[0] && !match[1] && !why[0])
 		snprintf(why, sizeof(why), "no rule matches: it passes unlimited");
 	if (cli.json)
-		cli_json(json_pack("{s:s,s:s,s:o,s:s,s:s}", "interface", argv[optind], "source", src_arg, "rules", arr,
+		cli_json(json_pack("{s:s,s:s,s:o,s:s,s:s}", "interface", ctx->iface, "source", src_arg, "rules", arr,
 				   "verdict", strcmp(verdict, "passes") ? "drop" : "pass", "why", why));
 	else
 		printf("verdict: the next such packet %s%s%s\n", verdict, why[0] ? ": " : "", why);
 	xrl_ruleset_free(&set);
-	xrl_maps_close(&m);
 	return EXIT_OK;
 }
+
+const struct cli_cmd cmd_explain = {
+	.name = "explain",
+	.args = "IFACE",
+	.summary = "Which rules match a packet from ADDR (to PORT/PROTO), their current windows, and whether the next such\n"
+		   "packet passes.",
+	.min_args = 1,
+	.max_args = 1,
+	.missing = "missing interface",
+	.flags = CLI_MAPS,
+	.opts = explain_opts,
+	.opts_size = sizeof(struct explain_opts),
+	.prepare = explain_prepare,
+	.run = explain_run,
+};

@@ -176,20 +176,14 @@ static int demo_on(const char *iface)
 	return code;
 }
 
-int cmd_demo(int argc, char **argv)
+static int demo_run(struct cli_ctx *ctx)
 {
-	const struct xrl_cmd *cmd = cli_cmd("demo");
 	struct sink sinks[2] = { { "10.201.0.1", 0 }, { "fd00:201::1", 0 } };
 	pthread_t tx[NFLOWS], rx[2];
 	char err[XRL_ERRLEN];
-	int c, code, ret;
+	int code, ret;
 	size_t i;
 
-	while ((c = cli_getopt(argc, argv, "", NULL, cmd, &code)) != -1)
-		if (c == CLI_EXIT)
-			return code;
-	if (argc - optind > 1)
-		return cli_usage(cmd, "too many arguments");
 	if (geteuid() != 0)
 		return cli_fail(EXIT_FAIL, "the demo needs root to build its lab and load XDP: run it with sudo");
 	ret = mount_bpffs();
@@ -197,8 +191,8 @@ int cmd_demo(int argc, char **argv)
 		return cli_fail(EXIT_FAIL, "cannot mount bpffs at /sys/fs/bpf: %s", strerror(-ret));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (argc - optind == 1)
-		return demo_on(argv[optind]);
+	if (ctx->argc == 1)
+		return demo_on(ctx->argv[0]);
 
 	lab_down(); /* a lab left by a killed demo */
 	for (i = 0; i < sizeof(lab_up) / sizeof(lab_up[0]); i++) {
@@ -255,3 +249,13 @@ int cmd_demo(int argc, char **argv)
 	printf("lab removed. Try it on a real NIC: xdp-ratelimit load eth0 && xdp-ratelimit rule add eth0 port 53/udp rate 100/s\n");
 	return code;
 }
+
+const struct cli_cmd cmd_demo = {
+	.name = "demo",
+	.args = "[IFACE]",
+	.summary = "Builds a veth lab in a network namespace, loads the limiter, installs sample rules, sends traffic from\n"
+		   "several sources above and below their limits, shows pass, block and QPS as they change, and cleans up.\n"
+		   "With IFACE, loads on that interface instead and shows its figures (no lab, no traffic).",
+	.max_args = 1,
+	.run = demo_run,
+};
