@@ -53,9 +53,11 @@ CLI_OBJS := $(patsubst %.c,$(OUT)/%.o,$(CLI_SRCS))
 CLI := $(OUT)/xdp-ratelimit
 
 # tools/: traffic senders and receivers for the demo, the tests and the benchmark,
-# each tools/xrl-*.c with tools/udpgen.c.
+# each tools/xrl-*.c with tools/udpgen.c; the veth lab (lab.sh) and the demo (demo.sh).
 TOOL_BINS := $(patsubst tools/%.c,$(OUT)/%,$(wildcard tools/xrl-*.c))
 TOOL_OBJS := $(OUT)/tools/udpgen.o
+# The demo: 'xdp-ratelimit demo' runs $(DEMO), beside it, on the lab of tools/lab.sh.
+DEMO := $(OUT)/xrl-demo
 
 TEST_SRCS := $(wildcard tests/unit/*.c tests/prog/*.c)
 TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
@@ -70,7 +72,7 @@ FUZZ_SECONDS ?= 60
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(CLI) $(TEST_BINS) $(TOOL_BINS) $(FUZZ_BINS)
+all: $(CLI) $(TEST_BINS) $(TOOL_BINS) $(DEMO) $(FUZZ_BINS)
 
 help:
 	@echo 'make              build everything into $(OUT)/'
@@ -103,7 +105,7 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 $(OUT)/user/%.o: user/%.c | $(PROG_SKEL)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(cc) -Iuser/lib -Iuser/cli -Itools -c $< -o $@
+	$(Q)$(cc) -Iuser/lib -Iuser/cli -c $< -o $@
 
 $(OUT)/tools/%.o: tools/%.c | $(OUT)
 	$(call msg,CC,$@)
@@ -114,7 +116,7 @@ $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(CLI): $(CLI_OBJS) $(TOOL_OBJS) $(LIB)
+$(CLI): $(CLI_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XRL_LDFLAGS) $(LDFLAGS) $^ $(XRL_LDLIBS) $(LDLIBS) -o $@
 
@@ -127,6 +129,9 @@ $(OUT)/tests/%: tests/%.c $(LIB) | $(PROG_SKEL)
 $(OUT)/xrl-%: tools/xrl-%.c $(TOOL_OBJS) | $(TOOL_SKELS)
 	$(call msg,CC,$@)
 	$(Q)$(cc) -Itools -MF $@.d $(XRL_LDFLAGS) $(LDFLAGS) $< $(TOOL_OBJS) $(XRL_LDLIBS) $(LDLIBS) -o $@
+
+$(DEMO): tools/demo.sh | $(OUT)
+	$(Q)ln -sf $(abspath $<) $@
 
 $(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) include/xrl_common.h include/xrl_window.h user/lib/rule.h
 	$(call msg,FUZZ,$@)
@@ -145,7 +150,7 @@ test: deps
 	$(Q)tests/run.sh $(OUT)
 
 demo: deps
-	$(Q)$(MAKE) --no-print-directory $(CLI)
+	$(Q)$(MAKE) -s --no-print-directory $(CLI) $(DEMO) $(OUT)/xrl-udp
 	$(Q)$(CLI) demo $(IFACE)
 
 fuzz: deps

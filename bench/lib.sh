@@ -2,12 +2,15 @@
 # shellcheck shell=bash
 #
 # The benchmark's lab, sourced by bench/run.sh: two network namespaces joined
-# by a veth pair. The generator (xrl-trafficgen) redirects frames into the
+# by a veth pair, built with tools/lab.sh. The generator (xrl-trafficgen) redirects frames into the
 # sending end from one namespace; the program under test runs natively on the
 # receiving end in the other. Needs BUILD (the build directory) set.
 #
 # Names start with xrlb and carry this shell's pid, so that two runs, and
 # other people's tests, never meet.
+
+# shellcheck source=tools/lab.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tools/lab.sh"
 
 XRLB_N=$(($$ % 100000))
 NS_G=xrlbg$XRLB_N
@@ -46,24 +49,20 @@ lab_down() {
 }
 
 lab_up() {
-	mount | grep -q ' /sys/fs/bpf ' || mount -t bpf bpf /sys/fs/bpf
-	ip netns add "$NS_G"
-	ip netns add "$NS_R"
+	lab_bpffs
+	lab_ns "$NS_G"
+	lab_ns "$NS_R"
 	# The sender's stack stays silent: every frame the receiver sees is ours.
 	in_g sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 	# Sources are 10.0.0.0/8 with no route back: no reverse-path drop before the hooks.
 	in_r sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
 		net.ipv6.conf.default.accept_dad=0
 	# One receive queue per CPU: a frame sent on CPU n is received on CPU n.
-	ip link add "$IF_G" numtxqueues "$NCPU" numrxqueues "$NCPU" netns "$NS_G" type veth \
-		peer name "$IF_R" numtxqueues "$NCPU" numrxqueues "$NCPU" netns "$NS_R"
-	ip -n "$NS_G" link add "$IF_H" type veth peer name "$IF_K"
-	ip -n "$NS_R" addr add 192.168.77.1/24 dev "$IF_R"
-	ip -n "$NS_R" addr add fd00:77::1/64 dev "$IF_R" nodad
-	ip -n "$NS_G" addr add 192.168.77.2/24 dev "$IF_G"
-	ip -n "$NS_R" link set lo up
-	ip -n "$NS_R" link set "$IF_R" up
-	ip -n "$NS_G" link set "$IF_G" up
+	lab_veth "$IF_G@$NS_G" "$IF_R@$NS_R" "$NCPU"
+	lab_veth "$IF_H@$NS_G" "$IF_K@$NS_G"
+	lab_addr "$IF_R@$NS_R" 192.168.77.1/24 fd00:77::1/64
+	lab_addr "$IF_G@$NS_G" 192.168.77.2/24
+	lab_up_links "$IF_R@$NS_R" "$IF_G@$NS_G"
 	RX_MAC=$(ip -n "$NS_R" -br link show "$IF_R" | awk '{ print $3 }')
 	bpftool prog loadall "$BUILD/xdp_bare.bpf.o" "$PIN_BARE" type xdp
 }

@@ -7,10 +7,10 @@ needs_root apply_kill
 
 NS=xrle-c
 veth_lab $NS xrle6 xrle7 10.214.0 fd00:214
-defer "$XRL unload xrle6"
+lab_undo "$XRL unload xrle6"
 check "load" $XRL load xrle6
 
-dir=$(mktemp -d); defer "rm -rf $dir"
+dir=$(mktemp -d); lab_undo "rm -rf $dir"
 # Two sets that share the limited rule and differ in 300 others.
 { echo "port 6000/udp rate 100/s aggregate"
   for i in $(seq 1 150); do echo "prefix 172.16.$i.0/24 rate ${i}0/s"; done

@@ -15,7 +15,7 @@ expect_err() {
 
 NS=xrle-b
 veth_lab $NS xrle4 xrle5 10.213.0 fd00:213
-defer "$XRL unload xrle4; rm -f /sys/fs/bpf/xrle_other"
+lab_undo "$XRL unload xrle4; rm -f /sys/fs/bpf/xrle_other"
 
 expect_err "unknown command" 2 "unknown command 'frobnicate'" $XRL frobnicate
 expect_err "ambiguous prefix" 2 "ambiguous" $XRL st
@@ -24,7 +24,7 @@ expect_err "unknown option" 2 "unknown option '--bogus'" $XRL load xrle4 --bogus
 expect_err "bad --mode" 2 "expected native or generic" $XRL load xrle4 --mode turbo
 expect_err "bad --max-keys" 2 "not a key count" $XRL load xrle4 --max-keys -5
 expect_err "missing interface" 2 "missing interface" $XRL load
-ip tuntap add dev xrletun0 mode tun 2>/dev/null && defer "ip link del xrletun0"
+ip tuntap add dev xrletun0 mode tun 2>/dev/null && lab_undo "ip link del xrletun0"
 if ip link show xrletun0 >/dev/null 2>&1; then
 	expect_err "a non-Ethernet device is refused" 1 "not an Ethernet device" $XRL load xrletun0 --mode generic
 else

@@ -17,16 +17,12 @@ if [ ! -x "$RAW" ]; then fail short_frames "$RAW is missing: build it first (mak
 
 NS=xrlf-a H=xrlf0 P=xrlf1
 # A lab with no addresses and no IPv6: nothing crosses the veth but what this script sends.
-ip netns list | grep -qw $NS || { ip netns add $NS; defer "ip netns del $NS"; }
-ip link del $H 2>/dev/null
-ip link add $H type veth peer name $P
-defer "ip link del $H"
-ip link set $P netns $NS
+lab_ns $NS
+lab_veth $H $P@$NS
 sysctl -qw net.ipv6.conf.$H.disable_ipv6=1
 ip netns exec $NS sysctl -qw net.ipv6.conf.$P.disable_ipv6=1
-ip link set $H up
-ip -n $NS link set $P up
-defer "$XRL unload $H"
+lab_up_links $H $P@$NS
+lab_undo "$XRL unload $H"
 check "load attaches natively" $XRL load $H
 
 # counter NAME: one global counter of $H (jq path under .counters).

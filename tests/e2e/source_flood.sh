@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib.sh"
 needs_root source_flood
 if [ ! -x "$BUILD/xrl-trafficgen" ]; then skip source_flood "build/xrl-trafficgen is not built"; exit 0; fi
 source "$ROOT/bench/lib.sh"
-defer lab_down
+lab_undo lab_down
 lab_up >/dev/null
 
 KEYS=4096 NEW=2000 RATE=100 FLOOD=1000000
@@ -16,7 +16,7 @@ check "load with a small table and a creation cap" \
 in_r $XRL rule add "$IF_R" prefix 10.0.0.0/8 rate $RATE/s per-source >/dev/null
 status() { $XRL -j status | json ".interfaces[] | select(.interface==\"$IF_R\") | .$1"; }
 mem0=$(status memory_bytes)
-tmp=$(mktemp -d); defer "rm -rf $tmp"
+tmp=$(mktemp -d); lab_undo "rm -rf $tmp"
 
 # The heavy source: 2000/s from 10.255.0.1 for 7 s, tracked a second before the flood.
 # (Not through tg: only one generator at a time can hold the lab's dispatcher interface.)
