@@ -17,7 +17,7 @@
 #define ETH_P_8021Q 0x8100
 #define ETH_P_8021AD 0x88A8
 
-#define XRL_VLAN_MAX 2	  /* 802.1Q, and 802.1ad outside it (QinQ) */
+#define XRL_VLAN_MAX 2	   /* 802.1Q, and 802.1ad outside it (QinQ) */
 #define XRL_IPV6_EXT_MAX 8 /* extension headers skipped before giving up */
 
 #define IPPROTO_HOPOPTS 0

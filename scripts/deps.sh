@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build, tests, demo and benchmark need, when
+# Installs the Debian packages the build, tests, lint, demo and benchmark need, when
 # they are missing. Idempotent and non-interactive; silent when nothing is missing.
 set -euo pipefail
 
 pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
       libcmocka-dev libjansson-dev linux-libc-dev iproute2 nftables iptables
-      gnuplot-nox ethtool jq util-linux procps libclang-rt-14-dev)
+      gnuplot-nox ethtool jq util-linux procps libclang-rt-14-dev clang-format shellcheck)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -105,8 +105,7 @@ int xrl_udp_send(struct xrl_udp_flow *f)
 	return 0;
 }
 
-int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds, int announce,
-		 __u64 *count)
+int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds, int announce, __u64 *count)
 {
 	struct sockaddr_storage sa;
 	struct timeval tv = { 0, 100000 };

@@ -10,10 +10,10 @@ struct xrl_udp_flow {
 	const char *src;   /* source address (must be configured there) */
 	const char *dst;
 	__u16 port;
-	double pps;	   /* packets per second; 0 means as fast as possible */
-	double seconds;	   /* how long; stops earlier after count packets if count > 0 */
+	double pps;	/* packets per second; 0 means as fast as possible */
+	double seconds; /* how long; stops earlier after count packets if count > 0 */
 	__u64 count;
-	__u64 sent;	   /* out: datagrams the kernel accepted */
+	__u64 sent; /* out: datagrams the kernel accepted */
 };
 
 int xrl_udp_send(struct xrl_udp_flow *f);
@@ -22,8 +22,7 @@ int xrl_udp_send(struct xrl_udp_flow *f);
  * Counts datagrams arriving on port for seconds. With announce, prints "ready"
  * once the port is bound, for a script to start its senders on.
  */
-int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds, int announce,
-		 __u64 *count);
+int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds, int announce, __u64 *count);
 
 /* Moves the calling thread into a named network namespace. */
 int xrl_enter_netns(const char *name);

@@ -49,9 +49,9 @@ struct tg_opts {
 	const char *iface;
 	const char *netns;
 	const char *cost;
-	__u64 count;	    /* frames in all; 0: until the duration ends */
-	double seconds;	    /* 0: until count frames are sent */
-	double rate;	    /* frames per second over all threads; 0: as fast as possible */
+	__u64 count;	/* frames in all; 0: until the duration ends */
+	double seconds; /* 0: until count frames are sent */
+	double rate;	/* frames per second over all threads; 0: as fast as possible */
 	__u32 nsrc;
 	bool ipv6;
 	struct in6_addr src, dst; /* IPv4 in the first four bytes */
@@ -118,32 +118,32 @@ static __u64 next_phase(__u64 not_before, __u64 period, __u64 phase)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: xrl-trafficgen -i IFACE [options]      send UDP frames into IFACE (a veth)\n"
-		"       xrl-trafficgen --cost TARGET [options] ns per packet by BPF_PROG_TEST_RUN repeat\n"
-		"       xrl-trafficgen --clock-wait PERIOD_MS:PHASE_MS[:NOT_BEFORE_NS]\n"
-		"Options:\n"
-		"  -i, --iface IFACE     redirect target (the sending end of a veth pair)\n"
-		"      --netns NAME      enter network namespace NAME first\n"
-		"  -n, --count N         frames in all (default: 1000000 unless -d)\n"
-		"  -d, --duration SEC    send for SEC seconds (with -n: whichever ends first)\n"
-		"  -r, --rate PPS        frames per second over all threads (default: as fast as possible)\n"
-		"  -s, --sources N       distinct source addresses from --src up (default 1)\n"
-		"      --src ADDR        first source (default 10.0.0.1, or fd00:1::1 with -6)\n"
-		"      --dst ADDR        destination (default 192.168.77.1, or fd00:77::1 with -6)\n"
-		"  -p, --dport P[-Q]     destination port or range (default 9)\n"
-		"      --sport P[-Q]     source port or range (default 40000)\n"
-		"  -4, -6                address family when --src/--dst do not say (default IPv4)\n"
-		"      --dst-mac MAC     (default ff:ff:ff:ff:ff:ff)\n"
-		"      --size BYTES      frame size without FCS (default 64)\n"
-		"  -c, --cpus LIST       CPUs, one thread each, like 0,1 or 0-3 (default: all online)\n"
-		"      --at PERIOD:PHASE start when CLOCK_MONOTONIC is PHASE ms into a PERIOD ms period\n"
-		"      --batch N         frames per kernel batch (default: the kernel's, 64)\n"
-		"      --hold IFACE      attach the generator to IFACE (a dummy: it must never receive) in generic\n"
-		"                        mode while sending, so that test runs skip an RCU grace period each\n"		"      --cost TARGET     drop, pass (the bare programs), link:PINNED_LINK, prog:PINNED_PROG\n"
-		"                        or id:PROG_ID: run it -n times through a shim that rewrites the source\n"
-		"                        and tail-calls it; prints ns per packet, shim included\n"
-		"  -j, --json            JSON output\n");
+	fprintf(f, "Usage: xrl-trafficgen -i IFACE [options]      send UDP frames into IFACE (a veth)\n"
+		   "       xrl-trafficgen --cost TARGET [options] ns per packet by BPF_PROG_TEST_RUN repeat\n"
+		   "       xrl-trafficgen --clock-wait PERIOD_MS:PHASE_MS[:NOT_BEFORE_NS]\n"
+		   "Options:\n"
+		   "  -i, --iface IFACE     redirect target (the sending end of a veth pair)\n"
+		   "      --netns NAME      enter network namespace NAME first\n"
+		   "  -n, --count N         frames in all (default: 1000000 unless -d)\n"
+		   "  -d, --duration SEC    send for SEC seconds (with -n: whichever ends first)\n"
+		   "  -r, --rate PPS        frames per second over all threads (default: as fast as possible)\n"
+		   "  -s, --sources N       distinct source addresses from --src up (default 1)\n"
+		   "      --src ADDR        first source (default 10.0.0.1, or fd00:1::1 with -6)\n"
+		   "      --dst ADDR        destination (default 192.168.77.1, or fd00:77::1 with -6)\n"
+		   "  -p, --dport P[-Q]     destination port or range (default 9)\n"
+		   "      --sport P[-Q]     source port or range (default 40000)\n"
+		   "  -4, -6                address family when --src/--dst do not say (default IPv4)\n"
+		   "      --dst-mac MAC     (default ff:ff:ff:ff:ff:ff)\n"
+		   "      --size BYTES      frame size without FCS (default 64)\n"
+		   "  -c, --cpus LIST       CPUs, one thread each, like 0,1 or 0-3 (default: all online)\n"
+		   "      --at PERIOD:PHASE start when CLOCK_MONOTONIC is PHASE ms into a PERIOD ms period\n"
+		   "      --batch N         frames per kernel batch (default: the kernel's, 64)\n"
+		   "      --hold IFACE      attach the generator to IFACE (a dummy: it must never receive) in generic\n"
+		   "                        mode while sending, so that test runs skip an RCU grace period each\n"
+		   "      --cost TARGET     drop, pass (the bare programs), link:PINNED_LINK, prog:PINNED_PROG\n"
+		   "                        or id:PROG_ID: run it -n times through a shim that rewrites the source\n"
+		   "                        and tail-calls it; prints ns per packet, shim included\n"
+		   "  -j, --json            JSON output\n");
 }
 
 static int parse_range(const char *s, __u16 *lo, __u16 *n)
@@ -356,11 +356,8 @@ static void *sender(void *arg)
 	struct tg_thread *t = arg;
 	__u64 target, now;
 	cpu_set_t set;
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		    .data_in = t->frame,
-		    .data_size_in = t->len,
-		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES,
-		    .batch_size = t->o->batch);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = t->frame, .data_size_in = t->len,
+		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, .batch_size = t->o->batch);
 
 	CPU_ZERO(&set);
 	CPU_SET(t->cpu, &set);
@@ -412,7 +409,7 @@ static int set_slots(int map_fd, const struct tg_opts *o)
 		__u64 seq;
 		__u32 slot;
 		__u32 pad;
-	} *vals;
+	} * vals;
 	__u32 zero = 0;
 
 	if (ncpu < 0)
@@ -470,7 +467,8 @@ static int hold_dispatcher(int prog_fd, const char *iface)
 	fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &lo);
 	if (fd < 0) {
 		fd = -errno;
-		fprintf(stderr, "xrl-trafficgen: --hold: attaching to %s in generic mode failed: %s (use a dummy interface with no XDP program)\n",
+		fprintf(stderr,
+			"xrl-trafficgen: --hold: attaching to %s in generic mode failed: %s (use a dummy interface with no XDP program)\n",
 			iface, strerror(-fd));
 	}
 	return fd;
@@ -488,8 +486,8 @@ static int run_send(const struct tg_opts *o)
 	ifindex = if_nametoindex(o->iface);
 	if (!ifindex) {
 		ret = -errno;
-		fprintf(stderr, "xrl-trafficgen: no interface '%s'%s%s: %s\n", o->iface,
-			o->netns ? " in netns " : "", o->netns ? o->netns : "", strerror(-ret));
+		fprintf(stderr, "xrl-trafficgen: no interface '%s'%s%s: %s\n", o->iface, o->netns ? " in netns " : "",
+			o->netns ? o->netns : "", strerror(-ret));
 		return ret;
 	}
 	ret = build_frame(o, frame, &len, &ip_k, &l4_k);
@@ -500,7 +498,8 @@ static int run_send(const struct tg_opts *o)
 	skel = open_gen(o, ifindex, ip_k, l4_k);
 	if (!skel || trafficgen_bpf__load(skel)) {
 		ret = -errno;
-		fprintf(stderr, "xrl-trafficgen: loading the generator program failed: %s (run as root; -v shows the verifier log)\n",
+		fprintf(stderr,
+			"xrl-trafficgen: loading the generator program failed: %s (run as root; -v shows the verifier log)\n",
 			strerror(-ret));
 		goto out;
 	}
@@ -554,7 +553,8 @@ static int run_send(const struct tg_opts *o)
 		if (th[i].err && !ret) {
 			ret = th[i].err;
 			fprintf(stderr, "xrl-trafficgen: CPU %d: %s failed: %s%s\n", th[i].cpu,
-				ret == -EINVAL && th[i].sent == 0 ? "pinning or BPF_PROG_TEST_RUN" : "BPF_PROG_TEST_RUN",
+				ret == -EINVAL && th[i].sent == 0 ? "pinning or BPF_PROG_TEST_RUN" :
+								    "BPF_PROG_TEST_RUN",
 				strerror(-ret),
 				ret == -EINVAL ? " (is the CPU online? live frames need Linux 5.18+)" : "");
 		}
@@ -566,20 +566,19 @@ static int run_send(const struct tg_opts *o)
 		json_t *cpus = json_array(), *root;
 
 		for (i = 0; i < o->ncpus; i++)
-			json_array_append_new(cpus, json_pack("{s:i,s:I}", "cpu", th[i].cpu, "sent",
-							      (json_int_t)th[i].sent));
-		root = json_pack("{s:I,s:f,s:f,s:I,s:I,s:i,s:i,s:o,s:b}", "sent", (json_int_t)total,
-				 "seconds", (double)(end - start) / 1e9, "pps",
-				 end > start ? (double)total * 1e9 / (double)(end - start) : 0.0,
-				 "start_ns", (json_int_t)start, "end_ns", (json_int_t)end, "frame_bytes", (int)len,
-				 "sources", (int)o->nsrc, "cpus", cpus, "ok", ret == 0);
+			json_array_append_new(cpus,
+					      json_pack("{s:i,s:I}", "cpu", th[i].cpu, "sent", (json_int_t)th[i].sent));
+		root = json_pack("{s:I,s:f,s:f,s:I,s:I,s:i,s:i,s:o,s:b}", "sent", (json_int_t)total, "seconds",
+				 (double)(end - start) / 1e9, "pps",
+				 end > start ? (double)total * 1e9 / (double)(end - start) : 0.0, "start_ns",
+				 (json_int_t)start, "end_ns", (json_int_t)end, "frame_bytes", (int)len, "sources",
+				 (int)o->nsrc, "cpus", cpus, "ok", ret == 0);
 		json_dumpf(root, stdout, JSON_COMPACT);
 		putchar('\n');
 		json_decref(root);
 	} else {
 		printf("sent %llu frames of %u bytes in %.3f s: %.3f Mpps\n", (unsigned long long)total, len,
-		       (double)(end - start) / 1e9,
-		       end > start ? (double)total * 1e3 / (double)(end - start) : 0.0);
+		       (double)(end - start) / 1e9, end > start ? (double)total * 1e3 / (double)(end - start) : 0.0);
 		for (i = 0; i < o->ncpus; i++)
 			printf("  cpu %d: %llu\n", th[i].cpu, (unsigned long long)th[i].sent);
 	}
@@ -601,8 +600,8 @@ static int cost_target(const char *target, struct xdp_bare_bpf **bare)
 		*bare = xdp_bare_bpf__open_and_load();
 		if (!*bare)
 			return -errno;
-		return dup(bpf_program__fd(!strcmp(target, "drop") ? (*bare)->progs.xdp_drop_all
-								    : (*bare)->progs.xdp_pass_all));
+		return dup(bpf_program__fd(!strcmp(target, "drop") ? (*bare)->progs.xdp_drop_all :
+								     (*bare)->progs.xdp_pass_all));
 	}
 	if (!strncmp(target, "id:", 3)) {
 		fd = bpf_prog_get_fd_by_id((__u32)strtoul(target + 3, NULL, 10));
@@ -642,7 +641,8 @@ static int run_cost(struct tg_opts *o)
 		return ret;
 	tfd = cost_target(o->cost, &bare);
 	if (tfd < 0) {
-		fprintf(stderr, "xrl-trafficgen: no program to measure from '%s': %s (drop, pass, link:PATH, prog:PATH or id:N)\n",
+		fprintf(stderr,
+			"xrl-trafficgen: no program to measure from '%s': %s (drop, pass, link:PATH, prog:PATH or id:N)\n",
 			o->cost, strerror(-tfd));
 		ret = tfd;
 		goto out;
@@ -657,7 +657,8 @@ static int run_cost(struct tg_opts *o)
 	jmp_fd = bpf_map__fd(skel->maps.tg_jmp);
 	if (bpf_map_update_elem(jmp_fd, &zero, &tfd, BPF_ANY)) {
 		ret = -errno;
-		fprintf(stderr, "xrl-trafficgen: putting '%s' in the shim's tail-call map failed: %s (it must be a jited XDP program)\n",
+		fprintf(stderr,
+			"xrl-trafficgen: putting '%s' in the shim's tail-call map failed: %s (it must be a jited XDP program)\n",
 			o->cost, strerror(-ret));
 		goto out;
 	}
@@ -677,11 +678,11 @@ static int run_cost(struct tg_opts *o)
 		goto out;
 	}
 	if (o->json)
-		printf("{\"target\":\"%s\",\"ns\":%u,\"repeat\":%u,\"retval\":%u,\"sources\":%u,\"cpu\":%d}\n",
-		       o->cost, opts.duration, opts.repeat, opts.retval, o->nsrc, o->cpus[0]);
+		printf("{\"target\":\"%s\",\"ns\":%u,\"repeat\":%u,\"retval\":%u,\"sources\":%u,\"cpu\":%d}\n", o->cost,
+		       opts.duration, opts.repeat, opts.retval, o->nsrc, o->cpus[0]);
 	else
-		printf("%s: %u ns per packet over %u runs, last verdict %u\n", o->cost, opts.duration,
-		       opts.repeat, opts.retval);
+		printf("%s: %u ns per packet over %u runs, last verdict %u\n", o->cost, opts.duration, opts.repeat,
+		       opts.retval);
 out:
 	if (tfd >= 0)
 		close(tfd);
@@ -733,31 +734,25 @@ static int libbpf_print_all(enum libbpf_print_level level, const char *fmt, va_l
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "iface", required_argument, NULL, 'i' },
-		{ "netns", required_argument, NULL, 'N' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "sources", required_argument, NULL, 's' },
-		{ "src", required_argument, NULL, 'S' },
-		{ "dst", required_argument, NULL, 'D' },
-		{ "dport", required_argument, NULL, 'p' },
-		{ "sport", required_argument, NULL, 'P' },
-		{ "dst-mac", required_argument, NULL, 'M' },
-		{ "size", required_argument, NULL, 'z' },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "at", required_argument, NULL, 'a' },
-		{ "batch", required_argument, NULL, 'b' },
-		{ "hold", required_argument, NULL, 'H' },
-		{ "cost", required_argument, NULL, 'C' },
-		{ "clock-wait", required_argument, NULL, 'W' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "iface", required_argument, NULL, 'i' },   { "netns", required_argument, NULL, 'N' },
+		{ "count", required_argument, NULL, 'n' },   { "duration", required_argument, NULL, 'd' },
+		{ "rate", required_argument, NULL, 'r' },    { "sources", required_argument, NULL, 's' },
+		{ "src", required_argument, NULL, 'S' },     { "dst", required_argument, NULL, 'D' },
+		{ "dport", required_argument, NULL, 'p' },   { "sport", required_argument, NULL, 'P' },
+		{ "dst-mac", required_argument, NULL, 'M' }, { "size", required_argument, NULL, 'z' },
+		{ "cpus", required_argument, NULL, 'c' },    { "at", required_argument, NULL, 'a' },
+		{ "batch", required_argument, NULL, 'b' },   { "hold", required_argument, NULL, 'H' },
+		{ "cost", required_argument, NULL, 'C' },    { "clock-wait", required_argument, NULL, 'W' },
+		{ "json", no_argument, NULL, 'j' },	     { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
 	};
 	struct tg_opts o = {
-		.nsrc = 1, .sport = 40000, .nsport = 1, .dport = 9, .ndport = 1, .size = 64,
+		.nsrc = 1,
+		.sport = 40000,
+		.nsport = 1,
+		.dport = 9,
+		.ndport = 1,
+		.size = 64,
 		.dmac = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
 		.smac = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 },
 	};

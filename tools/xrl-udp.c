@@ -31,8 +31,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "send") && (argc == 7 || argc == 8)) {
 		struct xrl_udp_flow f = {
-			.netns = ns, .src = argv[2], .dst = argv[3], .port = (__u16)atoi(argv[4]),
-			.pps = atof(argv[5]), .seconds = atof(argv[6]),
+			.netns = ns,
+			.src = argv[2],
+			.dst = argv[3],
+			.port = (__u16)atoi(argv[4]),
+			.pps = atof(argv[5]),
+			.seconds = atof(argv[6]),
 			.count = argc == 8 ? strtoull(argv[7], NULL, 10) : 0,
 		};
 

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	/* Words are separated by NUL or newline, as argv would be. */
 	for (p = buf; p < buf + size && n < 40;) {
 		words[n++] = p;
-		p += strcspn(p, "\n") ;
+		p += strcspn(p, "\n");
 		if (p < buf + size)
 			*p++ = '\0';
 	}

@@ -50,7 +50,7 @@ enum pkt_layer {
 	PKT_IPV6,
 	PKT_IPV6_EXT, /* hop-by-hop, routing, destination options */
 	PKT_FRAG6,
-	PKT_AH,	/* IPv6 authentication header */
+	PKT_AH, /* IPv6 authentication header */
 	PKT_TCP,
 	PKT_UDP,
 	PKT_ICMP,
@@ -125,8 +125,7 @@ static inline struct pkt_vlan *pkt_push_vlan(struct pkt *p, __u16 tpid, __u16 vi
 }
 
 /* optlen: bytes of IPv4 options (NOPs), a multiple of 4 up to 40. */
-static inline struct iphdr *pkt_push_ipv4(struct pkt *p, const char *src, const char *dst,
-					  size_t optlen)
+static inline struct iphdr *pkt_push_ipv4(struct pkt *p, const char *src, const char *dst, size_t optlen)
 {
 	struct iphdr *ip = pkt_push(p, PKT_IPV4, sizeof(*ip) + optlen);
 

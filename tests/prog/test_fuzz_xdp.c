@@ -52,7 +52,10 @@
 enum { R_UDP53 = 1, R_TCP80, R_PFX4, R_PFX6, R_N };
 
 static const __u64 thresholds[R_N] = {
-	[R_UDP53] = 5, [R_TCP80] = 20, [R_PFX4] = 3, [R_PFX6] = 4,
+	[R_UDP53] = 5,
+	[R_TCP80] = 20,
+	[R_PFX4] = 3,
+	[R_PFX6] = 4,
 };
 
 /* Legitimate sources, one per rule; SRC4 and SRC6 match no prefix rule. */
@@ -312,8 +315,8 @@ struct fuzz {
 	struct fx *f;
 	struct rng rng;
 	__u64 now;
-	int drop;		/* the fixture drops malformed frames */
-	struct snap last;	/* the counters after the last frame */
+	int drop;	  /* the fixture drops malformed frames */
+	struct snap last; /* the counters after the last frame */
 	__u64 frames, bad;
 	/* What the frames were: IP matching a rule, IP matching none, non-IP, malformed by reason. */
 	__u64 ip_rule, ip_no_rule, non_ip, mal[XRL_MAL_MAX], dropped;
@@ -354,16 +357,15 @@ static void cls_str(const struct cls *c, int drop, char *out, size_t max)
 		snprintf(out, max, "non-IP, PASS");
 		break;
 	case C_MAL:
-		snprintf(out, max, "malformed.%s, %s", xrl_malformed_name(c->reason),
-			 drop ? "DROP" : "PASS");
+		snprintf(out, max, "malformed.%s, %s", xrl_malformed_name(c->reason), drop ? "DROP" : "PASS");
 		break;
 	default:
 		if (!pr && !xr)
 			snprintf(out, max, "IPv%d proto %u%s, no rule, PASS", c->family, c->proto,
 				 c->has_port ? "" : " (no port)");
 		else
-			snprintf(out, max, "IPv%d proto %u port %u, rules %d and %d, PASS or DROP",
-				 c->family, c->proto, c->has_port ? c->dport : 0, pr, xr);
+			snprintf(out, max, "IPv%d proto %u port %u, rules %d and %d, PASS or DROP", c->family, c->proto,
+				 c->has_port ? c->dport : 0, pr, xr);
 		break;
 	}
 }
@@ -371,13 +373,11 @@ static void cls_str(const struct cls *c, int drop, char *out, size_t max)
 /* What moved between two snapshots, as text. */
 static void moved_str(const struct snap *a, const struct snap *b, int v, char *out, size_t max)
 {
-	static const char *const names[] = { "seen", "passed", "dropped", "non_ip", "no_rule",
-					     "allowed", "monitored" };
+	static const char *const names[] = { "seen", "passed", "dropped", "non_ip", "no_rule", "allowed", "monitored" };
 	const __u64 *x = (const __u64 *)&a->c, *y = (const __u64 *)&b->c;
 	size_t n = 0, i;
 
-	n += snprintf(out + n, max - n, "verdict %s",
-		      v == XDP_PASS ? "PASS" : v == XDP_DROP ? "DROP" : "?");
+	n += snprintf(out + n, max - n, "verdict %s", v == XDP_PASS ? "PASS" : v == XDP_DROP ? "DROP" : "?");
 	if (v != XDP_PASS && v != XDP_DROP)
 		n += snprintf(out + n, max - n, " (%d)", v);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]) && n < max; i++)
@@ -398,8 +398,7 @@ static void moved_str(const struct snap *a, const struct snap *b, int v, char *o
 }
 
 /* Whether the counters moved as the class says they must, for verdict v. */
-static int moved_right(const struct cls *c, int drop, int v, const struct snap *a,
-		       const struct snap *b)
+static int moved_right(const struct cls *c, int drop, int v, const struct snap *a, const struct snap *b)
 {
 	int pr = port_rule_of(c), xr = prefix_rule_of(c), blocked = 0, i;
 
@@ -448,8 +447,7 @@ static int moved_right(const struct cls *c, int drop, int v, const struct snap *
 }
 
 /* Counts a mismatch, and prints the first of its kind (what it is, what was wanted, what moved). */
-static void mismatch(struct fuzz *z, const struct frame *fr, const char *kind, const char *want,
-		     const char *got)
+static void mismatch(struct fuzz *z, const struct frame *fr, const char *kind, const char *want, const char *got)
 {
 	char key[160], h[2 * PKT_MAX + 1];
 	int i;
@@ -571,8 +569,7 @@ static void limit_holds(struct fuzz *z)
 		if (run(z->f, &p[r]) != XDP_DROP)
 			fail_msg("after %llu fuzzed frames (seed %llu): rule %d's legitimate "
 				 "key: packet %llu passed over its threshold",
-				 (unsigned long long)z->frames, seed, r,
-				 (unsigned long long)thresholds[r] + 1);
+				 (unsigned long long)z->frames, seed, r, (unsigned long long)thresholds[r] + 1);
 	}
 	c = counters(z->f);
 	assert_int_equal(c.seen, c.passed + c.dropped);
@@ -600,14 +597,13 @@ static void fuzz_done(struct fuzz *z, const char *what, double secs)
 	print_message("fuzz: %s: %llu frames, %.0f/s, %llu mismatched; %llu dropped; IP with a rule %llu, "
 		      "without %llu, non-IP %llu, malformed%s; states %llu, overflow %llu\n",
 		      what, (unsigned long long)z->frames, secs > 0 ? z->frames / secs : 0.0,
-		      (unsigned long long)z->bad, (unsigned long long)z->dropped,
-		      (unsigned long long)z->ip_rule, (unsigned long long)z->ip_no_rule,
-		      (unsigned long long)z->non_ip, n ? mal : " 0",
+		      (unsigned long long)z->bad, (unsigned long long)z->dropped, (unsigned long long)z->ip_rule,
+		      (unsigned long long)z->ip_no_rule, (unsigned long long)z->non_ip, n ? mal : " 0",
 		      (unsigned long long)z->last.c.keys_new, (unsigned long long)z->last.c.overflow);
 	if (z->bad)
 		fail_msg("%llu of %llu frames mismatched (seed %llu; the first of each kind is "
-			 "printed above)", (unsigned long long)z->bad, (unsigned long long)z->frames,
-			 seed);
+			 "printed above)",
+			 (unsigned long long)z->bad, (unsigned long long)z->frames, seed);
 }
 
 static double secs_since(const struct timespec *t0)
@@ -657,7 +653,7 @@ static void v6(struct pkt *p, const char *src)
 	pkt_push_ipv6(p, src, "2001:db8:ffff::1");
 }
 
-#define CORPUS(name, call)             \
+#define CORPUS(name, call)              \
 	static void name(struct pkt *p) \
 	{                               \
 		call;                   \
@@ -887,7 +883,7 @@ static int cut_intent(const struct pkt *p, size_t len)
 
 static const __u8 protos[] = { 0, 43, 44, 51, 60, 59, 6, 17, 1, 58, 47, 4, 41, 0xff };
 static const __u16 ethertypes[] = { ETH_P_IP, ETH_P_IPV6, ETH_P_8021Q, ETH_P_8021AD, ETH_P_ARP,
-				    0x0000, 0xffff, 0x9100, 0x05dc, 0x88cc };
+				    0x0000,   0xffff,	  0x9100,      0x05dc,	     0x88cc };
 static const __u8 bytes[] = { 0x00, 0xff, 0x05, 0x2c, 0x3c, 0x2b, 0x33, 0x3b, 0x06, 0x11,
 			      0x45, 0x4f, 0x60, 0x80, 0x7f, 0x01, 0x08, 0x81, 0x86, 0xdd };
 
@@ -927,8 +923,7 @@ static void g_vlan_stack(struct rng *r, struct frame *fr)
 /* An extension header of a random kind and size. */
 static void push_ext(struct rng *r, struct pkt *p)
 {
-	static const __u8 kinds[] = { IPPROTO_HOPOPTS, IPPROTO_ROUTING, IPPROTO_DSTOPTS, IPPROTO_AH,
-				      IPPROTO_FRAGMENT };
+	static const __u8 kinds[] = { IPPROTO_HOPOPTS, IPPROTO_ROUTING, IPPROTO_DSTOPTS, IPPROTO_AH, IPPROTO_FRAGMENT };
 	__u8 k = PICK(r, kinds);
 
 	if (k == IPPROTO_AH)
@@ -978,8 +973,8 @@ static void g_ext_loop(struct rng *r, struct frame *fr)
 	pkt_finish(&p);
 	/* The last one names hop-by-hop (pkt_finish leaves it zero: set it anyway). */
 	p.buf[p.l[p.n - 1].off] = IPPROTO_HOPOPTS;
-	frame_of(fr, &p, loop ? "an ipv6 chain looping on hop-by-hop" :
-				"an ipv6 chain naming a hop-by-hop that is not there");
+	frame_of(fr, &p,
+		 loop ? "an ipv6 chain looping on hop-by-hop" : "an ipv6 chain naming a hop-by-hop that is not there");
 	fr->intent = XRL_MAL_IPV6_EXT;
 }
 
@@ -1099,8 +1094,9 @@ static void g_ext_len(struct rng *r, struct frame *fr)
 
 typedef void (*generator)(struct rng *r, struct frame *fr);
 
-static const generator malformers[] = { g_vlan_stack, g_ext_long, g_ext_loop, g_ihl, g_tot_len,
-					g_payload_len, g_ext_len };
+static const generator malformers[] = {
+	g_vlan_stack, g_ext_long, g_ext_loop, g_ihl, g_tot_len, g_payload_len, g_ext_len
+};
 
 /* Mutations of the corpus. */
 
@@ -1313,8 +1309,7 @@ static int group_teardown(void **state)
 	(void)state;
 	if (total_secs > 0)
 		print_message("fuzz: %llu frames in %.1f s, %.0f frames/s; seed %llu\n",
-			      (unsigned long long)total_frames, total_secs, total_frames / total_secs,
-			      seed);
+			      (unsigned long long)total_frames, total_secs, total_frames / total_secs, seed);
 	xdp_ratelimit_bpf__destroy(fx_pass.skel);
 	xdp_ratelimit_bpf__destroy(fx_drop.skel);
 	return 0;
@@ -1334,8 +1329,7 @@ static void test_short_frames_refused(void **state)
 		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf, .data_size_in = len, .repeat = 1);
 
 		if (bpf_prog_test_run_opts(f->prog, &o) != -EINVAL)
-			fail_msg("a frame of %u bytes: BPF_PROG_TEST_RUN did not refuse it with EINVAL",
-				 len);
+			fail_msg("a frame of %u bytes: BPF_PROG_TEST_RUN did not refuse it with EINVAL", len);
 	}
 	after = counters(f);
 	assert_int_equal(after.seen, before.seen);
@@ -1394,8 +1388,7 @@ static void test_truncations(void **state)
  */
 static void test_malformed_on_purpose(void **state)
 {
-	static const __u16 tp[] = { ETH_P_8021Q, ETH_P_8021AD, ETH_P_8021Q, ETH_P_8021AD,
-				    ETH_P_8021Q, ETH_P_8021Q };
+	static const __u16 tp[] = { ETH_P_8021Q, ETH_P_8021AD, ETH_P_8021Q, ETH_P_8021AD, ETH_P_8021Q, ETH_P_8021Q };
 	struct fx *f = fx_get(state);
 	struct timespec t0;
 	struct frame fr;
@@ -1499,8 +1492,7 @@ static void test_malformed_drop(void **state)
 	for (i = 0; i < iters / 5; i++) {
 		switch (below(&z.rng, 4)) {
 		case 0:
-			malformers[below(&z.rng, sizeof(malformers) / sizeof(malformers[0]))](&z.rng,
-											       &fr);
+			malformers[below(&z.rng, sizeof(malformers) / sizeof(malformers[0]))](&z.rng, &fr);
 			break;
 		case 1:
 			g_random(&z.rng, &fr);
@@ -1590,8 +1582,9 @@ static void test_eight_extension_headers(void **state)
 				pkt_push_ipv6_ext(&p, IPPROTO_DSTOPTS, 8);
 			l4_and_data(&p, IPPROTO_UDP, 53, 0);
 		}
-		frame_of(&fr, &p, mixed ? "ipv6: 8 extension headers of every kind, tcp 80" :
-					  "ipv6: 8 dest-opts headers, udp 53");
+		frame_of(&fr, &p,
+			 mixed ? "ipv6: 8 extension headers of every kind, tcp 80" :
+				 "ipv6: 8 dest-opts headers, udp 53");
 		ref_parse(fr.b, fr.len, &c);
 		assert_int_equal(c.kind, C_IP);
 		assert_int_equal(port_rule_of(&c), mixed ? R_TCP80 : R_UDP53);
@@ -1613,10 +1606,10 @@ int main(void)
 		T(test_malformed_on_purpose),
 		T(test_mutations),
 		T(test_random_frames),
-		{ "test_fragment_header_beyond_payload (malformed_drop)",
-		  test_fragment_header_beyond_payload, setup_drop, fx_teardown, NULL },
-		{ "test_eight_extension_headers (malformed_drop)", test_eight_extension_headers,
+		{ "test_fragment_header_beyond_payload (malformed_drop)", test_fragment_header_beyond_payload,
 		  setup_drop, fx_teardown, NULL },
+		{ "test_eight_extension_headers (malformed_drop)", test_eight_extension_headers, setup_drop,
+		  fx_teardown, NULL },
 		cmocka_unit_test_setup_teardown(test_malformed_drop, setup_drop, fx_teardown),
 	};
 	const char *s = getenv("XRL_FUZZ_SEED"), *n = getenv("XRL_FUZZ_ITERS");

@@ -19,11 +19,10 @@
 #define NS_PER_MS 1000000ULL
 #define NS_PER_S 1000000000ULL
 
-#define assert_contains(hay, needle)                                              \
-	do {                                                                      \
-		if (!strstr((hay), (needle)))                                     \
-			fail_msg("message \"%s\" does not contain \"%s\"", (hay), \
-				 (needle));                                       \
+#define assert_contains(hay, needle)                                                         \
+	do {                                                                                 \
+		if (!strstr((hay), (needle)))                                                \
+			fail_msg("message \"%s\" does not contain \"%s\"", (hay), (needle)); \
 	} while (0)
 
 #define MAX_ARGS 64
@@ -98,8 +97,7 @@ static void rate_bad(const char *s, const char *want)
 	int ret = xrl_parse_rate(s, &c, &u, err, sizeof(err));
 
 	if (ret != -EINVAL)
-		fail_msg("rate '%s' gave %d (%llu per %u ms), expected -EINVAL", s, ret,
-			 (unsigned long long)c, u);
+		fail_msg("rate '%s' gave %d (%llu per %u ms), expected -EINVAL", s, ret, (unsigned long long)c, u);
 	assert_contains(err, want);
 }
 
@@ -292,8 +290,8 @@ static void test_prefix_host_bits(void **state)
 
 /* ---- whole rules ---- */
 
-static void assert_rule(const struct xrl_rule *r, __u64 threshold, __u64 interval_ns, __u32 buckets,
-			__u32 flags, __u8 mask4, __u8 mask6)
+static void assert_rule(const struct xrl_rule *r, __u64 threshold, __u64 interval_ns, __u32 buckets, __u32 flags,
+			__u8 mask4, __u8 mask6)
 {
 	assert_int_equal(r->threshold, threshold);
 	assert_int_equal(r->interval_ns, interval_ns);
@@ -413,8 +411,8 @@ static void test_rule_threshold(void **state)
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		parse_ok(good[i].line, &s);
 		if (s.r.threshold != good[i].threshold)
-			fail_msg("'%s': threshold %llu, expected %llu", good[i].line,
-				 (unsigned long long)s.r.threshold, (unsigned long long)good[i].threshold);
+			fail_msg("'%s': threshold %llu, expected %llu", good[i].line, (unsigned long long)s.r.threshold,
+				 (unsigned long long)good[i].threshold);
 	}
 	/* 0.5, 2.1, 1/60 and 1/3600 packets: refused, never rounded */
 	parse_bad("port 1/udp rate 1/s window 500ms", "not a whole number of packets", NULL);
@@ -678,7 +676,7 @@ static void test_file_comments_blank_crlf(void **state)
 				   "\tprefix 10.0.0.0/8 rate 1k/s window 2s buckets 4 aggregate\r\n"
 				   "#prefix 10.0.0.0/8 allow\n"
 				   "prefix 192.0.2.0/24 allow\r\n"
-				   "port 443/tcp rate 10/s monitor";	/* no newline at the end */
+				   "port 443/tcp rate 10/s monitor"; /* no newline at the end */
 	struct xrl_ruleset set = {};
 	char err[XRL_ERRLEN];
 

@@ -18,13 +18,13 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by xrl-trafficgen before load; see tools/xrl-trafficgen.c. */
 const volatile struct {
-	__u32 ifindex;	 /* redirect target */
-	__u32 ipv6;	 /* 0: IPv4 frame, 1: IPv6 frame */
-	__u32 nsrc;	 /* distinct sources: the low 32 bits of the address, + 0 .. nsrc - 1 */
-	__u32 nslots;	 /* generator threads: thread k sends sources k, k + nslots, ... */
-	__u32 src_lo;	 /* the template's low 32 source bits, host order */
-	__u16 sport;	 /* first source port, host order */
-	__u16 nsport;	 /* source ports: sport .. sport + nsport - 1 */
+	__u32 ifindex; /* redirect target */
+	__u32 ipv6;    /* 0: IPv4 frame, 1: IPv6 frame */
+	__u32 nsrc;    /* distinct sources: the low 32 bits of the address, + 0 .. nsrc - 1 */
+	__u32 nslots;  /* generator threads: thread k sends sources k, k + nslots, ... */
+	__u32 src_lo;  /* the template's low 32 source bits, host order */
+	__u16 sport;   /* first source port, host order */
+	__u16 nsport;  /* source ports: sport .. sport + nsport - 1 */
 	__u16 dport;
 	__u16 ndport;
 	__u32 ip_csum_k; /* ~template IPv4 header checksum + the complement of its varying words */

@@ -189,7 +189,10 @@ static int set_opt(const struct cli_cmd *cmd, const struct cli_opt *o, void *opt
 
 			for (e = o->values; e->name && n < sizeof(names); e++)
 				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
-						      e == o->values ? "" : e[1].name ? ", " : " or ", e->name);
+						      e == o->values ? "" :
+						      e[1].name	     ? ", " :
+								       " or ",
+						      e->name);
 			return cli_usage(cmd, "--%s '%s' is not %s: expected %s", o->name, val, o->what, names);
 		}
 		*(__u32 *)p = e->value;

@@ -38,23 +38,24 @@ struct cli_enum {
 };
 
 struct cli_opt {
-	const char *name;	/* --name */
-	char short_name;	/* -c, or 0 */
+	const char *name; /* --name */
+	char short_name;  /* -c, or 0 */
 	enum cli_opt_type type;
-	size_t off, size;	/* where the value goes in the command's option struct */
-	const char *arg;	/* what the usage line calls the value (enums list their names) */
-	const char *help;	/* one line; more lines start with spaces */
-	const char *what;	/* UINT and ENUM: "a key count", for "--name 'x' is not a key count" */
-	__u32 min, max;		/* UINT */
+	size_t off, size;	       /* where the value goes in the command's option struct */
+	const char *arg;	       /* what the usage line calls the value (enums list their names) */
+	const char *help;	       /* one line; more lines start with spaces */
+	const char *what;	       /* UINT and ENUM: "a key count", for "--name 'x' is not a key count" */
+	__u32 min, max;		       /* UINT */
 	const struct cli_enum *values; /* ENUM: ends with { NULL } */
 	bool required;
-	size_t given_off;	/* optional: a bool set when the option is given (+1, so 0 is none) */
+	size_t given_off; /* optional: a bool set when the option is given (+1, so 0 is none) */
 };
 
 /* An option of the command's option struct type T, field F. */
-#define CLI_OPT(T, F, NAME, TYPE, ...)                                                              \
-	{ .name = NAME, .type = CLI_OPT_##TYPE, .off = offsetof(T, F), .size = sizeof(((T *)0)->F), \
-	  __VA_ARGS__ }
+#define CLI_OPT(T, F, NAME, TYPE, ...)                                                                                \
+	{                                                                                                             \
+		.name = NAME, .type = CLI_OPT_##TYPE, .off = offsetof(T, F), .size = sizeof(((T *)0)->F), __VA_ARGS__ \
+	}
 #define CLI_GIVEN(T, F) .given_off = offsetof(T, F) + 1
 
 enum cli_cmd_flags {
@@ -66,11 +67,11 @@ struct cli_ctx;
 
 struct cli_cmd {
 	const char *name;
-	const char *args;    /* positional arguments, for the usage line */
-	const char *summary; /* what it does, for --help */
-	int min_args, max_args; /* positional arguments; max -1: any number */
-	const char *missing;    /* the message when fewer than min_args: "missing interface" */
-	unsigned int flags;     /* enum cli_cmd_flags */
+	const char *args;	    /* positional arguments, for the usage line */
+	const char *summary;	    /* what it does, for --help */
+	int min_args, max_args;	    /* positional arguments; max -1: any number */
+	const char *missing;	    /* the message when fewer than min_args: "missing interface" */
+	unsigned int flags;	    /* enum cli_cmd_flags */
 	const struct cli_opt *opts; /* ends with { NULL } */
 	size_t opts_size;	    /* the option struct's */
 	const void *defaults;	    /* its values before parsing, or NULL for zeros */
@@ -84,12 +85,12 @@ struct cli_cmd {
 
 struct cli_ctx {
 	const struct cli_cmd *cmd;
-	void *opts;		/* the command's option struct, parsed */
-	int argc;		/* positional arguments, after the interface */
+	void *opts; /* the command's option struct, parsed */
+	int argc;   /* positional arguments, after the interface */
 	char **argv;
-	const char *iface;	/* CLI_IFACE */
-	struct xrl_maps maps;	/* CLI_MAPS */
-	bool no_maps;		/* set by prepare: this run needs no maps (apply --check) */
+	const char *iface;    /* CLI_IFACE */
+	struct xrl_maps maps; /* CLI_MAPS */
+	bool no_maps;	      /* set by prepare: this run needs no maps (apply --check) */
 };
 
 /* The commands, in the order help lists them; ends with NULL. */
@@ -116,7 +117,7 @@ void cli_libbpf_log(void);
 int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top);
 
 /* The commands' declarations, in their files. */
-extern const struct cli_cmd cmd_load, cmd_unload, cmd_status, cmd_rule, cmd_apply, cmd_dump, cmd_stats,
-	cmd_explain, cmd_demo;
+extern const struct cli_cmd cmd_load, cmd_unload, cmd_status, cmd_rule, cmd_apply, cmd_dump, cmd_stats, cmd_explain,
+	cmd_demo;
 
 #endif /* XRL_CLI_H */

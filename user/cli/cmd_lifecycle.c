@@ -19,7 +19,9 @@ struct load_opts {
 };
 
 static const struct cli_enum modes[] = { { "native", 0 }, { "generic", 1 }, { NULL, 0 } };
-static const struct cli_enum clocks[] = { { "precise", XRL_CLOCK_PRECISE }, { "coarse", XRL_CLOCK_COARSE }, { NULL, 0 } };
+static const struct cli_enum clocks[] = { { "precise", XRL_CLOCK_PRECISE },
+					  { "coarse", XRL_CLOCK_COARSE },
+					  { NULL, 0 } };
 static const struct cli_enum malformed[] = { { "pass", 0 }, { "drop", 1 }, { NULL, 0 } };
 
 static const struct cli_opt load_opts[] = {
@@ -27,11 +29,10 @@ static const struct cli_opt load_opts[] = {
 		.help = "native (driver, default) or generic (any interface, slower)"),
 	CLI_OPT(struct load_opts, clock, "clock", ENUM, .short_name = 'c', .values = clocks, .what = "a clock",
 		.help = "precise (bpf_ktime_get_ns, default) or coarse (bpf_ktime_get_coarse_ns, cheaper)"),
-	CLI_OPT(struct load_opts, max_keys, "max-keys", UINT, .short_name = 'k', .arg = "N", .min = 16,
-		.max = 16777216, .what = "a key count",
-		.help = "window states kept (rule x source), LRU-evicted beyond; default 65536"),
-	CLI_OPT(struct load_opts, new_keys, "new-keys", UINT, .short_name = 'n', .arg = "N", .min = 0,
-		.max = 100000000, .what = "a count of new sources per second", CLI_GIVEN(struct load_opts, new_keys_given),
+	CLI_OPT(struct load_opts, max_keys, "max-keys", UINT, .short_name = 'k', .arg = "N", .min = 16, .max = 16777216,
+		.what = "a key count", .help = "window states kept (rule x source), LRU-evicted beyond; default 65536"),
+	CLI_OPT(struct load_opts, new_keys, "new-keys", UINT, .short_name = 'n', .arg = "N", .min = 0, .max = 100000000,
+		.what = "a count of new sources per second", CLI_GIVEN(struct load_opts, new_keys_given),
 		.help = "per-source states created per second at most (default: --max-keys; 0: no cap);\n"
 			"new sources past it share their rule's overflow window"),
 	CLI_OPT(struct load_opts, malformed, "malformed", ENUM, .short_name = 'M', .values = malformed,
@@ -73,8 +74,9 @@ static const struct load_opts load_defaults = { .clock = XRL_CLOCK_PRECISE, .max
 const struct cli_cmd cmd_load = {
 	.name = "load",
 	.args = "IFACE",
-	.summary = "Attaches the limiter to IFACE and pins its maps under /sys/fs/bpf/xdp-ratelimit/IFACE/, then exits:\n"
-		   "enforcement goes on with no process running. Starts with no rules.",
+	.summary =
+		"Attaches the limiter to IFACE and pins its maps under /sys/fs/bpf/xdp-ratelimit/IFACE/, then exits:\n"
+		"enforcement goes on with no process running. Starts with no rules.",
 	.min_args = 1,
 	.max_args = 1,
 	.missing = "missing interface",
@@ -134,10 +136,10 @@ static int status_run(struct cli_ctx *ctx)
 		const char *state = st[i].err[0] ? "broken" : st[i].attached ? "attached" : "detached";
 
 		if (cli.json) {
-			json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "interface",
-					      st[i].iface, "state", state, "mode", mode, "clock",
-					      clock_name(st[i].ctl.clock), "prog_id", (json_int_t)st[i].prog_id, "rules",
-					      (json_int_t)st[i].rules, "keys", (json_int_t)st[i].keys, "max_keys",
+			json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "interface", st[i].iface,
+					      "state", state, "mode", mode, "clock", clock_name(st[i].ctl.clock),
+					      "prog_id", (json_int_t)st[i].prog_id, "rules", (json_int_t)st[i].rules,
+					      "keys", (json_int_t)st[i].keys, "max_keys",
 					      (json_int_t)st[i].ctl.max_keys, "new_keys_per_second",
 					      (json_int_t)st[i].ctl.new_keys, "memory_bytes",
 					      (json_int_t)st[i].memlock);

@@ -91,9 +91,10 @@ static int rule_run(struct cli_ctx *ctx)
 	idx = xrl_ruleset_find(&set, s);
 	if (add) {
 		if (idx >= 0) {
-			code = cli_fail(EXIT_FAIL,
-					"%s already has a rule for '%s': delete it first with 'xdp-ratelimit rule del %s %s'",
-					iface, match, iface, match);
+			code = cli_fail(
+				EXIT_FAIL,
+				"%s already has a rule for '%s': delete it first with 'xdp-ratelimit rule del %s %s'",
+				iface, match, iface, match);
 			goto out;
 		}
 		if (xrl_ruleset_add(&set, s, err, sizeof(err))) {
@@ -104,8 +105,8 @@ static int rule_run(struct cli_ctx *ctx)
 		xrl_spec_format(s, what + 6, sizeof(what) - 6);
 	} else {
 		if (idx < 0) {
-			code = cli_fail(EXIT_FAIL, "%s has no rule for '%s': 'xdp-ratelimit dump %s' lists them",
-					iface, match, iface);
+			code = cli_fail(EXIT_FAIL, "%s has no rule for '%s': 'xdp-ratelimit dump %s' lists them", iface,
+					match, iface);
 			goto out;
 		}
 		set.v[idx] = set.v[--set.n];
@@ -172,11 +173,12 @@ static const struct cli_cmd *const rule_subs[] = { &rule_add, &rule_del, &rule_l
 
 const struct cli_cmd cmd_rule = {
 	.name = "rule",
-	.summary = "Adds, deletes or lists single rules. RULE is one line of the rules grammar:\n"
-		   "  port PORT/tcp|udp rate N/s [window 1s] [buckets 2] [per-source|aggregate] [mask4 N] [mask6 N] [monitor]\n"
-		   "  prefix ADDR/LEN rate N/s [window 1s] [buckets 2] [per-source|aggregate] [mask N] [monitor]\n"
-		   "  prefix ADDR/LEN allow\n"
-		   "MATCH is the first two words: 'port 53/udp' or 'prefix 10.0.0.0/8'.",
+	.summary =
+		"Adds, deletes or lists single rules. RULE is one line of the rules grammar:\n"
+		"  port PORT/tcp|udp rate N/s [window 1s] [buckets 2] [per-source|aggregate] [mask4 N] [mask6 N] [monitor]\n"
+		"  prefix ADDR/LEN rate N/s [window 1s] [buckets 2] [per-source|aggregate] [mask N] [monitor]\n"
+		"  prefix ADDR/LEN allow\n"
+		"MATCH is the first two words: 'port 53/udp' or 'prefix 10.0.0.0/8'.",
 	.missing = "missing subcommand: add, del or list",
 	.opts_size = sizeof(struct rule_opts),
 	.subs = rule_subs,
@@ -238,9 +240,10 @@ static int apply_run(struct cli_ctx *ctx)
 const struct cli_cmd cmd_apply = {
 	.name = "apply",
 	.args = "IFACE FILE|-",
-	.summary = "Replaces IFACE's whole rule set with FILE's (- for standard input), atomically: packets see the old set\n"
-		   "or the new one. One rule a line, as 'rule add' takes it; '#' starts a comment. A file with any bad line\n"
-		   "is refused whole.",
+	.summary =
+		"Replaces IFACE's whole rule set with FILE's (- for standard input), atomically: packets see the old set\n"
+		"or the new one. One rule a line, as 'rule add' takes it; '#' starts a comment. A file with any bad line\n"
+		"is refused whole.",
 	.min_args = 2,
 	.max_args = 2,
 	.missing = "missing interface or file",

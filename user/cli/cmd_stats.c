@@ -81,9 +81,9 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 		mal += c.malformed[i];
 	if (!cli.json) {
 		printf("%s: seen %llu  passed %llu  dropped %llu  (no rule %llu, allowed %llu, monitored %llu, non-IP %llu, malformed %llu)\n",
-		       iface, (unsigned long long)c.seen, (unsigned long long)c.passed,
-		       (unsigned long long)c.dropped, (unsigned long long)c.no_rule, (unsigned long long)c.allowed,
-		       (unsigned long long)c.monitored, (unsigned long long)c.non_ip, (unsigned long long)mal);
+		       iface, (unsigned long long)c.seen, (unsigned long long)c.passed, (unsigned long long)c.dropped,
+		       (unsigned long long)c.no_rule, (unsigned long long)c.allowed, (unsigned long long)c.monitored,
+		       (unsigned long long)c.non_ip, (unsigned long long)mal);
 		if (c.keys_new || c.overflow || c.keys_failed)
 			printf("keys: %llu created, %llu failed; %llu packets of new sources in overflow windows\n",
 			       (unsigned long long)c.keys_new, (unsigned long long)c.keys_failed,
@@ -98,9 +98,9 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 		xrl_spec_format(&set.v[i], line, sizeof(line));
 		if (cli.json)
 			json_array_append_new(rules,
-					      json_pack("{s:s,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I}", "rule", line,
-							"id", (json_int_t)set.v[i].r.id, "pass_qps", r.pass_qps,
-							"block_qps", r.block_qps, "pass", (json_int_t)r.pass, "block",
+					      json_pack("{s:s,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I}", "rule", line, "id",
+							(json_int_t)set.v[i].r.id, "pass_qps", r.pass_qps, "block_qps",
+							r.block_qps, "pass", (json_int_t)r.pass, "block",
 							(json_int_t)r.block, "window_pass", (json_int_t)r.window.pass,
 							"window_block", (json_int_t)r.window.block, "threshold",
 							(json_int_t)set.v[i].r.threshold));
@@ -111,8 +111,8 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 	if (!cli.json && !set.n)
 		printf("(no rules: 'xdp-ratelimit rule add %s ...' adds one)\n", iface);
 	if (!cli.json && top)
-		printf("\ntop %zu of %zu keys tracked:\n%-40s %-10s %10s %10s  %s\n", nkeys, tracked, "source",
-		       "port", "pass/s", "block/s", "rule");
+		printf("\ntop %zu of %zu keys tracked:\n%-40s %-10s %10s %10s  %s\n", nkeys, tracked, "source", "port",
+		       "pass/s", "block/s", "rule");
 	for (i = 0; i < nkeys; i++) {
 		const struct xrl_key *k = &keys[i].key;
 		char port[16] = "-";
@@ -128,12 +128,11 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 							      (json_int_t)keys[i].window.pass, "window_block",
 							      (json_int_t)keys[i].window.block));
 		else
-			printf("%-40s %-10s %10.1f %10.1f  %s\n", src, port, keys[i].pass_qps, keys[i].block_qps,
-			       line);
+			printf("%-40s %-10s %10.1f %10.1f  %s\n", src, port, keys[i].pass_qps, keys[i].block_qps, line);
 	}
 	if (cli.json) {
-		json_t *o = json_pack("{s:s,s:o,s:o}", "interface", iface, "counters", counters_json(&c), "rules",
-				      rules);
+		json_t *o =
+			json_pack("{s:s,s:o,s:o}", "interface", iface, "counters", counters_json(&c), "rules", rules);
 
 		if (top) {
 			json_object_set_new(o, "keys_tracked", json_integer((json_int_t)tracked));
@@ -192,8 +191,9 @@ static int stats_run(struct cli_ctx *ctx)
 const struct cli_cmd cmd_stats = {
 	.name = "stats",
 	.args = "IFACE",
-	.summary = "Pass and block QPS per rule (Sentinel's: the window's sum over all CPUs, per second), totals, and the\n"
-		   "global counters.",
+	.summary =
+		"Pass and block QPS per rule (Sentinel's: the window's sum over all CPUs, per second), totals, and the\n"
+		"global counters.",
 	.min_args = 1,
 	.max_args = 1,
 	.missing = "missing interface",
@@ -305,12 +305,12 @@ static int explain_run(struct cli_ctx *ctx)
 			snprintf(why, sizeof(why), "over the limit of '%s'", line);
 		}
 		if (cli.json) {
-			json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:I,s:I,s:b,s:s}", "rule", line, "key",
-							     s->r.flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate",
-							     "window_pass", (json_int_t)sum.pass, "window_block",
-							     (json_int_t)sum.block, "threshold",
-							     (json_int_t)s->r.threshold, "tracked", tracked, "result",
-							     res));
+			json_array_append_new(arr,
+					      json_pack("{s:s,s:s,s:I,s:I,s:I,s:b,s:s}", "rule", line, "key",
+							s->r.flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate",
+							"window_pass", (json_int_t)sum.pass, "window_block",
+							(json_int_t)sum.block, "threshold", (json_int_t)s->r.threshold,
+							"tracked", tracked, "result", res));
 			continue;
 		}
 		printf("  %s\n      window: %llu passed, %llu blocked of %llu allowed per %llums%s; next packet %s\n",
@@ -332,8 +332,9 @@ static int explain_run(struct cli_ctx *ctx)
 const struct cli_cmd cmd_explain = {
 	.name = "explain",
 	.args = "IFACE",
-	.summary = "Which rules match a packet from ADDR (to PORT/PROTO), their current windows, and whether the next such\n"
-		   "packet passes.",
+	.summary =
+		"Which rules match a packet from ADDR (to PORT/PROTO), their current windows, and whether the next such\n"
+		"packet passes.",
 	.min_args = 1,
 	.max_args = 1,
 	.missing = "missing interface",

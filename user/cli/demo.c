@@ -28,17 +28,19 @@ static int demo_run(struct cli_ctx *ctx)
 		return cli_fail(EXIT_FAIL, "cannot set the demo's environment: %s", strerror(errno));
 	fflush(stdout);
 	execv(script, args);
-	return cli_fail(EXIT_FAIL, "cannot run the demo, %s: %s; it comes with a build of the source tree: run 'make demo'",
+	return cli_fail(EXIT_FAIL,
+			"cannot run the demo, %s: %s; it comes with a build of the source tree: run 'make demo'",
 			script, strerror(errno));
 }
 
 const struct cli_cmd cmd_demo = {
 	.name = "demo",
 	.args = "[IFACE]",
-	.summary = "Builds a veth lab in a network namespace, loads the limiter, installs sample rules, sends traffic from\n"
-		   "several sources above and below their limits, shows pass, block and QPS as they change, and cleans up.\n"
-		   "With IFACE, loads on that interface instead and shows its figures (no lab, no traffic).\n"
-		   "It runs xrl-demo (tools/demo.sh) from the build directory of this binary.",
+	.summary =
+		"Builds a veth lab in a network namespace, loads the limiter, installs sample rules, sends traffic from\n"
+		"several sources above and below their limits, shows pass, block and QPS as they change, and cleans up.\n"
+		"With IFACE, loads on that interface instead and shows its figures (no lab, no traffic).\n"
+		"It runs xrl-demo (tools/demo.sh) from the build directory of this binary.",
 	.max_args = 1,
 	.run = demo_run,
 };

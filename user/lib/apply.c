@@ -131,8 +131,8 @@ static bool same_shape(const struct xrl_rule *a, const struct xrl_rule *b)
 }
 
 /* Gives each new rule an id and a gen: kept from the active set where the match is the same. */
-static int assign_ids(const struct xrl_maps *m, const struct xrl_ruleset *active,
-		      struct xrl_ruleset *set, struct xrl_ctl *ctl)
+static int assign_ids(const struct xrl_maps *m, const struct xrl_ruleset *active, struct xrl_ruleset *set,
+		      struct xrl_ctl *ctl)
 {
 	static unsigned char used[XRL_MAX_RULE_IDS];
 	__u32 next = 0;
@@ -208,14 +208,13 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 		const struct xrl_spec *s = &set->v[i];
 
 		if (s->kind == XRL_KIND_PORT)
-			ret = xrl_port_put(m->port_idx, m->port_rules, next_set, nports++, s->proto, s->port,
-					   &s->r);
+			ret = xrl_port_put(m->port_idx, m->port_rules, next_set, nports++, s->proto, s->port, &s->r);
 		else
 			ret = xrl_prefix_put(m->prefixes, next_set, s->family, s->addr, s->plen, &s->r);
 	}
 	if (ret) {
-		snprintf(err, len, "cannot write the new rules under %s: %s; the old rules stay in force",
-			 m->dir, strerror(-ret));
+		snprintf(err, len, "cannot write the new rules under %s: %s; the old rules stay in force", m->dir,
+			 strerror(-ret));
 		clear_set(m, next_set);
 		goto out;
 	}

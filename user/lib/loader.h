@@ -9,12 +9,12 @@
 
 struct xrl_load_opts {
 	const char *iface;
-	bool generic;	      /* XDP in generic (skb) mode instead of native */
-	__u32 clock;	      /* XRL_CLOCK_PRECISE or XRL_CLOCK_COARSE */
-	__u32 max_keys;	      /* window states: the LRU's size */
-	__u32 new_keys;	      /* per-source states created per second at most; 0: no cap */
+	bool generic;	/* XDP in generic (skb) mode instead of native */
+	__u32 clock;	/* XRL_CLOCK_PRECISE or XRL_CLOCK_COARSE */
+	__u32 max_keys; /* window states: the LRU's size */
+	__u32 new_keys; /* per-source states created per second at most; 0: no cap */
 	bool malformed_drop;
-	bool force;	      /* replace another XDP program */
+	bool force; /* replace another XDP program */
 };
 
 /* Attaches and pins under XRL_PIN_ROOT/<iface>/. Leaves nothing behind on failure. */

@@ -4,8 +4,7 @@
 #include <bpf/bpf.h>
 #include "ports.h"
 
-int xrl_port_put(int idx_fd, int rules_fd, __u8 set, __u32 i, __u8 proto, __u16 port,
-		 const struct xrl_rule *r)
+int xrl_port_put(int idx_fd, int rules_fd, __u8 set, __u32 i, __u8 proto, __u16 port, const struct xrl_rule *r)
 {
 	struct xrl_port_rule pr;
 	__u32 slot = XRL_PORT_SLOT(set, i), ix = XRL_PORT_IDX(set, proto, port);
@@ -17,8 +16,7 @@ int xrl_port_put(int idx_fd, int rules_fd, __u8 set, __u32 i, __u8 proto, __u16 
 	pr.port = port;
 	pr.proto = proto;
 	pr.used = 1;
-	if (bpf_map_update_elem(rules_fd, &slot, &pr, BPF_ANY) ||
-	    bpf_map_update_elem(idx_fd, &ix, &slot, BPF_ANY))
+	if (bpf_map_update_elem(rules_fd, &slot, &pr, BPF_ANY) || bpf_map_update_elem(idx_fd, &ix, &slot, BPF_ANY))
 		return -errno;
 	return 0;
 }

@@ -7,8 +7,7 @@
 #include "xrl_common.h"
 
 /* Writes rule r for proto/port into slot i of set: the slot first, then the index entry. */
-int xrl_port_put(int idx_fd, int rules_fd, __u8 set, __u32 i, __u8 proto, __u16 port,
-		 const struct xrl_rule *r);
+int xrl_port_put(int idx_fd, int rules_fd, __u8 set, __u32 i, __u8 proto, __u16 port, const struct xrl_rule *r);
 
 /* The port rules of set, in slot order, into out (room for XRL_MAX_RULES); *n of them. */
 int xrl_ports_read(int rules_fd, __u8 set, struct xrl_port_rule *out, size_t *n);

@@ -46,9 +46,8 @@ int xrl_parse_rate(const char *s, __u64 *count, __u32 *unit_ms, char *err, size_
 		const char *name;
 		__u32 ms;
 	} units[] = {
-		{ "s", 1000 }, { "sec", 1000 }, { "second", 1000 },
-		{ "m", 60000 }, { "min", 60000 }, { "minute", 60000 },
-		{ "h", 3600000 }, { "hour", 3600000 },
+		{ "s", 1000 },	  { "sec", 1000 },     { "second", 1000 }, { "m", 60000 },
+		{ "min", 60000 }, { "minute", 60000 }, { "h", 3600000 },   { "hour", 3600000 },
 	};
 	const char *p;
 	__u64 v;
@@ -60,11 +59,12 @@ int xrl_parse_rate(const char *s, __u64 *count, __u32 *unit_ms, char *err, size_
 		return fail(err, len, "rate '%s' is too large (at most %llu per unit)", s,
 			    (unsigned long long)MAX_COUNT);
 	if (ret || *p != '/')
-		return fail(err, len, "rate '%s' is not a rate: expected COUNT/UNIT like 100/s, 10k/s or 600/min",
-			    s);
+		return fail(err, len, "rate '%s' is not a rate: expected COUNT/UNIT like 100/s, 10k/s or 600/min", s);
 	if (v == 0)
-		return fail(err, len, "rate '%s' is zero: to drop everything use a rate of 1 and a long window; to allow, use 'allow'",
-			    s);
+		return fail(
+			err, len,
+			"rate '%s' is zero: to drop everything use a rate of 1 and a long window; to allow, use 'allow'",
+			s);
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (!strcmp(p + 1, units[i].name)) {
 			*count = v;
@@ -85,7 +85,8 @@ int xrl_parse_duration(const char *s, __u64 *ns, char *err, size_t len)
 	if (ret == -ERANGE)
 		return fail(err, len, "duration '%s' is too large (at most 1h)", s);
 	if (ret || p == s)
-		return fail(err, len, "duration '%s' is not a duration: expected a number and ms, s, m or h, like 500ms or 1s",
+		return fail(err, len,
+			    "duration '%s' is not a duration: expected a number and ms, s, m or h, like 500ms or 1s",
 			    s);
 	if (!strcmp(p, "ms"))
 		ms = v;
@@ -115,8 +116,8 @@ int xrl_parse_prefix(const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *
 	int i;
 
 	if (strlen(s) >= sizeof(buf))
-		return fail(err, len, "prefix '%s' is not an address: expected ADDR/LEN like 10.0.0.0/8 or 2001:db8::/32",
-			    s);
+		return fail(err, len,
+			    "prefix '%s' is not an address: expected ADDR/LEN like 10.0.0.0/8 or 2001:db8::/32", s);
 	strcpy(buf, s);
 	slash = strchr(buf, '/');
 	if (slash)
@@ -129,7 +130,8 @@ int xrl_parse_prefix(const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *
 		*family = XRL_FAMILY_V6;
 		max = 128;
 	} else {
-		return fail(err, len, "'%s' is not an IPv4 or IPv6 address: expected ADDR/LEN like 10.0.0.0/8 or 2001:db8::/32",
+		return fail(err, len,
+			    "'%s' is not an IPv4 or IPv6 address: expected ADDR/LEN like 10.0.0.0/8 or 2001:db8::/32",
 			    buf);
 	}
 	bits = max;
@@ -286,8 +288,8 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			i++;
 		} else if (!strcmp(w, "per-source") || !strcmp(w, "aggregate")) {
 			if (have_scope)
-				return fail(err, len, "'%s': the scope is given twice: use per-source or aggregate once",
-					    w);
+				return fail(err, len,
+					    "'%s': the scope is given twice: use per-source or aggregate once", w);
 			have_scope = true;
 			if (!strcmp(w, "aggregate"))
 				r->flags &= ~XRL_F_PER_SOURCE;
@@ -319,28 +321,36 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 				return fail(err, len, "'allow' is for prefix rules: a port rule always limits");
 			allow = true;
 		} else {
-			return fail(err, len, "unknown word '%s': expected rate, window, buckets, per-source, aggregate, mask4, mask6, mask, monitor%s",
-				    w, out->kind == XRL_KIND_PREFIX ? " or allow" : "");
+			return fail(
+				err, len,
+				"unknown word '%s': expected rate, window, buckets, per-source, aggregate, mask4, mask6, mask, monitor%s",
+				w, out->kind == XRL_KIND_PREFIX ? " or allow" : "");
 		}
 	}
 
 	if (allow) {
 		if (have_rate || have_scope || have_mask || have_shape || (r->flags & XRL_F_MONITOR))
-			return fail(err, len, "'allow' takes no rate, window, buckets, scope, mask or monitor: allowed traffic bypasses every limit");
+			return fail(
+				err, len,
+				"'allow' takes no rate, window, buckets, scope, mask or monitor: allowed traffic bypasses every limit");
 		r->flags = XRL_F_ALLOW;
 		r->interval_ns = interval;
 		r->buckets = (__u32)buckets;
 		return 0;
 	}
 	if (!have_rate)
-		return fail(err, len, "missing 'rate': every limiting rule needs one, like 'rate 100/s' (or 'allow' for a prefix)");
+		return fail(
+			err, len,
+			"missing 'rate': every limiting rule needs one, like 'rate 100/s' (or 'allow' for a prefix)");
 	if (have_mask && !(r->flags & XRL_F_PER_SOURCE))
-		return fail(err, len, "a source mask needs 'per-source': an aggregate rule has one window for all sources");
+		return fail(err, len,
+			    "a source mask needs 'per-source': an aggregate rule has one window for all sources");
 	switch (xrl_shape_check((__u32)buckets, interval)) {
 	case XRL_SHAPE_OK:
 		break;
 	case XRL_SHAPE_UNEVEN:
-		return fail(err, len, "window %llums does not divide into %lu buckets: choose a bucket count that divides it",
+		return fail(err, len,
+			    "window %llums does not divide into %lu buckets: choose a bucket count that divides it",
 			    (unsigned long long)(interval / NS_PER_MS), buckets);
 	default:
 		return fail(err, len, "window and buckets do not make a valid window");
@@ -355,9 +365,10 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 	if (r->rate != 0 && num / r->rate != interval / NS_PER_MS)
 		return fail(err, len, "rate times window is too large");
 	if (num % r->rate_unit_ms)
-		return fail(err, len, "rate %llu per %ums over a %llums window is not a whole number of packets: choose a window or rate that makes it one",
-			    (unsigned long long)r->rate, r->rate_unit_ms,
-			    (unsigned long long)(interval / NS_PER_MS));
+		return fail(
+			err, len,
+			"rate %llu per %ums over a %llums window is not a whole number of packets: choose a window or rate that makes it one",
+			(unsigned long long)r->rate, r->rate_unit_ms, (unsigned long long)(interval / NS_PER_MS));
 	r->threshold = num / r->rate_unit_ms;
 	return 0;
 }
