@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# tests/run.sh BUILD_DIR: runs every test binary in BUILD_DIR/tests/{unit,prog}
-# (cmocka), then every tests/e2e/*.sh but lib.sh, which they source (BUILD
-# is exported, and BUILD_DIR is also $1; they print "PASS: name",
-# "FAIL: name: why" or "SKIP: name: why" and exit non-zero on a failure). Ends with one line "tests: N passed, N failed, N skipped" and
-# exits non-zero if anything failed, crashed, hung or reported nothing.
+# tests/run.sh BUILD_DIR [SUITE...]: runs every test binary in BUILD_DIR/tests/{unit,prog}
+# (cmocka), then every tests/e2e/*.sh but lib.sh, which they source (BUILD is exported, and
+# BUILD_DIR is also $1; they print "PASS: name", "FAIL: name: why" or "SKIP: name: why" and
+# exit non-zero on a failure). SUITEs (unit, prog, e2e) pick some; all by default. Ends with
+# one line "tests: N passed, N failed, N skipped" and exits non-zero if anything failed,
+# crashed, hung or reported nothing.
 set -u
 
-build=${1:?usage: tests/run.sh BUILD_DIR}
+build=${1:?usage: tests/run.sh BUILD_DIR [unit] [prog] [e2e]}
+shift
+suites=" ${*:-unit prog e2e} "
 e2e_dir=$(dirname "$0")/e2e
 BUILD=$(cd "$build" 2>/dev/null && pwd) || BUILD=$build
 export BUILD
@@ -20,7 +23,7 @@ count() {
 }
 
 for t in "$build"/tests/unit/* "$build"/tests/prog/*; do
-	[[ -f $t && -x $t ]] || continue
+	[[ -f $t && -x $t && $suites == *" $(basename "$(dirname "$t")") "* ]] || continue
 	binaries=$((binaries + 1))
 	echo "== $t"
 	out=$(timeout "$limit" "$t" 2>&1)
@@ -42,13 +45,13 @@ for t in "$build"/tests/unit/* "$build"/tests/prog/*; do
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
 
-if ((binaries == 0)); then
+if ((binaries == 0)) && [[ $suites == *" unit "* || $suites == *" prog "* ]]; then
 	echo "FAIL: no test binaries in $build/tests: build them first (make)"
 	failed=$((failed + 1))
 fi
 
 for t in "$e2e_dir"/*.sh; do
-	[[ -f $t && $(basename "$t") != lib.sh ]] || continue
+	[[ -f $t && $(basename "$t") != lib.sh && $suites == *" e2e "* ]] || continue
 	echo "== $t"
 	out=$(timeout "$limit" bash "$t" "$build" 2>&1)
 	rc=$?

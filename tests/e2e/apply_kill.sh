@@ -2,13 +2,14 @@
 # Rule changes under fire: apply killed with SIGKILL at many points, and applies racing each
 # other, under traffic. Afterwards the rules in force are exactly the old set or the new one,
 # and the limit held throughout. Also: the pins are root's alone.
+# shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 needs_root apply_kill
 
 NS=xrle-c
 veth_lab $NS xrle6 xrle7 10.214.0 fd00:214
 lab_undo "$XRL unload xrle6"
-check "load" $XRL load xrle6
+check "load" "$XRL" load xrle6
 
 dir=$(mktemp -d); lab_undo "rm -rf $dir"
 # Two sets that share the limited rule and differ in 300 others.

@@ -2,6 +2,7 @@
 # The errors users hit: each one clear sentence, exit 2 for usage and 1 for failure,
 # JSON with -j; another XDP program untouched without --force; a killed load leaves
 # either a complete load or nothing.
+# shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 needs_root cli_errors
 
@@ -17,31 +18,31 @@ NS=xrle-b
 veth_lab $NS xrle4 xrle5 10.213.0 fd00:213
 lab_undo "$XRL unload xrle4; rm -f /sys/fs/bpf/xrle_other"
 
-expect_err "unknown command" 2 "unknown command 'frobnicate'" $XRL frobnicate
-expect_err "ambiguous prefix" 2 "ambiguous" $XRL st
-expect_err "prefix of a command works" 0 "Usage: xdp-ratelimit" $XRL he
-expect_err "unknown option" 2 "unknown option '--bogus'" $XRL load xrle4 --bogus
-expect_err "bad --mode" 2 "expected native or generic" $XRL load xrle4 --mode turbo
-expect_err "bad --max-keys" 2 "not a key count" $XRL load xrle4 --max-keys -5
-expect_err "missing interface" 2 "missing interface" $XRL load
+expect_err "unknown command" 2 "unknown command 'frobnicate'" "$XRL" frobnicate
+expect_err "ambiguous prefix" 2 "ambiguous" "$XRL" st
+expect_err "prefix of a command works" 0 "Usage: xdp-ratelimit" "$XRL" he
+expect_err "unknown option" 2 "unknown option '--bogus'" "$XRL" load xrle4 --bogus
+expect_err "bad --mode" 2 "expected native or generic" "$XRL" load xrle4 --mode turbo
+expect_err "bad --max-keys" 2 "not a key count" "$XRL" load xrle4 --max-keys -5
+expect_err "missing interface" 2 "missing interface" "$XRL" load
 ip tuntap add dev xrletun0 mode tun 2>/dev/null && lab_undo "ip link del xrletun0"
 if ip link show xrletun0 >/dev/null 2>&1; then
-	expect_err "a non-Ethernet device is refused" 1 "not an Ethernet device" $XRL load xrletun0 --mode generic
+	expect_err "a non-Ethernet device is refused" 1 "not an Ethernet device" "$XRL" load xrletun0 --mode generic
 else
 	skip "a non-Ethernet device is refused" "cannot create a tun device"
 fi
-expect_err "no such interface" 1 "no such interface 'nosuch0'" $XRL load nosuch0
-expect_err "not loaded" 1 "not loaded on xrle4: run 'xdp-ratelimit load xrle4' first" $XRL stats xrle4
-expect_err "bad rule word" 2 "unknown word 'speed'" $XRL rule add xrle4 port 53/udp speed 5
-expect_err "mask longer than the address" 2 "longer than" $XRL rule add xrle4 prefix 10.0.0.0/8 rate 1/s mask 33
+expect_err "no such interface" 1 "no such interface 'nosuch0'" "$XRL" load nosuch0
+expect_err "not loaded" 1 "not loaded on xrle4: run 'xdp-ratelimit load xrle4' first" "$XRL" stats xrle4
+expect_err "bad rule word" 2 "unknown word 'speed'" "$XRL" rule add xrle4 port 53/udp speed 5
+expect_err "mask longer than the address" 2 "longer than" "$XRL" rule add xrle4 prefix 10.0.0.0/8 rate 1/s mask 33
 expect_err "window not dividing into buckets" 2 "does not divide into 3 buckets" \
-	$XRL apply xrle4 - --check <<<"port 1/udp rate 10/s window 1s buckets 3"
+	"$XRL" apply xrle4 - --check <<<"port 1/udp rate 10/s window 1s buckets 3"
 expect_err "--check validates without an interface" 0 "1 rule, all valid" \
-	$XRL apply nosuch0 - --check <<<"port 1/udp rate 10/s"
-expect_err "JSON error" 1 '"error": "no such interface' $XRL -j load nosuch0
-expect_err "JSON error after the command" 1 '"error": "no such interface' $XRL load nosuch0 -j
+	"$XRL" apply nosuch0 - --check <<<"port 1/udp rate 10/s"
+expect_err "JSON error" 1 '"error": "no such interface' "$XRL" -j load nosuch0
+expect_err "JSON error after the command" 1 '"error": "no such interface' "$XRL" load nosuch0 -j
 if command -v setpriv >/dev/null; then
-	expect_err "not root" 1 "needs root .* run it with sudo" setpriv --reuid=65534 --clear-groups $XRL status
+	expect_err "not root" 1 "needs root .* run it with sudo" setpriv --reuid=65534 --clear-groups "$XRL" status
 else
 	skip "not root" "setpriv missing"
 fi
@@ -51,25 +52,25 @@ bpftool prog load "$BUILD/xdp_ratelimit.bpf.o" /sys/fs/bpf/xrle_other type xdp >
 if bpftool net attach xdp pinned /sys/fs/bpf/xrle_other dev xrle4 2>/dev/null; then
 	id=$(ip -d link show xrle4 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' | head -1)
 	expect_err "another XDP program is named and kept" 1 "already has an XDP program attached \(id $id.*--force" \
-		$XRL load xrle4
+		"$XRL" load xrle4
 	expect_eq "the other program is untouched" \
 		"$(ip -d link show xrle4 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' | head -1)" "$id"
-	check "--force replaces it" $XRL load xrle4 --force
-	check "unload after --force" $XRL unload xrle4
+	check "--force replaces it" "$XRL" load xrle4 --force
+	check "unload after --force" "$XRL" unload xrle4
 else
 	skip "another XDP program" "could not attach a second program with bpftool"
 fi
 
-check "load" $XRL load xrle4
-expect_err "load twice" 1 "already loaded on xrle4" $XRL load xrle4
-check "unload" $XRL unload xrle4
-expect_err "unload twice" 1 "not loaded on xrle4" $XRL unload xrle4
+check "load" "$XRL" load xrle4
+expect_err "load twice" 1 "already loaded on xrle4" "$XRL" load xrle4
+check "unload" "$XRL" unload xrle4
+expect_err "unload twice" 1 "not loaded on xrle4" "$XRL" unload xrle4
 
 # Maps from another layout where ours are expected.
 mkdir -p /sys/fs/bpf/xdp-ratelimit/xrle4
 bpftool map create /sys/fs/bpf/xdp-ratelimit/xrle4/xrl_ctl type array key 4 value 8 entries 1 name xrl_ctl
-expect_err "maps of another version are refused" 1 "another version" $XRL dump xrle4
-check "unload removes them" $XRL unload xrle4
+expect_err "maps of another version are refused" 1 "another version" "$XRL" dump xrle4
+check "unload removes them" "$XRL" unload xrle4
 
 # A load killed at any point leaves a complete load or nothing, and the next load works.
 ok=0
@@ -83,7 +84,7 @@ for delay in 0.005 0.01 0.02 0.03 0.05 0.08 0.12 0.2; do
 		$XRL unload xrle4 >/dev/null || break
 	else
 		# nothing usable: the next load must clean up and succeed
-		$XRL load xrle4 >/dev/null 2>&1 && $XRL unload xrle4 >/dev/null || break
+		if ! { $XRL load xrle4 >/dev/null 2>&1 && $XRL unload xrle4 >/dev/null; }; then break; fi
 	fi
 	ok=$((ok + 1))
 done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The CLI end to end: load, rules, real traffic over veth, stats against the receiver's count,
 # explain, dump | apply, two interfaces, unload.
+# shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 needs_root cli_traffic
 
@@ -9,7 +10,7 @@ veth_lab $NS xrle0 xrle1 10.210.0 fd00:210
 veth_lab $NS xrle2 xrle3 10.211.0 fd00:211
 lab_undo "$XRL unload xrle0; $XRL unload xrle2"
 
-check "load attaches natively" $XRL load xrle0
+check "load attaches natively" "$XRL" load xrle0
 check "the program is attached" sh -c "ip -d link show xrle0 | grep -q 'xdp'"
 expect_eq "status lists the interface" "$($XRL -j status | json '.interfaces[] | select(.interface=="xrle0") | .state')" attached
 
@@ -20,7 +21,7 @@ port 6000/udp rate 200/s window 1s buckets 2 per-source
 prefix 10.210.0.3/32 rate 50/s aggregate   # a noisy client
 prefix 10.210.0.5/32 allow
 R
-check "apply a rules file" $XRL apply xrle0 "$rules"
+check "apply a rules file" "$XRL" apply xrle0 "$rules"
 expect_eq "dump shows three rules" "$($XRL dump xrle0 | wc -l)" 3
 
 # Traffic: .2 at 5x its limit, .3 at 10x the prefix limit, .5 allowed, for 2 seconds.
@@ -36,7 +37,7 @@ sleep 0.5
 # While the flood runs, the window holds the threshold's worth, except just after the bucket
 # holding the passes expires, while the next 50 packets (0.1 s at 500/s) pass: so look up to 50
 # times, 10 ms apart, well inside the 2 s flood.
-for try in $(seq 50); do
+for _ in $(seq 50); do
 	e=$($XRL -j explain xrle0 --src 10.210.0.3 --dport 6000/udp)
 	verdict=$(echo "$e" | json .verdict)
 	[ "$verdict" = drop ] && break
@@ -77,16 +78,16 @@ check "bad rules file names the line and word" grep -q ":2: rate 'fast'" <<<"$ms
 expect_eq "nothing of a refused file is applied" "$($XRL dump xrle0)" "$d1"
 
 # Single rules.
-check "rule add" $XRL rule add xrle0 port 7000/tcp rate 10k/s aggregate monitor
+check "rule add" "$XRL" rule add xrle0 port 7000/tcp rate 10k/s aggregate monitor
 check "rule list shows it" sh -c "$XRL rule list xrle0 | grep -q 'port 7000/tcp rate 10k/s window 1s buckets 2 aggregate monitor'"
 msg=$($XRL rule add xrle0 port 7000/tcp rate 5/s 2>&1); rc=$?
 expect_eq "adding a duplicate fails" "$rc" 1
-check "rule del" $XRL rule del xrle0 port 7000/tcp
+check "rule del" "$XRL" rule del xrle0 port 7000/tcp
 expect_eq "rule del removed it" "$($XRL dump xrle0)" "$d1"
 
 # A second interface with its own rules.
-check "load a second interface" $XRL load xrle2 --clock coarse
-check "its own rules" $XRL rule add xrle2 port 6000/udp rate 20/s aggregate
+check "load a second interface" "$XRL" load xrle2 --clock coarse
+check "its own rules" "$XRL" rule add xrle2 port 6000/udp rate 20/s aggregate
 recv_bg "$out" 10.211.0.1 6000 2.5
 $UDP send -n $NS 10.211.0.2 10.211.0.1 6000 500 1 >/dev/null
 wait $rx
@@ -120,7 +121,7 @@ wait $rx
 expect_range "limits hold with no process running" "$(tail -1 "$out")" 200 400
 
 # Unload leaves nothing pinned or attached.
-check "unload" $XRL unload xrle2
+check "unload" "$XRL" unload xrle2
 check "no pins left" test ! -e /sys/fs/bpf/xdp-ratelimit/xrle2
 check "no XDP left on the interface" sh -c "! ip -d link show xrle2 | grep -q 'prog/xdp'"
 finish

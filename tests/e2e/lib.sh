@@ -6,8 +6,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=tools/lab.sh
 . "$ROOT/tools/lab.sh"
 BUILD=${BUILD:-$ROOT/build}
-XRL=$BUILD/xdp-ratelimit
-UDP=$BUILD/xrl-udp
+# shellcheck disable=SC2034 # XRL and UDP: for the tests that source this
+XRL=$BUILD/xdp-ratelimit UDP=$BUILD/xrl-udp
 failures=0
 
 pass() { echo "PASS: $1"; }
@@ -46,6 +46,7 @@ recv_bg() {
 	local f=$1
 	shift
 	$UDP recv "$@" >"$f" &
+	# shellcheck disable=SC2034 # for the caller
 	rx=$!
 	lab_wait 10 grep -qx ready "$f" || fail "receiver on $1 port $2" "not ready within 10 s"
 }

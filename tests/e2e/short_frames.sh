@@ -10,6 +10,7 @@
 # whichever way that goes: malformed.ethernet must count exactly the short frames the kernel took
 # (none today), seen every frame taken and nothing else, and each bare header its EtherType's
 # reason. Then the program must still be attached and limiting.
+# shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 needs_root short_frames
 RAW=$BUILD/xrl-rawsend
@@ -23,10 +24,8 @@ sysctl -qw net.ipv6.conf.$H.disable_ipv6=1
 ip netns exec $NS sysctl -qw net.ipv6.conf.$P.disable_ipv6=1
 lab_up_links $H $P@$NS
 lab_undo "$XRL unload $H"
-check "load attaches natively" $XRL load $H
+check "load attaches natively" "$XRL" load $H
 
-# counter NAME: one global counter of $H (jq path under .counters).
-counter() { $XRL -j stats $H | json ".counters.$1"; }
 # send FRAME...: each hex frame COPIES times from the namespace side, the sender on CPU 0 (so the
 # veth's NAPI runs there too); prints "LEN sent N" or "LEN refused ERROR" per frame.
 COPIES=3
@@ -77,7 +76,7 @@ expect_eq "no other malformed reason moved" \
 # Still attached, and still limiting: 20 UDP frames to a port limited to 5 a second.
 check "the program is still attached" sh -c "ip -d link show $H | grep -q 'prog/xdp'"
 expect_eq "status: attached" "$($XRL -j status | json ".interfaces[] | select(.interface==\"$H\") | .state")" attached
-check "a rule can be added" $XRL rule add $H port 7000/udp rate 5/s aggregate
+check "a rule can be added" "$XRL" rule add $H port 7000/udp rate 5/s aggregate
 # Ethernet, IPv4 10.212.0.2 -> 10.212.0.1 (checksum left zero: not the limiter's business), UDP 40000 -> 7000.
 ip=4500001c00000000401100000ad400020ad40001
 udp=${hdr}0800${ip}9c401b5800080000

@@ -3,17 +3,19 @@
 # heavy source tracked before the flood. The table's memory stays as loaded, the heavy
 # source stays tracked and limited, new states are created at the capped rate, and the
 # flood passes no more than the overflow window allows (plus one frame per state created).
+# shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 needs_root source_flood
 if [ ! -x "$BUILD/xrl-trafficgen" ]; then skip source_flood "build/xrl-trafficgen is not built"; exit 0; fi
+# shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
 lab_undo lab_down
 lab_up >/dev/null
 
 KEYS=4096 NEW=2000 RATE=100 FLOOD=1000000
 check "load with a small table and a creation cap" \
-	in_r $XRL load "$IF_R" --max-keys $KEYS --new-keys $NEW
-in_r $XRL rule add "$IF_R" prefix 10.0.0.0/8 rate $RATE/s per-source >/dev/null
+	in_r "$XRL" load "$IF_R" --max-keys $KEYS --new-keys $NEW
+in_r "$XRL" rule add "$IF_R" prefix 10.0.0.0/8 rate $RATE/s per-source >/dev/null
 status() { $XRL -j status | json ".interfaces[] | select(.interface==\"$IF_R\") | .$1"; }
 mem0=$(status memory_bytes)
 tmp=$(mktemp -d); lab_undo "rm -rf $tmp"
