@@ -32,11 +32,10 @@ lab_ns() {
 	ip -n "$1" link set lo up
 }
 
-# lab_ip END ARGS...: 'ip ARGS' in END's namespace; sets lab_if to END's interface.
+# lab_ip END ARGS...: 'ip ARGS' in END's namespace.
 lab_ip() {
 	local end=$1
 	shift
-	lab_if=${end%@*}
 	if [[ $end == *@* ]]; then ip -n "${end#*@}" "$@"; else ip "$@"; fi
 }
 
