@@ -63,6 +63,10 @@ enum cli_cmd_flags {
 	CLI_MAPS = 1 << 1,  /* ... whose maps are opened before run, closed after: ctx->maps */
 };
 
+/* The usual arguments: one interface, whose maps are opened with CLI_MAPS. */
+#define CLI_ONE_IFACE(FLAGS) \
+	.args = "IFACE", .min_args = 1, .max_args = 1, .missing = "missing interface", .flags = (FLAGS)
+
 struct cli_ctx;
 
 struct cli_cmd {

@@ -73,14 +73,10 @@ static const struct load_opts load_defaults = { .clock = XRL_CLOCK_PRECISE, .max
 
 const struct cli_cmd cmd_load = {
 	.name = "load",
-	.args = "IFACE",
 	.summary =
 		"Attaches the limiter to IFACE and pins its maps under /sys/fs/bpf/xdp-ratelimit/IFACE/, then exits:\n"
 		"enforcement goes on with no process running. Starts with no rules.",
-	.min_args = 1,
-	.max_args = 1,
-	.missing = "missing interface",
-	.flags = CLI_IFACE,
+	CLI_ONE_IFACE(CLI_IFACE),
 	.opts = load_opts,
 	.opts_size = sizeof(struct load_opts),
 	.defaults = &load_defaults,
@@ -102,12 +98,8 @@ static int unload_run(struct cli_ctx *ctx)
 
 const struct cli_cmd cmd_unload = {
 	.name = "unload",
-	.args = "IFACE",
 	.summary = "Detaches the limiter from IFACE and removes everything load pinned.",
-	.min_args = 1,
-	.max_args = 1,
-	.missing = "missing interface",
-	.flags = CLI_IFACE,
+	CLI_ONE_IFACE(CLI_IFACE),
 	.run = unload_run,
 };
 

@@ -129,43 +129,22 @@ static int dump_run(struct cli_ctx *ctx)
 	return code;
 }
 
-static const struct cli_cmd rule_add = {
-	.name = "add",
-	.parent = "rule",
-	.args = "IFACE RULE",
-	.summary = "Adds one rule.",
-	.min_args = 2,
-	.max_args = -1,
-	.missing = "missing interface and rule",
-	.flags = CLI_MAPS,
-	.opts_size = sizeof(struct rule_opts),
-	.prepare = rule_prepare,
-	.run = rule_run,
-};
+/* rule add and rule del differ in their words only: rule_prepare and rule_run tell them apart by name. */
+#define RULE_CHANGE(NAME, WORDS, WHAT, SUMMARY)                                                                       \
+	{                                                                                                             \
+		.name = NAME, .parent = "rule", .args = "IFACE " WORDS, .summary = SUMMARY, .min_args = 2,            \
+		.max_args = -1, .missing = "missing interface and " WHAT, .flags = CLI_MAPS, .prepare = rule_prepare, \
+		.run = rule_run                                                                                       \
+	}
 
-static const struct cli_cmd rule_del = {
-	.name = "del",
-	.parent = "rule",
-	.args = "IFACE MATCH",
-	.summary = "Deletes the rule with this match.",
-	.min_args = 2,
-	.max_args = -1,
-	.missing = "missing interface and match",
-	.flags = CLI_MAPS,
-	.opts_size = sizeof(struct rule_opts),
-	.prepare = rule_prepare,
-	.run = rule_run,
-};
+static const struct cli_cmd rule_add = RULE_CHANGE("add", "RULE", "rule", "Adds one rule.");
+static const struct cli_cmd rule_del = RULE_CHANGE("del", "MATCH", "match", "Deletes the rule with this match.");
 
 static const struct cli_cmd rule_list = {
 	.name = "list",
 	.parent = "rule",
-	.args = "IFACE",
 	.summary = "Lists the rules, as dump.",
-	.min_args = 1,
-	.max_args = 1,
-	.missing = "missing interface",
-	.flags = CLI_MAPS,
+	CLI_ONE_IFACE(CLI_MAPS),
 	.run = dump_run,
 };
 
@@ -256,11 +235,7 @@ const struct cli_cmd cmd_apply = {
 
 const struct cli_cmd cmd_dump = {
 	.name = "dump",
-	.args = "IFACE",
 	.summary = "Prints IFACE's rules in the rules grammar: 'dump IFACE | apply IFACE -' round-trips.",
-	.min_args = 1,
-	.max_args = 1,
-	.missing = "missing interface",
-	.flags = CLI_MAPS,
+	CLI_ONE_IFACE(CLI_MAPS),
 	.run = dump_run,
 };

@@ -190,14 +190,10 @@ static int stats_run(struct cli_ctx *ctx)
 
 const struct cli_cmd cmd_stats = {
 	.name = "stats",
-	.args = "IFACE",
 	.summary =
 		"Pass and block QPS per rule (Sentinel's: the window's sum over all CPUs, per second), totals, and the\n"
 		"global counters.",
-	.min_args = 1,
-	.max_args = 1,
-	.missing = "missing interface",
-	.flags = CLI_MAPS,
+	CLI_ONE_IFACE(CLI_MAPS),
 	.opts = stats_opts,
 	.opts_size = sizeof(struct stats_opts),
 	.run = stats_run,
@@ -331,14 +327,10 @@ static int explain_run(struct cli_ctx *ctx)
 
 const struct cli_cmd cmd_explain = {
 	.name = "explain",
-	.args = "IFACE",
 	.summary =
 		"Which rules match a packet from ADDR (to PORT/PROTO), their current windows, and whether the next such\n"
 		"packet passes.",
-	.min_args = 1,
-	.max_args = 1,
-	.missing = "missing interface",
-	.flags = CLI_MAPS,
+	CLI_ONE_IFACE(CLI_MAPS),
 	.opts = explain_opts,
 	.opts_size = sizeof(struct explain_opts),
 	.prepare = explain_prepare,
