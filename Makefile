@@ -48,8 +48,9 @@ TOOL_BPF_OBJS := $(TOOL_SKELS:.skel.h=.bpf.o)
 LIB_SRCS := $(wildcard user/lib/*.c)
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
 LIB := $(OUT)/libxrl.a
-CLI_SRCS := $(wildcard user/cli/*.c)
+CLI_SRCS := $(filter-out user/cli/main.c,$(wildcard user/cli/*.c))
 CLI_OBJS := $(patsubst %.c,$(OUT)/%.o,$(CLI_SRCS))
+CLI_LIB := $(OUT)/libxrlcli.a
 CLI := $(OUT)/xdp-ratelimit
 
 # tools/: traffic senders and receivers for the demo, the tests and the benchmark,
@@ -128,14 +129,19 @@ $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(CLI): $(CLI_OBJS) $(LIB)
+# The commands as a library too, for tests/unit/test_cli.
+$(CLI_LIB): $(CLI_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(CLI): $(OUT)/user/cli/main.o $(CLI_LIB) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XRL_LDFLAGS) $(LDFLAGS) $^ $(XRL_LDLIBS) $(LDLIBS) -o $@
 
-$(OUT)/tests/%: tests/%.c $(LIB) | $(PROG_SKEL)
+$(OUT)/tests/%: tests/%.c $(CLI_LIB) $(LIB) | $(PROG_SKEL)
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(cc) -Iuser/lib -Itests -MF $@.d $(XRL_LDFLAGS) $(LDFLAGS) $< $(LIB) $(CMOCKA_LIBS) \
+	$(Q)$(cc) -Iuser/lib -Iuser/cli -Itests -MF $@.d $(XRL_LDFLAGS) $(LDFLAGS) $< $(CLI_LIB) $(LIB) $(CMOCKA_LIBS) \
 		$(XRL_LDLIBS) $(LDLIBS) -o $@
 
 $(OUT)/xrl-%: tools/xrl-%.c $(TOOL_OBJS) | $(TOOL_SKELS)

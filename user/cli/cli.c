@@ -149,8 +149,7 @@ void cli_help(const struct cli_cmd *cmd)
 		help_line(common_opts[i].short_name, common_opts[i].name, "", common_opts[i].help);
 }
 
-/* Stores one option's value in the command's option struct; an exit code, or -1 when stored. */
-static int set_opt(const struct cli_cmd *cmd, const struct cli_opt *o, void *opts, const char *val)
+int cli_check(const struct cli_cmd *cmd, char *err, size_t len)
 {
 	static const size_t sizes[] = {
 		[CLI_OPT_FLAG] = sizeof(bool),
@@ -158,14 +157,53 @@ static int set_opt(const struct cli_cmd *cmd, const struct cli_opt *o, void *opt
 		[CLI_OPT_ENUM] = sizeof(__u32),
 		[CLI_OPT_STRING] = sizeof(const char *),
 	};
+	const struct cli_opt *o, *p;
+	size_t i, n = 0;
+
+	for (o = cmd->opts; o && o->name; o++, n++) {
+		if (n == CLI_MAX_OPTS)
+			return xrl_fail(-E2BIG, err, len, "'%s' declares more than %d options", cmd->name,
+					CLI_MAX_OPTS);
+		if (o->size != sizes[o->type] || o->off + o->size > cmd->opts_size ||
+		    (o->given_off && o->given_off - 1 + sizeof(bool) > cmd->opts_size))
+			return xrl_fail(-EINVAL, err, len, "'%s --%s' names a field of the wrong size or place",
+					cmd->name, o->name);
+		if ((o->type == CLI_OPT_ENUM && (!o->values || !o->values[0].name || !o->what)) ||
+		    (o->type == CLI_OPT_UINT && (o->min > o->max || !o->what || !o->arg)) ||
+		    (o->type == CLI_OPT_STRING && !o->arg) || !o->help || (o->required && o->type != CLI_OPT_STRING))
+			return xrl_fail(-EINVAL, err, len, "'%s --%s' lacks what its type needs", cmd->name, o->name);
+		for (p = cmd->opts; p < o; p++)
+			if (!strcmp(p->name, o->name) || (o->short_name && p->short_name == o->short_name))
+				return xrl_fail(-EINVAL, err, len, "'%s' declares --%s twice", cmd->name, o->name);
+		for (i = 0; i < sizeof(common_opts) / sizeof(common_opts[0]); i++)
+			if (!strcmp(common_opts[i].name, o->name) || o->short_name == common_opts[i].short_name)
+				return xrl_fail(-EINVAL, err, len, "'%s --%s' takes a common option's name", cmd->name,
+						o->name);
+	}
+	if (!cmd->name || !cmd->summary || !cmd->run == !cmd->subs ||
+	    (cmd->max_args >= 0 && cmd->max_args < cmd->min_args) || (cmd->min_args && !cmd->missing) ||
+	    (cmd->subs && !cmd->missing) || ((cmd->flags & (CLI_IFACE | CLI_MAPS)) && cmd->min_args < 1))
+		return xrl_fail(-EINVAL, err, len, "'%s' is declared inconsistently", cmd->name ? cmd->name : "?");
+	for (i = 0; cmd->subs && cmd->subs[i]; i++) {
+		int ret = cli_check(cmd->subs[i], err, len);
+
+		if (ret)
+			return ret;
+		if (cmd->subs[i]->opts)
+			return xrl_fail(-EINVAL, err, len, "'%s %s' has options: a subcommand shares its command's",
+					cmd->name, cmd->subs[i]->name);
+	}
+	return 0;
+}
+
+/* Stores one option's value in the command's option struct; an exit code, or -1 when stored. */
+static int set_opt(const struct cli_cmd *cmd, const struct cli_opt *o, void *opts, const char *val)
+{
 	void *p = (char *)opts + o->off;
 	const struct cli_enum *e;
 	char names[96], *end;
 	unsigned long v;
 
-	if (o->size != sizes[o->type])
-		return cli_fail(EXIT_FAIL, "bug: option --%s of '%s' is declared with a field of the wrong size",
-				o->name, cmd->name);
 	switch (o->type) {
 	case CLI_OPT_FLAG:
 		*(bool *)p = true;
@@ -219,8 +257,6 @@ static int parse_opts(const struct cli_cmd *cmd, int argc, char **argv, void *op
 		const struct cli_opt *o = &cmd->opts[n];
 		int has_arg = o->type == CLI_OPT_FLAG ? no_argument : required_argument;
 
-		if (n == CLI_MAX_OPTS)
-			return cli_fail(EXIT_FAIL, "bug: '%s' declares more than %d options", cmd->name, CLI_MAX_OPTS);
 		longopts[n] = (struct option){ o->name, has_arg, NULL, 256 + (int)n };
 		if (o->short_name) {
 			shortopts[s++] = o->short_name;
@@ -307,15 +343,17 @@ int cli_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	struct cli_ctx ctx = {};
 	const struct cli_cmd *sub;
-	char what[64];
+	char what[64], err[XRL_ERRLEN];
 	int code;
 
+	if (cli_check(cmd, err, sizeof(err)))
+		return cli_fail(EXIT_FAIL, "bug: %s", err);
 	ctx.opts = calloc(1, cmd->opts_size ? cmd->opts_size : 1);
 	if (!ctx.opts)
 		return cli_fail(EXIT_FAIL, "out of memory");
 	if (cmd->defaults)
 		memcpy(ctx.opts, cmd->defaults, cmd->opts_size);
-	optind = 1;
+	optind = 0; /* getopt starts afresh, at argv[1] */
 	code = parse_opts(cmd, argc, argv, ctx.opts);
 	if (code >= 0)
 		goto out;

@@ -76,7 +76,7 @@ struct cli_cmd {
 	int min_args, max_args;	    /* positional arguments; max -1: any number */
 	const char *missing;	    /* the message when fewer than min_args: "missing interface" */
 	unsigned int flags;	    /* enum cli_cmd_flags */
-	const struct cli_opt *opts; /* ends with { NULL } */
+	const struct cli_opt *opts; /* ends with {} */
 	size_t opts_size;	    /* the option struct's */
 	const void *defaults;	    /* its values before parsing, or NULL for zeros */
 	/* Before the maps are opened: checks and parses positional arguments; an exit code. */
@@ -100,6 +100,12 @@ struct cli_ctx {
 /* The commands, in the order help lists them; ends with NULL. */
 extern const struct cli_cmd *const cli_commands[];
 
+/*
+ * Checks a command's declaration (and its subcommands'): option fields of the
+ * right size inside the option struct, names unique, what each type needs.
+ * cli_run checks before parsing; the unit tests check every command.
+ */
+int cli_check(const struct cli_cmd *cmd, char *err, size_t len);
 /* Parses argv (argv[0] is the command's name) and runs the command: an exit code. */
 int cli_run(const struct cli_cmd *cmd, int argc, char **argv);
 /* Finds a command by name or unambiguous prefix; NULL and a message otherwise. */

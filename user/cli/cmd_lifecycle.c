@@ -39,7 +39,7 @@ static const struct cli_opt load_opts[] = {
 		.what = "a policy", .help = "pass (default) or drop frames too short or inconsistent to parse"),
 	CLI_OPT(struct load_opts, force, "force", FLAG, .short_name = 'f',
 		.help = "replace another XDP program attached to IFACE"),
-	{ NULL },
+	{},
 };
 
 static int load_run(struct cli_ctx *ctx)

@@ -172,7 +172,7 @@ struct apply_opts {
 static const struct cli_opt apply_opts[] = {
 	CLI_OPT(struct apply_opts, check, "check", FLAG, .short_name = 'c',
 		.help = "validate the file only (IFACE is not touched)"),
-	{ NULL },
+	{},
 };
 
 /* Reads and checks the whole file before anything is opened: a bad line changes nothing. */

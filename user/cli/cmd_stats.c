@@ -163,7 +163,7 @@ static const struct cli_opt stats_opts[] = {
 		.help = "refresh every second until interrupted"),
 	CLI_OPT(struct stats_opts, count, "count", UINT, .short_name = 'n', .arg = "N", .min = 1, .max = 10000,
 		.what = "a count", .help = "print N times, a second apart"),
-	{ NULL },
+	{},
 };
 
 static int stats_run(struct cli_ctx *ctx)
@@ -224,7 +224,7 @@ static const struct cli_opt explain_opts[] = {
 		.help = "the source address of the packet to explain"),
 	CLI_OPT(struct explain_opts, port_arg, "dport", STRING, .short_name = 'd', .arg = "PORT/PROTO",
 		.help = "its destination port, like 53/udp"),
-	{ NULL },
+	{},
 };
 
 static int explain_prepare(struct cli_ctx *ctx)

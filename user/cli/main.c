@@ -1,38 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* xdp-ratelimit: the command table and the options before the command. */
+/* xdp-ratelimit: the options before the command, then the command (commands.c has the table). */
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
 
 #define XRL_VERSION "0.1.0"
-
-static int help_run(struct cli_ctx *ctx)
-{
-	const struct cli_cmd *c;
-
-	if (!ctx->argc) {
-		cli_usage_all(stdout);
-		return EXIT_OK;
-	}
-	c = cli_find(cli_commands, ctx->argv[0], "command");
-	if (!c)
-		return EXIT_USAGE;
-	cli_help(c);
-	return EXIT_OK;
-}
-
-static const struct cli_cmd cmd_help = {
-	.name = "help",
-	.args = "[COMMAND]",
-	.summary = "Shows the commands, or one command's help.",
-	.max_args = 1,
-	.run = help_run,
-};
-
-const struct cli_cmd *const cli_commands[] = {
-	&cmd_load,  &cmd_unload,  &cmd_status, &cmd_rule, &cmd_apply, &cmd_dump,
-	&cmd_stats, &cmd_explain, &cmd_demo,   &cmd_help, NULL,
-};
 
 int main(int argc, char **argv)
 {

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The command and option tables (user/cli/cli.c): every command is declared
+ * consistently, and what the parser makes of arguments, from a test command
+ * with one option of each type.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+struct t_opts {
+	__u32 count, mode;
+	bool flag, count_given;
+	const char *name;
+};
+
+static const struct cli_enum t_modes[] = { { "slow", 1 }, { "fast", 2 }, { NULL, 0 } };
+
+static const struct cli_opt t_opt_table[] = {
+	CLI_OPT(struct t_opts, count, "count", UINT, .short_name = 'c', .arg = "N", .min = 1, .max = 100,
+		.what = "a count", CLI_GIVEN(struct t_opts, count_given), .help = "how many"),
+	CLI_OPT(struct t_opts, mode, "mode", ENUM, .values = t_modes, .what = "a mode", .help = "slow or fast"),
+	CLI_OPT(struct t_opts, flag, "flag", FLAG, .short_name = 'f', .help = "a flag"),
+	CLI_OPT(struct t_opts, name, "name", STRING, .arg = "NAME", .required = true, .help = "a name"),
+	{},
+};
+
+static const struct t_opts t_defaults = { .count = 7, .mode = 1 };
+
+/* What the test command's run saw; runs counts its calls. */
+static struct t_opts seen;
+static int runs, seen_argc;
+static const char *seen_iface;
+
+static int t_run(struct cli_ctx *ctx)
+{
+	seen = *(struct t_opts *)ctx->opts;
+	seen_argc = ctx->argc;
+	seen_iface = ctx->iface;
+	runs++;
+	return EXIT_OK;
+}
+
+static const struct cli_cmd t_cmd = {
+	.name = "t",
+	.summary = "A test command.",
+	.args = "IFACE [WORD]",
+	.min_args = 1,
+	.max_args = 2,
+	.missing = "missing interface",
+	.flags = CLI_IFACE,
+	.opts = t_opt_table,
+	.opts_size = sizeof(struct t_opts),
+	.defaults = &t_defaults,
+	.run = t_run,
+};
+
+/* Runs the test command on the words of line; its exit code. */
+static int run(const char *line)
+{
+	static char buf[256];
+	char *argv[16], *w, *save = NULL;
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "t %s", line);
+	for (w = strtok_r(buf, " ", &save); w && argc < 15; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	memset(&seen, 0, sizeof(seen));
+	runs = 0;
+	seen_argc = -1;
+	seen_iface = NULL;
+	return cli_run(&t_cmd, argc, argv);
+}
+
+static void test_every_command_is_declared_consistently(void **state)
+{
+	char err[XRL_ERRLEN] = "";
+	size_t i;
+
+	(void)state;
+	for (i = 0; cli_commands[i]; i++) {
+		if (cli_check(cli_commands[i], err, sizeof(err)))
+			fail_msg("%s", err);
+	}
+	assert_true(i >= 10);
+	assert_int_equal(cli_check(&t_cmd, err, sizeof(err)), 0);
+}
+
+static void test_check_finds_mistakes(void **state)
+{
+	struct cli_opt bad[] = { CLI_OPT(struct t_opts, flag, "flag", UINT, .arg = "N", .min = 0, .max = 1,
+					 .what = "a bit", .help = "a bool read as a __u32"),
+				 {} };
+	struct cli_opt twice[] = { t_opt_table[2], t_opt_table[2], {} };
+	struct cli_opt common[] = { CLI_OPT(struct t_opts, flag, "json", FLAG, .help = "taken"), {} };
+	struct cli_cmd c = t_cmd;
+	char err[XRL_ERRLEN];
+
+	(void)state;
+	c.opts = bad;
+	assert_int_equal(cli_check(&c, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "wrong size"));
+	c.opts = twice;
+	assert_int_equal(cli_check(&c, err, sizeof(err)), -EINVAL);
+	c.opts = common;
+	assert_int_equal(cli_check(&c, err, sizeof(err)), -EINVAL);
+	c.opts = t_opt_table;
+	c.opts_size = offsetof(struct t_opts, name); /* --name's field outside the struct */
+	assert_int_equal(cli_check(&c, err, sizeof(err)), -EINVAL);
+	c.opts_size = sizeof(struct t_opts);
+	c.max_args = 0; /* fewer than min_args */
+	assert_int_equal(cli_check(&c, err, sizeof(err)), -EINVAL);
+}
+
+static void test_parse_each_type(void **state)
+{
+	(void)state;
+	assert_int_equal(run("eth0 --count 42 --mode fast --flag --name x"), EXIT_OK);
+	assert_int_equal(runs, 1);
+	assert_string_equal(seen_iface, "eth0");
+	assert_int_equal(seen_argc, 0);
+	assert_int_equal(seen.count, 42);
+	assert_true(seen.count_given);
+	assert_int_equal(seen.mode, 2);
+	assert_true(seen.flag);
+	assert_string_equal(seen.name, "x");
+
+	/* Defaults stay where nothing is given; options go anywhere; short names work. */
+	assert_int_equal(run("--name y eth0 more"), EXIT_OK);
+	assert_int_equal(seen.count, 7);
+	assert_false(seen.count_given);
+	assert_int_equal(seen.mode, 1);
+	assert_false(seen.flag);
+	assert_int_equal(seen_argc, 1);
+	assert_int_equal(run("-c 3 -f eth0 --name z"), EXIT_OK);
+	assert_int_equal(seen.count, 3);
+	assert_true(seen.flag);
+	assert_int_equal(run("-fc5 eth0 --name z"), EXIT_OK);
+	assert_int_equal(seen.count, 5);
+	assert_int_equal(run("--count=100 eth0 --name z"), EXIT_OK);
+	assert_int_equal(seen.count, 100);
+}
+
+static void test_parse_refuses(void **state)
+{
+	static const char *const bad[] = {
+		"eth0 --name x --count 0",	    /* below min */
+		"eth0 --name x --count 101",	    /* above max */
+		"eth0 --name x --count -1",	    /* a sign */
+		"eth0 --name x --count +1",	    /* a sign */
+		"eth0 --name x --count 1x",	    /* trailing junk */
+		"eth0 --name x --count 4294967297", /* past 32 bits */
+		"eth0 --name x --count x",	    /* not a number */
+		"eth0 --name x --mode medium",	    /* not one of the names */
+		"eth0 --name x --bogus",	    /* unknown */
+		"eth0 --name x --count",	    /* no value */
+		"eth0",				    /* required option missing */
+		"--name x",			    /* the interface missing */
+		"eth0 a b --name x",		    /* too many arguments */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (run(bad[i]) != EXIT_USAGE || runs)
+			fail_msg("'%s' was not refused as a usage error", bad[i]);
+	}
+}
+
+static void test_help_runs_nothing(void **state)
+{
+	(void)state;
+	assert_int_equal(run("--help"), EXIT_OK);
+	assert_int_equal(runs, 0);
+	assert_int_equal(run("eth0 -h --count 0"), EXIT_OK);
+	assert_int_equal(runs, 0);
+}
+
+static void test_find_by_prefix(void **state)
+{
+	(void)state;
+	assert_ptr_equal(cli_find(cli_commands, "stats", "command"), &cmd_stats);
+	assert_ptr_equal(cli_find(cli_commands, "statu", "command"), &cmd_status);
+	assert_ptr_equal(cli_find(cli_commands, "ex", "command"), &cmd_explain);
+	assert_null(cli_find(cli_commands, "sta", "command")); /* status or stats */
+	assert_null(cli_find(cli_commands, "frobnicate", "command"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_command_is_declared_consistently),
+		cmocka_unit_test(test_check_finds_mistakes),
+		cmocka_unit_test(test_parse_each_type),
+		cmocka_unit_test(test_parse_refuses),
+		cmocka_unit_test(test_help_runs_nothing),
+		cmocka_unit_test(test_find_by_prefix),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
