@@ -63,7 +63,8 @@ DEMO := $(OUT)/xrl-demo
 TEST_SRCS := $(wildcard tests/unit/*.c tests/prog/*.c)
 TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
 
-# tests/fuzz/: libFuzzer harnesses of the rules parser, with ASan and UBSan.
+# tests/fuzz/: libFuzzer harnesses of the rules parser, with ASan and UBSan; the grammar
+# (rule.c, err.c: no BPF, no libbpf) is compiled with them for the fuzzer's coverage.
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB := user/lib/rule.c user/lib/err.c
