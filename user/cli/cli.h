@@ -43,7 +43,7 @@ struct cli_opt {
 	enum cli_opt_type type;
 	size_t off, size;	       /* where the value goes in the command's option struct */
 	const char *arg;	       /* what the usage line calls the value (enums list their names) */
-	const char *help;	       /* one line; more lines start with spaces */
+	const char *help;	       /* one line, or lines split by \n: help indents them */
 	const char *what;	       /* UINT and ENUM: "a key count", for "--name 'x' is not a key count" */
 	__u32 min, max;		       /* UINT */
 	const struct cli_enum *values; /* ENUM: ends with { NULL } */
