@@ -130,19 +130,22 @@ $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-# The commands as a library too, for tests/unit/test_cli.
+# The commands as a library too: tests/unit/test_cli checks their tables.
 $(CLI_LIB): $(CLI_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUT)/tests/unit/test_cli: $(CLI_LIB)
+$(OUT)/tests/unit/test_cli: TEST_LIBS = $(CLI_LIB)
 
 $(CLI): $(OUT)/user/cli/main.o $(CLI_LIB) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XRL_LDFLAGS) $(LDFLAGS) $^ $(XRL_LDLIBS) $(LDLIBS) -o $@
 
-$(OUT)/tests/%: tests/%.c $(CLI_LIB) $(LIB) | $(PROG_SKEL)
+$(OUT)/tests/%: tests/%.c $(LIB) | $(PROG_SKEL)
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(cc) -Iuser/lib -Iuser/cli -Itests -MF $@.d $(XRL_LDFLAGS) $(LDFLAGS) $< $(CLI_LIB) $(LIB) $(CMOCKA_LIBS) \
+	$(Q)$(cc) -Iuser/lib -Iuser/cli -Itests -MF $@.d $(XRL_LDFLAGS) $(LDFLAGS) $< $(TEST_LIBS) $(LIB) $(CMOCKA_LIBS) \
 		$(XRL_LDLIBS) $(LDLIBS) -o $@
 
 $(OUT)/xrl-%: tools/xrl-%.c $(TOOL_OBJS) | $(TOOL_SKELS)
