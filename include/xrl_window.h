@@ -221,6 +221,22 @@ static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, const struct x
 	return c;
 }
 
+/* current(t) of a ring of n buckets over interval ns, one CPU owns. */
+static inline struct xrl_cell *xrl_current(struct xrl_ring *r, __u32 n, __u64 interval, __u64 t)
+{
+	struct xrl_slot s;
+
+	xrl_slot_at(&s, t, interval / n, n);
+	return xrl_current_at(r, &s, interval);
+}
+
+/* sum(now) of a ring one CPU owns: refresh current(now), then add the live cells. */
+static inline struct xrl_sum xrl_sum(struct xrl_ring *r, __u32 n, __u64 interval, __u64 now)
+{
+	xrl_current(r, n, interval, now);
+	return xrl_window_at(r, n, interval, now);
+}
+
 /* Counts one packet in a cell current_at returned (a ring one CPU owns). */
 static inline void xrl_cell_count(struct xrl_cell *c, int blocked)
 {
@@ -285,7 +301,7 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struc
 		w = XRL_READ_ONCE(r->c[i].word);
 		e = xrl_word_epoch(w);
 		pass = xrl_word_pass(w) * in;
-		ahead |= in & xrl_lt(0, w) & xrl_lt((__u32)(e - E - 1), 1);
+		ahead |= in & xrl_lt(0, e | xrl_word_pass(w)) & xrl_lt((__u32)(e - E - 1), 1);
 		sum += pass * (xrl_lt(0, i ^ s->idx) & xrl_lt((__u32)(E - e), n));
 		sum_next += pass * (xrl_lt(0, i ^ next) & xrl_lt((__u32)(E + 1 - e), n));
 	}
