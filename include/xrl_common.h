@@ -18,6 +18,8 @@
 #define XRL_MAX_RULE_IDS 8192	/* counter slots: two sets' worth */
 #define XRL_DEFAULT_KEYS 65536
 #define XRL_LATCHES 1024	/* per CPU: keys known to be over their limit (a power of 2) */
+/* The most packets a rule's window may admit: a bucket counts passes in 32 bits. */
+#define XRL_MAX_THRESHOLD 4294967295U
 /* Compare-and-swap attempts on a contended window before a packet is judged over. */
 #define XRL_RESERVE_TRIES 8
 

@@ -17,6 +17,7 @@
 
 #include "xdp_fixture.h"
 #include "stats.h"
+#include "memory.h"
 
 static struct fx fx_pass, fx_drop;
 
@@ -1316,6 +1317,61 @@ static void test_cpus_concurrent(void **state)
 		      (unsigned long long)worst, T, ROUNDS);
 }
 
+/* The kernel's own figure for one map: fdinfo's memlock. */
+static __u64 memlock_of(int fd)
+{
+	char path[64], line[256];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/*
+ * The memory model (user/memory.c), computed from the maps' definitions and
+ * the kernel's struct sizes, is the kernel's own figure for every map loaded
+ * here, byte for byte; and a key's state does not grow with the CPU count.
+ */
+static void test_memory_model(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 1, 1000, 2, 0);
+	struct xrl_mem mem, mem64, mem256;
+	char err[256];
+	size_t i;
+
+	put_prefix(f, "10.0.0.0", 8, &r);
+	put_prefix(f, "2001:db8::", 32, &r);
+	put_prefix(f, "192.0.2.0", 24, &r);
+	assert_int_equal(xrl_memory(f->ncpus, bpf_map__max_entries(f->skel->maps.xrl_state), 3, &mem, err,
+				    sizeof(err)), 0);
+	assert_true(mem.n >= 8);
+	for (i = 0; i < mem.n; i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(f->skel->obj, mem.map[i].name);
+		__u64 kernel;
+
+		assert_non_null(m);
+		kernel = memlock_of(bpf_map__fd(m));
+		if (kernel != mem.map[i].bytes)
+			fail_msg("%s: the model says %llu bytes, the kernel %llu", mem.map[i].name,
+				 (unsigned long long)mem.map[i].bytes, (unsigned long long)kernel);
+	}
+	assert_int_equal(xrl_memory(64, 65536, 0, &mem64, err, sizeof(err)), 0);
+	assert_int_equal(xrl_memory(256, 65536, 0, &mem256, err, sizeof(err)), 0);
+	print_message("state per key: %.0f bytes at %d CPUs, %.0f at 64, %.0f at 256\n", mem.per_key, f->ncpus,
+		      mem64.per_key, mem256.per_key);
+	/* 27 KB a key at 64 CPUs before: at least ten times less, and flat in the CPU count. */
+	assert_true(mem64.per_key * 10 < 27000);
+	assert_true(mem256.per_key - mem64.per_key < 1.0);
+}
+
 /* seen == passed + dropped, and each rule's pass + block is every packet it judged. */
 static void test_counters_add_up(void **state)
 {
@@ -1396,6 +1452,7 @@ int main(void)
 		T(test_cpus_boundary_nanosecond),
 		T(test_cpus_concurrent),
 		T(test_counters_add_up),
+		T(test_memory_model),
 	};
 
 	fx_init();
