@@ -134,6 +134,7 @@ static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_
 	l->epoch = s->epoch;
 	l->threshold = r->threshold;
 	l->idx = s->idx;
+	l->start = s->start;
 	l->until_jiffies = ticks > XRL_JIFFIES_MARGIN ? j + ticks - XRL_JIFFIES_MARGIN : 0;
 	l->block = 0;
 }
@@ -222,8 +223,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 	rs = xrl_rule_stats_at(r, now);
 	if (!cnt || !rs || !rs->shape_ok)
 		return 0;
-	h = xrl_key_hash(k);
-	st = xrl_state_of(k, now, cnt);
+	st = xrl_state_of(k, now, cnt); /* k may become the rule's overflow key */
 	if (!st)
 		return 0;
 	if (st->gen != r->gen) {
@@ -231,10 +231,16 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 		st->gen = r->gen;
 	}
 	*slot = rs->slot;
+	h = xrl_key_hash(k);
 	l = bpf_map_lookup_elem(&xrl_latches, &h);
+	if (l && xrl_latched(l, r, rs, k)) {
+		/* The overflow window, latched: new sources past the cap cost no more than this. */
+		l->block++;
+		return XRL_JUDGED_OVER;
+	}
 	if (l && l->gen && xrl_key_equal(&l->key, k)) {
 		/* The key's latch retires: its blocks go to the bucket they were counted in. */
-		struct xrl_slot ls = { .epoch = l->epoch, .idx = l->idx };
+		struct xrl_slot ls = { .start = l->start, .epoch = l->epoch, .idx = l->idx };
 
 		if (l->gen == r->gen && l->block)
 			xrl_block_add(&st->ring, &ls, l->block, 0);
@@ -244,10 +250,19 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 			  dropping);
 	if (res != XRL_OVER)
 		return res == XRL_PASSED && !dropping ? XRL_JUDGED_COUNTED : 0;
-	/* Over: it counts a block whatever the other rule decides. */
-	xrl_block_add(&st->ring, slot, 1, 1);
+	/*
+	 * Over: it counts a block whatever the other rule decides, in the latch
+	 * this CPU now holds for the key (no atomic on a line other CPUs share),
+	 * else in the key's ring.
+	 */
 	if (l)
 		xrl_latch_set(l, r, k, slot, now);
+	if (l && l->gen == r->gen && l->epoch == slot->epoch && xrl_key_equal(&l->key, k)) {
+		xrl_block_add(&st->ring, slot, 0, 1); /* the ring shows the bucket its blocks are in */
+		l->block++;
+	} else {
+		xrl_block_add(&st->ring, slot, 1, 1);
+	}
 	return XRL_JUDGED_OVER;
 }
 

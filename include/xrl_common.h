@@ -130,9 +130,9 @@ struct xrl_latch {
 	struct xrl_key key;
 	__u32 gen;	     /* 0: empty */
 	__u32 epoch;	     /* the bucket it is over in */
-	__u64 threshold;     /* as long as the threshold is still this */
+	__u32 threshold;     /* as long as the threshold is still this */
 	__u32 idx;	     /* that bucket's slot in the key's ring */
-	__u32 pad;
+	__u64 start;	     /* that bucket's start */
 	__u64 until_jiffies; /* a jiffies value below this proves that bucket has not ended */
 	__u64 block;	     /* blocks counted here, not yet in the key's ring */
 };

@@ -64,7 +64,7 @@ static inline void xrl_key_make(struct xrl_key *k, const struct xrl_rule *r, __u
  * The latch slot of a key (xrl_latch): a multiplicative hash of its six
  * words, the same in the program and in userspace.
  */
-static inline __u32 xrl_key_hash(const struct xrl_key *k)
+static inline __attribute__((always_inline)) __u32 xrl_key_hash(const struct xrl_key *k)
 {
 	__u32 w, h = 0, i;
 
@@ -76,7 +76,8 @@ static inline __u32 xrl_key_hash(const struct xrl_key *k)
 }
 
 /* Whether two keys are the same, word by word. */
-static inline int xrl_key_equal(const struct xrl_key *a, const struct xrl_key *b)
+static inline __attribute__((always_inline)) int xrl_key_equal(const struct xrl_key *a,
+								  const struct xrl_key *b)
 {
 	__u32 x, y, i, diff = 0;
 

@@ -288,9 +288,15 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struc
 
 	/* Whatever an idle ring holds is older than the window: clear it. */
 	idle = xrl_ring_idle(r, s->start, interval);
+	/*
+	 * A swap, not a store: another CPU that found the ring idle too may
+	 * have counted in it already, and that count must stay.
+	 */
 	if (idle && !check_only)
-		for (i = 0; i < XRL_MAX_BUCKETS; i++)
-			r->c[i].word = 0;
+		for (i = 0; i < XRL_MAX_BUCKETS; i++) {
+			w = XRL_READ_ONCE(r->c[i].word);
+			__sync_val_compare_and_swap(&r->c[i].word, w, 0);
+		}
 	/*
 	 * Without a branch in the loop (the verifier walks every branch of
 	 * every iteration): each test is a 0 or 1 from a borrow (xrl_lt).
@@ -394,7 +400,7 @@ static inline void xrl_block_add(struct xrl_ring *r, const struct xrl_slot *s, _
 		}
 		w = XRL_READ_ONCE(c->word);
 	}
-	if (xrl_word_epoch(w) == s->epoch)
+	if (count && xrl_word_epoch(w) == s->epoch)
 		__sync_fetch_and_add(&c->block, count);
 }
 
