@@ -1372,6 +1372,97 @@ static void test_memory_model(void **state)
 	assert_true(mem256.per_key - mem64.per_key < 1.0);
 }
 
+/* Latches and the jiffies. */
+
+/* A latch of the key on this CPU, by the hash the program indexes them with. */
+static struct xrl_latch latch_of(struct fx *f, const struct xrl_rule *r, const char *src, __u16 port)
+{
+	struct xrl_latch *v = calloc(f->ncpus, sizeof(*v)), l;
+	struct xrl_key k = {};
+	__u8 a[16] = {};
+	__u32 h;
+
+	assert_non_null(v);
+	assert_int_equal(inet_pton(AF_INET, src, a), 1);
+	xrl_key_make(&k, r, XRL_FAMILY_V4, a, port, XRL_PROTO_UDP);
+	h = xrl_key_hash(&k);
+	assert_int_equal(bpf_map_lookup_elem(f->latches, &h, v), 0);
+	l = v[cpus[0]];
+	free(v);
+	return l;
+}
+
+/*
+ * Across a bucket's end the verdicts are the precise clock's, latch or not:
+ * T = 2 in 2 buckets of 500 ms; 2 pass at T0, then the key is over until
+ * T0+1000, when the bucket of T0 leaves. Every tick of the last 50 ms before
+ * it, and each ns around it, with the jiffies a tick would show.
+ */
+static void test_latch_boundary_verdicts(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 2, 1000, 2, XRL_F_PER_SOURCE);
+	__u64 tick, t;
+	struct pkt p;
+
+	tick = fx_tick(f);
+	if (!tick) {
+		print_message("[   SKIP   ] the kernel's CONFIG_HZ is unknown: no latches to test\n");
+		skip();
+	}
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	set_now(f, T0);
+	assert_int_equal(run_n(f, &p, 3), 2);
+	set_now(f, T0 + 600 * MS);
+	assert_int_equal(run(f, &p), XDP_DROP); /* latched until 2 ticks before T0+1000 */
+	assert_int_equal(latch_of(f, &r, SRC4, 53).gen, r.gen);
+	for (t = T0 + 950 * MS; t < T0 + 1000 * MS; t += tick / 3) {
+		set_now(f, t);
+		assert_int_equal(run(f, &p), XDP_DROP);
+	}
+	set_now(f, T0 + 1000 * MS - 1);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	set_now(f, T0 + 1000 * MS);
+	assert_int_equal(run_n(f, &p, 3), 2);
+	/* the rule's totals saw every one of them */
+	assert_totals(f, r.id, 4, 1 + 1 + (50 * MS + tick / 3 - 1) / (tick / 3) + 1 + 1);
+}
+
+/*
+ * The latch answers without the precise clock: frozen jiffies keep a key
+ * latched past its bucket's end (what the margin guards against), and a
+ * jiffies value within the margin of the end sends it to the precise clock.
+ */
+static void test_latch_reads_jiffies_only(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
+	__u64 tick = fx_tick(f), j;
+	struct pkt p;
+
+	if (!tick) {
+		print_message("[   SKIP   ] the kernel's CONFIG_HZ is unknown: no latches to test\n");
+		skip();
+	}
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	set_now(f, T0 + 100 * MS);
+	assert_int_equal(run_n(f, &p, 2), 1);
+	j = latch_of(f, &r, SRC4, 53).until_jiffies;
+	/* two ticks short of the end of the bucket of T0+100 (T0+500) */
+	assert_true(j == (T0 + 500 * MS) / tick - 2);
+	/* the precise clock says T0+1100, when the key's pass has left; the jiffies say T0+101 */
+	set_now(f, T0 + 1100 * MS);
+	set_jiffies(f, (T0 + 101 * MS) / tick);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	/* the jiffies at the margin: the precise clock decides, and the key passes */
+	set_jiffies(f, j);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	/* and the precise path retired the latch */
+	assert_int_equal(latch_of(f, &r, SRC4, 53).gen, 0);
+}
+
 /* seen == passed + dropped, and each rule's pass + block is every packet it judged. */
 static void test_counters_add_up(void **state)
 {
@@ -1453,6 +1544,8 @@ int main(void)
 		T(test_cpus_concurrent),
 		T(test_counters_add_up),
 		T(test_memory_model),
+		T(test_latch_boundary_verdicts),
+		T(test_latch_reads_jiffies_only),
 	};
 
 	fx_init();
