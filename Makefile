@@ -35,7 +35,7 @@ XRL_LDFLAGS += -fsanitize=address,undefined
 endif
 cc = $(CC) $(XRL_CFLAGS) $(CFLAGS)
 
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Ivmlinux -Iinclude -MMD -MP
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Ivmlinux -Iinclude -MMD -MP
 
 # bpf/: the product's XDP program. tools/bpf/: the generator's and the benchmark's.
 # Outputs sit side by side in $(OUT); each object depends only on its own sources.

@@ -95,9 +95,10 @@ bare_attach() {
 }
 
 # xrl_load precise|coarse
+# xrl_load CLOCK [MAX_KEYS]: a table that holds the 100k sources unless told otherwise.
 xrl_load() {
 	xdp_detach
-	in_r "$CLI" load "$IF_R" --mode native --clock "$1" --max-keys 262144 >/dev/null
+	in_r "$CLI" load "$IF_R" --mode native --clock "$1" --max-keys "${2:-262144}" >/dev/null
 }
 xrl_apply() { in_r "$CLI" apply "$IF_R" "$1" >/dev/null; }
 xrl_unload() { in_r "$CLI" unload "$IF_R" >/dev/null; }

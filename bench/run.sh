@@ -362,6 +362,11 @@ for rep in $(seq 1 "$REPS"); do
 		rate "$rep" "$clock-pfx-1" 1 1
 		cost "$rep" "$clock-pfx" "link:$XRL_PIN/link"
 		xrl_unload
+		# The default table (65536 keys) and its cap on new keys, churned by 100k sources.
+		xrl_load "$clock" 65536
+		xrl_apply "$RULES/over"
+		rate "$rep" "$clock-churn-all" all 100000
+		xrl_unload
 	done
 
 	# nftables and iptables, behind bare XDP_PASS.

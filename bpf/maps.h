@@ -34,13 +34,21 @@ struct {
 	__type(value, struct xrl_rule);
 } xrl_prefixes SEC(".maps");
 
-/* Window state per rule and masked source; the loader sizes it (--max-keys). */
+/* Window state per rule and masked source, shared by the CPUs; the loader sizes it (--max-keys). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, XRL_DEFAULT_KEYS);
 	__type(key, struct xrl_key);
 	__type(value, struct xrl_state);
 } xrl_state SEC(".maps");
+
+/* Keys over their limit, per CPU: an array the verifier inlines, indexed by xrl_key_hash. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XRL_LATCHES);
+	__type(key, __u32);
+	__type(value, struct xrl_latch);
+} xrl_latches SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

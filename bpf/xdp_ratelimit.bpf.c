@@ -16,21 +16,26 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile struct xrl_config xrl_cfg = {
 	.clock = XRL_CLOCK_PRECISE,
 	.malformed_drop = 0,
-	.ncpus = 1,
 };
 
-/* The clock under XRL_CLOCK_TEST; the verifier drops every read of it otherwise. */
+/* The kernel's tick, for reading bpf_jiffies64 as a bound on time; 0 if unknown. */
+extern unsigned int CONFIG_HZ __kconfig __weak;
+
+/* The clocks under XRL_CLOCK_TEST; the verifier drops every read of them otherwise. */
 volatile __u64 xrl_test_now;
+volatile __u64 xrl_test_jiffies;
 
 /* Template for a new window state: too large for the 512-byte stack. */
 static const struct xrl_state xrl_zero_state;
 
+/* One rule's judgement of one packet, kept until the packet's fate is known. */
 struct xrl_eval {
-	struct xrl_rule *rule;
-	struct xrl_rule_stats *rs; /* NULL: no stats slot, nothing counted */
-	struct xrl_state *st;	/* NULL: no state could be made, the rule passes */
-	struct xrl_bucket *cur; /* NULL: time went backwards, count nothing */
+	struct xrl_rule *rule;	 /* NULL: no rule of this kind matched */
+	struct xrl_latch *latch; /* set when the latch judged it: count the block there */
+	struct xrl_slot slot;	 /* the bucket the packet was judged in */
+	struct xrl_key key;
 	int over;
+	int counted; /* its pass was counted in the key's window: taken back if the packet is dropped */
 };
 
 static __always_inline __u64 xrl_now(void)
@@ -42,65 +47,19 @@ static __always_inline __u64 xrl_now(void)
 	return bpf_ktime_get_ns();
 }
 
+/* Inlined by the verifier into one load: the cheap clock, read as a bound only. */
+static __always_inline __u64 xrl_jiffies(void)
+{
+	if (xrl_cfg.clock == XRL_CLOCK_TEST)
+		return xrl_test_jiffies;
+	return bpf_jiffies64();
+}
+
 static __always_inline void xrl_key_of(struct xrl_key *k, const struct xrl_rule *r,
 				       const struct xrl_pkt *p, __u32 port)
 {
 	__builtin_memset(k, 0, sizeof(*k));
 	xrl_key_make(k, r, p->family, p->src, (__u16)port, p->proto);
-}
-
-struct xrl_remote_ctx {
-	const struct xrl_key *key;
-	__u64 now;
-	__u64 borrow_until;
-	__u64 interval;
-	__u64 blen;
-	__u32 buckets;
-	__u32 gen;
-	__u32 me;
-	__u32 pad;
-	struct xrl_sum sum;
-};
-
-static long xrl_remote_one(__u32 cpu, void *data)
-{
-	struct xrl_remote_ctx *c = data;
-	struct xrl_state *rs;
-
-	if (cpu == c->me)
-		return 0;
-	rs = bpf_map_lookup_percpu_elem(&xrl_state, c->key, cpu);
-	if (!rs)
-		return 0;
-	/* Tell that CPU its share is not its own to spend alone (see xrl_judge). */
-	if (rs->borrowed_until < c->borrow_until)
-		rs->borrowed_until = c->borrow_until;
-	if (rs->gen != c->gen)
-		return 0;
-	xrl_ring_add(&rs->ring, c->buckets, c->interval, c->now, c->blen, &c->sum);
-	return 0;
-}
-
-/*
- * Pass sums of the same key on the other CPUs, each bucket judged by its own
- * start. bpf_loop keeps the verifier from walking every CPU's ring inline.
- */
-static __always_inline __u64 xrl_remote_pass(const struct xrl_key *k, const struct xrl_rule *r,
-					     const struct xrl_rule_stats *rs, __u64 now)
-{
-	struct xrl_remote_ctx c = {
-		.key = k,
-		.now = now,
-		.borrow_until = rs->slot.start + r->interval_ns,
-		.interval = r->interval_ns,
-		.blen = rs->blen,
-		.buckets = r->buckets,
-		.gen = r->gen,
-		.me = bpf_get_smp_processor_id(),
-	};
-
-	bpf_loop(xrl_cfg.ncpus, xrl_remote_one, &c, 0);
-	return c.sum.pass;
 }
 
 /*
@@ -138,6 +97,49 @@ static __always_inline struct xrl_rule_stats *xrl_rule_stats_at(const struct xrl
 }
 
 /*
+ * The flood path: the key's latch says it is over in the bucket the rule's
+ * slot is in, and the jiffies prove that bucket has not ended. No helper call:
+ * every lookup here is an array the verifier inlines, and bpf_jiffies64 is a
+ * load. The proof: jiffies only lag the tick, so a jiffies value read now
+ * below until_jiffies (set XRL_JIFFIES_MARGIN ticks short of the bucket's
+ * end when the latch was made, see xrl_latch_set) means now is before the
+ * end, as long as the jiffies lag real time by less than that margin, which
+ * the tick keeps them within on a CPU that is running. Near the end of a
+ * bucket, the precise clock decides.
+ */
+#define XRL_JIFFIES_MARGIN 2
+
+static __always_inline int xrl_latched(const struct xrl_latch *l, const struct xrl_rule *r,
+				       const struct xrl_rule_stats *rs, const struct xrl_key *k)
+{
+	return l->gen == r->gen && l->threshold == r->threshold && rs->gen == r->gen &&
+	       rs->shape_ok && rs->buckets == r->buckets && rs->interval == r->interval_ns &&
+	       rs->slot.epoch == l->epoch && xrl_key_equal(&l->key, k) &&
+	       xrl_jiffies() < l->until_jiffies;
+}
+
+/* Latches k as over until the end of bucket s, unless the slot holds another key's live latch. */
+static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_rule *r,
+					  const struct xrl_key *k, const struct xrl_slot *s, __u64 now)
+{
+	__u64 tick, ticks, j;
+
+	j = xrl_jiffies();
+	if (l->gen && j < l->until_jiffies && !xrl_key_equal(&l->key, k))
+		return;
+	tick = CONFIG_HZ ? 1000000000ULL / CONFIG_HZ : 0;
+	ticks = tick && s->end > now ? (s->end - now) / tick : 0;
+	__builtin_memcpy(&l->key, k, sizeof(*k));
+	l->gen = r->gen;
+	l->epoch = s->epoch;
+	l->threshold = r->threshold;
+	l->idx = s->idx;
+	l->start = s->start;
+	l->until_jiffies = ticks > XRL_JIFFIES_MARGIN ? j + ticks - XRL_JIFFIES_MARGIN : 0;
+	l->block = 0;
+}
+
+/*
  * The cap on new per-source states: each CPU creates at most
  * new_keys_cpu a second. Past it, a spoofed flood of new sources can neither
  * churn the LRU (evicting tracked sources and resetting their windows) nor
@@ -160,93 +162,154 @@ static __always_inline int xrl_may_create(struct xrl_counters *cnt, __u64 now)
 	return 1;
 }
 
-/*
- * Decides one rule for one packet without counting it: the count depends on
- * the verdict of every rule the packet matched (xrl_commit).
- *
- * The limit holds across CPUs with per-CPU writes only. Each CPU may pass
- * threshold / ncpus packets per window on its own ring alone (its share);
- * past that share it adds the other CPUs' rings, and marks each of them
- * "borrowed" until its own passes have left the window, so that they too
- * add up every ring instead of spending a share already spent. Once the sum
- * is over the threshold it stays over until the current bucket ends (the set
- * of buckets summed does not change before then), so the CPU latches that
- * and stops reading.
- * Race: two CPUs on the slow path may read each other's rings before either
- * writes, or a CPU may pass on its share just before another's borrow mark
- * lands; each then passes one packet the other did not see. The excess is
- * bounded by the packets the other CPUs pass inside one read-to-write span
- * (tens of nanoseconds): in practice at most one per other CPU per crossing.
- */
-static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r,
-				      struct xrl_key *k, __u64 now,
-				      struct xrl_counters *cnt)
+/* The key's window state, made when it has none (or its rule's overflow window past the cap). */
+static __always_inline struct xrl_state *xrl_state_of(struct xrl_key *k, __u64 now,
+						      struct xrl_counters *cnt)
 {
-	struct xrl_rule_stats *rs;
-	struct xrl_state *st;
-	struct xrl_sum s = {};
-	__u64 local;
+	struct xrl_state *st = bpf_map_lookup_elem(&xrl_state, k);
 
-	ev->rule = r;
-	ev->st = NULL;
-	ev->cur = NULL;
-	ev->over = 0;
-	ev->rs = rs = xrl_rule_stats_at(r, now);
-	if (!rs || !rs->shape_ok)
-		return;
-
-	st = bpf_map_lookup_elem(&xrl_state, k);
-	if (!st) {
-		if (k->family && !xrl_may_create(cnt, now)) {
-			/* Past the cap: the new source shares its rule's overflow window. */
-			k->family = XRL_FAMILY_OVERFLOW;
-			__builtin_memset(k->addr, 0, sizeof(k->addr));
-			cnt->overflow++;
-			st = bpf_map_lookup_elem(&xrl_state, k);
-		}
-		if (!st) {
-			if (bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0)
-				cnt->keys_new++;
-			st = bpf_map_lookup_elem(&xrl_state, k);
-		}
-		if (!st) {
-			cnt->keys_failed++;
-			return;
-		}
+	if (st)
+		return st;
+	if (k->family && !xrl_may_create(cnt, now)) {
+		/* Past the cap: the new source shares its rule's overflow window. */
+		k->family = XRL_FAMILY_OVERFLOW;
+		__builtin_memset(k->addr, 0, sizeof(k->addr));
+		cnt->overflow++;
+		st = bpf_map_lookup_elem(&xrl_state, k);
 	}
+	if (!st) {
+		if (bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0)
+			cnt->keys_new++;
+		st = bpf_map_lookup_elem(&xrl_state, k);
+	}
+	if (!st)
+		cnt->keys_failed++;
+	return st;
+}
+
+enum {
+	XRL_JUDGED_OVER = 1,
+	XRL_JUDGED_COUNTED = 2,
+};
+
+/*
+ * Judges one rule for one packet on the precise clock: the slow path, for a
+ * packet no latch answers. A global function, so the verifier checks it once
+ * rather than once for every way into it; the call costs a few ns.
+ *
+ * A packet passes only if every rule it matches passes, so once an earlier
+ * rule has dropped it (dropping), this one is only asked whether it is over;
+ * otherwise its pass is counted in the same compare-and-swap that decides it
+ * (xrl_reserve), and taken back if a later rule drops the packet. The limit
+ * is exact across CPUs: every CPU counts into the one ring of the key, and a
+ * pass is counted only while the sum still allows it. Once a key is over, the
+ * sum cannot fall before its bucket ends: the CPU latches that, and answers
+ * the key's next packets from the latch. Returns XRL_JUDGED_* bits; 0 when
+ * the rule passes the packet without a window (invalid shape, no state).
+ */
+__noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_slot *slot, __u64 now,
+			      int dropping)
+{
+	struct xrl_counters *cnt;
+	struct xrl_rule_stats *rs;
+	struct xrl_latch *l;
+	struct xrl_state *st;
+	__u32 zero = 0, h;
+	int res;
+
+	if (!r || !k || !slot)
+		return 0;
+	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
+	rs = xrl_rule_stats_at(r, now);
+	if (!cnt || !rs || !rs->shape_ok)
+		return 0;
+	st = xrl_state_of(k, now, cnt); /* k may become the rule's overflow key */
+	if (!st)
+		return 0;
 	if (st->gen != r->gen) {
 		xrl_ring_reset(&st->ring);
 		st->gen = r->gen;
-		st->over_until = 0;
 	}
-	ev->st = st;
-	ev->cur = xrl_current_at(&st->ring, &rs->slot);
+	*slot = rs->slot;
+	h = xrl_key_hash(k);
+	l = bpf_map_lookup_elem(&xrl_latches, &h);
+	if (l && xrl_latched(l, r, rs, k)) {
+		/* The overflow window, latched: new sources past the cap cost no more than this. */
+		l->block++;
+		return XRL_JUDGED_OVER;
+	}
+	if (l && l->gen && xrl_key_equal(&l->key, k)) {
+		/* The key's latch retires: its blocks go to the bucket they were counted in. */
+		struct xrl_slot ls = { .start = l->start, .epoch = l->epoch, .idx = l->idx };
 
-	if (st->over_until > now && st->over_thresh == r->threshold) {
+		if (l->gen == r->gen && l->block)
+			xrl_block_add(&st->ring, &ls, l->block, 0);
+		l->gen = 0;
+	}
+	res = xrl_reserve(&st->ring, r->buckets, r->interval_ns, slot, r->threshold, XRL_RESERVE_TRIES,
+			  dropping);
+	if (res != XRL_OVER)
+		return res == XRL_PASSED && !dropping ? XRL_JUDGED_COUNTED : 0;
+	/*
+	 * Over: it counts a block whatever the other rule decides, in the latch
+	 * this CPU now holds for the key (no atomic on a line other CPUs share),
+	 * else in the key's ring.
+	 */
+	if (l)
+		xrl_latch_set(l, r, k, slot, now);
+	if (l && l->gen == r->gen && l->epoch == slot->epoch && xrl_key_equal(&l->key, k)) {
+		xrl_block_add(&st->ring, slot, 0, 1); /* the ring shows the bucket its blocks are in */
+		l->block++;
+	} else {
+		xrl_block_add(&st->ring, slot, 1, 1);
+	}
+	return XRL_JUDGED_OVER;
+}
+
+/* Takes back a pass xrl_judge_slow counted for k, when another rule dropped the packet. */
+__noinline int xrl_judge_undo(struct xrl_key *k, struct xrl_slot *slot)
+{
+	struct xrl_state *st;
+
+	if (!k || !slot)
+		return 0;
+	st = bpf_map_lookup_elem(&xrl_state, k);
+	if (st)
+		xrl_unreserve(&st->ring, slot, XRL_RESERVE_TRIES);
+	return 0;
+}
+
+/* Judges one rule: from the key's latch when it can answer, else on the slow path. */
+static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, const struct xrl_pkt *p,
+				      __u32 port, __u64 *now, int dropping)
+{
+	struct xrl_rule_stats *rs;
+	struct xrl_latch *l;
+	__u32 h;
+	int res;
+
+	ev->rule = r;
+	xrl_key_of(&ev->key, r, p, port);
+	h = xrl_key_hash(&ev->key);
+	l = bpf_map_lookup_elem(&xrl_latches, &h);
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
+	if (l && rs && xrl_latched(l, r, rs, &ev->key)) {
+		ev->latch = l;
+		ev->slot = rs->slot;
 		ev->over = 1;
 		return;
 	}
-	xrl_ring_add(&st->ring, r->buckets, r->interval_ns, now, 0, &s);
-	local = s.pass;
-	if (rs->share_of != r->threshold) {
-		rs->share = r->threshold / xrl_cfg.ncpus;
-		rs->share_of = r->threshold;
-	}
-	if (!xrl_over(local, rs->share) && st->borrowed_until <= now)
-		return;
-	if (xrl_cfg.ncpus > 1)
-		local += xrl_remote_pass(k, r, rs, now);
-	if (xrl_over(local, r->threshold)) {
-		ev->over = 1;
-		st->over_until = rs->slot.end;
-		st->over_thresh = r->threshold;
-	}
+	if (!*now)
+		*now = xrl_now();
+	res = xrl_judge_slow(r, &ev->key, &ev->slot, *now, dropping);
+	ev->over = res & XRL_JUDGED_OVER;
+	ev->counted = res & XRL_JUDGED_COUNTED;
 }
 
 /* A rule's totals, and the rule-level window behind its QPS. */
 static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocked)
 {
-	struct xrl_bucket *b;
+	struct xrl_cell *c;
 
 	if (!rs)
 		return;
@@ -256,28 +319,27 @@ static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocke
 		rs->pass++;
 	if (!rs->shape_ok)
 		return;
-	b = xrl_current_at(&rs->ring, &rs->slot);
-	if (!b)
-		return;
-	if (blocked)
-		b->block++;
-	else
-		b->pass++;
+	c = xrl_current_at(&rs->ring, &rs->slot, rs->interval);
+	if (c)
+		xrl_cell_count(c, blocked);
 }
 
-/* Counts one evaluated rule once the packet's fate is known. */
+/* Counts one judged rule once the packet's fate is known. */
 static __always_inline void xrl_commit(struct xrl_eval *ev, int dropped)
 {
+	struct xrl_rule_stats *rs;
+
 	if (!ev->rule)
 		return;
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &ev->rule->id);
 	if (ev->over) {
-		if (ev->cur)
-			ev->cur->block++;
-		xrl_count_rule(ev->rs, 1);
+		if (ev->latch)
+			ev->latch->block++;
+		xrl_count_rule(rs, 1);
 	} else if (!dropped) {
-		if (ev->cur)
-			ev->cur->pass++;
-		xrl_count_rule(ev->rs, 0);
+		xrl_count_rule(rs, 0);
+	} else if (ev->counted) {
+		xrl_judge_undo(&ev->key, &ev->slot);
 	}
 }
 
@@ -301,7 +363,6 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	struct xrl_rule *prule = NULL, *orule = NULL;
 	struct xrl_counters *cnt;
 	struct xrl_pkt p = {};
-	struct xrl_key k;
 	struct xrl_ctl *ctl;
 	__u32 zero = 0;
 	int res, over, monitor;
@@ -361,15 +422,11 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		return xrl_pass(cnt);
 	}
 
-	now = xrl_now();
-	if (orule) {
-		xrl_key_of(&k, orule, &p, p.dport);
-		xrl_judge(&port_ev, orule, &k, now, cnt);
-	}
-	if (prule) {
-		xrl_key_of(&k, prule, &p, 0);
-		xrl_judge(&prefix_ev, prule, &k, now, cnt);
-	}
+	now = 0; /* read once, and only if a latch cannot answer */
+	if (orule)
+		xrl_judge(&port_ev, orule, &p, p.dport, &now, 0);
+	if (prule)
+		xrl_judge(&prefix_ev, prule, &p, 0, &now, port_ev.over && !(orule->flags & XRL_F_MONITOR));
 
 	over = 0;
 	monitor = 0;

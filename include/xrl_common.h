@@ -10,14 +10,18 @@
 #include "xrl_window.h"
 
 /* Bumped whenever a map layout below changes; kept in the ctl map. */
-#define XRL_LAYOUT_VERSION 3
+#define XRL_LAYOUT_VERSION 4
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
 #define XRL_MAX_RULES 4096	/* per kind (port, prefix) and per rule set */
 #define XRL_MAX_RULE_IDS 8192	/* counter slots: two sets' worth */
-#define XRL_MAX_CPUS 64		/* cross-CPU reads look at this many at most */
 #define XRL_DEFAULT_KEYS 65536
+#define XRL_LATCHES 1024	/* per CPU: keys known to be over their limit (a power of 2) */
+/* The most packets a rule's window may admit: a bucket counts passes in 32 bits. */
+#define XRL_MAX_THRESHOLD 4294967295U
+/* Compare-and-swap attempts on a contended window before a packet is judged over. */
+#define XRL_RESERVE_TRIES 8
 
 /* Map names (at most 15 characters: the kernel's object name limit). */
 #define XRL_MAP_PORT_IDX "xrl_port_idx"
@@ -27,6 +31,7 @@
 #define XRL_MAP_RULE_STATS "xrl_rule_stats"
 #define XRL_MAP_COUNTERS "xrl_counters"
 #define XRL_MAP_CTL "xrl_ctl"
+#define XRL_MAP_LATCHES "xrl_latches"
 
 /* Rule flags. */
 #define XRL_F_ALLOW (1U << 0)	   /* prefix only: matching traffic bypasses every limit */
@@ -103,16 +108,35 @@ struct xrl_key {
 };
 _Static_assert(sizeof(struct xrl_key) == 24, "xrl_key layout");
 
-/* Per-CPU value of xrl_state. */
+/*
+ * Value of xrl_state: one window per key, shared by every CPU (see
+ * xrl_reserve in xrl_window.h), so a key costs the same at 2 CPUs or 256.
+ */
 struct xrl_state {
-	__u32 gen;	      /* rule gen this ring was built for */
+	__u32 gen; /* rule gen this ring was built for */
 	__u32 pad;
-	__u64 over_until;     /* this key is over its limit until then (ns) ... */
-	__u64 over_thresh;    /* ... as long as the threshold is still this */
-	__u64 borrowed_until; /* written by other CPUs: one of them passed beyond its share */
 	struct xrl_ring ring;
 };
-_Static_assert(sizeof(struct xrl_state) == 32 + 24 * XRL_MAX_BUCKETS, "xrl_state layout");
+_Static_assert(sizeof(struct xrl_state) == 16 + 16 * XRL_MAX_BUCKETS, "xrl_state layout");
+
+/*
+ * Per CPU, XRL_LATCHES of them, indexed by xrl_key_hash: a key found over its
+ * limit, until the end of the bucket it was found in (the sum cannot fall
+ * before then). A flood is answered here, with no hash lookup and no clock
+ * read but the jiffies (see xrl_latched). Blocks counted here reach the key's
+ * ring when the latch retires; userspace adds the ones still here.
+ */
+struct xrl_latch {
+	struct xrl_key key;
+	__u32 gen;	     /* 0: empty */
+	__u32 epoch;	     /* the bucket it is over in */
+	__u32 threshold;     /* as long as the threshold is still this */
+	__u32 idx;	     /* that bucket's slot in the key's ring */
+	__u64 start;	     /* that bucket's start */
+	__u64 until_jiffies; /* a jiffies value below this proves that bucket has not ended */
+	__u64 block;	     /* blocks counted here, not yet in the key's ring */
+};
+_Static_assert(sizeof(struct xrl_latch) == 64, "xrl_latch layout");
 
 /*
  * Per-CPU, per rule id: totals and the rule-level window behind its QPS, and
@@ -132,12 +156,10 @@ struct xrl_rule_stats {
 	__u32 pad;
 	__u64 interval;
 	__u64 blen;	      /* bucket length: interval / buckets */
-	__u64 share_of;	      /* the threshold share was computed from */
-	__u64 share;	      /* threshold / ncpus: what this CPU may pass alone */
 	struct xrl_slot slot; /* the current bucket, until time leaves it */
 	struct xrl_ring ring;
 };
-_Static_assert(sizeof(struct xrl_rule_stats) == 88 + 24 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
+_Static_assert(sizeof(struct xrl_rule_stats) == 80 + 16 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
 
 /* Why a frame was judged malformed. */
 enum xrl_malformed {
@@ -204,9 +226,8 @@ enum xrl_clock {
 struct xrl_config {
 	__u32 clock;	      /* enum xrl_clock */
 	__u32 malformed_drop; /* 1: drop malformed frames; 0: pass them */
-	__u32 ncpus;	      /* possible CPUs, for cross-CPU reads */
 	__u32 new_keys_cpu;   /* per-source states each CPU may create per second; 0: no cap */
 };
-_Static_assert(sizeof(struct xrl_config) == 16, "xrl_config layout");
+_Static_assert(sizeof(struct xrl_config) == 12, "xrl_config layout");
 
 #endif /* XRL_COMMON_H */

@@ -60,4 +60,33 @@ static inline void xrl_key_make(struct xrl_key *k, const struct xrl_rule *r, __u
 	xrl_mask_addr(k->addr, src, family == XRL_FAMILY_V4 ? r->src_mask4 : r->src_mask6);
 }
 
+/*
+ * The latch slot of a key (xrl_latch): a multiplicative hash of its six
+ * words, the same in the program and in userspace.
+ */
+static inline __attribute__((always_inline)) __u32 xrl_key_hash(const struct xrl_key *k)
+{
+	__u32 w, h = 0, i;
+
+	for (i = 0; i < sizeof(*k) / 4; i++) {
+		__builtin_memcpy(&w, XRL_ALIGNED4((const __u8 *)k + 4 * i), 4);
+		h = (h ^ w) * 0x9e3779b1U;
+	}
+	return (h ^ (h >> 15)) & (XRL_LATCHES - 1);
+}
+
+/* Whether two keys are the same, word by word. */
+static inline __attribute__((always_inline)) int xrl_key_equal(const struct xrl_key *a,
+								  const struct xrl_key *b)
+{
+	__u32 x, y, i, diff = 0;
+
+	for (i = 0; i < sizeof(*a) / 4; i++) {
+		__builtin_memcpy(&x, XRL_ALIGNED4((const __u8 *)a + 4 * i), 4);
+		__builtin_memcpy(&y, XRL_ALIGNED4((const __u8 *)b + 4 * i), 4);
+		diff |= x ^ y;
+	}
+	return !diff;
+}
+
 #endif /* XRL_KEY_H */

@@ -4,6 +4,12 @@
  * Compiled into the XDP program, the userspace aggregator and the unit tests:
  * no libc, no libbpf, no floating point. Times are nanoseconds.
  * Semantics: shared/spec/sliding-window.md.
+ *
+ * A bucket is named by its epoch, start / bucket length (mod 2^32), and kept
+ * in a cell whose one 64-bit word holds the epoch and the pass count, so a
+ * single compare-and-swap both moves a cell to a new bucket and counts a
+ * packet in it. One ring of cells per key is shared by every CPU: memory does
+ * not grow with the CPU count, and the limit is exact across CPUs.
  */
 #ifndef XRL_WINDOW_H
 #define XRL_WINDOW_H
@@ -24,14 +30,17 @@
 #define xrl_barrier_var(v) ((void)0)
 #endif
 
-struct xrl_bucket {
-	__u64 start;
-	__u64 pass;
-	__u64 block;
+/* A word another CPU may change under us: read it once. */
+#define XRL_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+
+struct xrl_cell {
+	__u64 word;  /* epoch << 32 | pass: see xrl_word */
+	__u64 block; /* blocks in that bucket: for figures only, never decides */
 };
 
 struct xrl_ring {
-	struct xrl_bucket b[XRL_MAX_BUCKETS];
+	__u64 last; /* start of the newest bucket written: a ring idle for long is empty */
+	struct xrl_cell c[XRL_MAX_BUCKETS];
 };
 
 /* What a window sums to at a given time. */
@@ -41,6 +50,21 @@ struct xrl_sum {
 	__u32 buckets;
 	__u32 pad;
 };
+
+static inline __u64 xrl_word(__u32 epoch, __u32 pass)
+{
+	return (__u64)epoch << 32 | pass;
+}
+
+static inline __u32 xrl_word_epoch(__u64 w)
+{
+	return (__u32)(w >> 32);
+}
+
+static inline __u32 xrl_word_pass(__u64 w)
+{
+	return (__u32)w;
+}
 
 enum xrl_shape_err {
 	XRL_SHAPE_OK = 0,
@@ -66,15 +90,15 @@ static inline int xrl_shape_check(__u32 n, __u64 interval)
 
 /*
  * Where time t falls in a ring of n buckets of blen ns: the slot index
- * (t / blen) % n, and the bucket's start t - t % blen and end. One division
- * and one remainder; the XDP program keeps a slot until t leaves [start, end)
- * and so divides once a bucket, not once a packet.
+ * (t / blen) % n, the bucket's epoch, start t - t % blen and end. One
+ * division and one remainder; the XDP program keeps a slot until t leaves
+ * [start, end) and so divides once a bucket, not once a packet.
  */
 struct xrl_slot {
 	__u64 start;
 	__u64 end;
 	__u32 idx;
-	__u32 pad;
+	__u32 epoch;
 };
 
 static inline void xrl_slot_at(struct xrl_slot *s, __u64 t, __u64 blen, __u32 n)
@@ -84,6 +108,7 @@ static inline void xrl_slot_at(struct xrl_slot *s, __u64 t, __u64 blen, __u32 n)
 	s->start = q * blen;
 	s->end = s->start + blen;
 	s->idx = (__u32)(q % n);
+	s->epoch = (__u32)q;
 }
 
 /* Whether slot s still holds time t (unsigned: a t before the start does not). */
@@ -92,96 +117,133 @@ static inline int xrl_slot_holds(const struct xrl_slot *s, __u64 t)
 	return t - s->start < s->end - s->start;
 }
 
-/* Strictly older than the interval; unsigned, so a start in the future is deprecated too. */
-static inline int xrl_deprecated(__u64 now, __u64 start, __u64 interval)
+/*
+ * Whether the bucket of epoch e counts at a time in bucket E: it is one of
+ * the n buckets that end with E. That is the spec's sum(now), which refreshes
+ * the slot of now before it adds: the bucket exactly one interval old shares
+ * that slot and is gone, and a bucket that starts after now (unsigned, as in
+ * Sentinel-Go) does not count.
+ */
+/* 1 when a < b, else 0, for values below 2^32, with no branch. */
+static inline __u64 xrl_lt(__u64 a, __u64 b)
 {
-	return now - start > interval;
+	__u64 d = a - b;
+
+	xrl_barrier_var(d); /* or the compiler turns it back into a branch */
+	return d >> 63;
+}
+
+static inline int xrl_live(__u32 E, __u32 e, __u32 n)
+{
+	return (__u32)(E - e) < n;
 }
 
 /*
- * Whether a bucket counts at now. skew = 0 is the spec's rule for a ring the
- * caller owns. A ring read from another CPU passes skew = bucket length: that
- * CPU may have read the clock a little after us, so a bucket up to one length
- * in our future is its current one, not a stale one.
+ * Epochs are 32 bits: a ring left idle for 2^32 buckets would see its old
+ * cells as live again. Its last write says whether anything in it can be.
  */
-static inline int xrl_live(__u64 now, __u64 start, __u64 interval, __u64 skew)
+static inline int xrl_ring_idle(const struct xrl_ring *r, __u64 now, __u64 interval)
 {
-	if (start > now)
-		return start - now < skew;
-	return !xrl_deprecated(now, start, interval);
+	return now - XRL_READ_ONCE(r->last) > 2 * interval && now > XRL_READ_ONCE(r->last);
 }
 
-/*
- * current(t), for the slot of t: the bucket, reset in place when its slot
- * holds an older start. NULL when the slot holds a newer start (time went
- * backwards): the event must not be counted into that newer bucket.
- */
-static inline struct xrl_bucket *xrl_current_at(struct xrl_ring *r, const struct xrl_slot *s)
+/* Adds the live cells of a ring at now (bucket s->epoch) into *acc. */
+static inline void xrl_ring_add(const struct xrl_ring *r, __u32 n, __u32 E, __u64 now, __u64 interval,
+				struct xrl_sum *acc)
 {
-	__u32 i = s->idx;
-	struct xrl_bucket *b;
-
-	xrl_barrier_var(i);
-	if (i >= XRL_MAX_BUCKETS) /* for the verifier: n <= XRL_MAX_BUCKETS */
-		return (struct xrl_bucket *)0;
-	b = &r->b[i];
-	if (b->start == s->start)
-		return b;
-	if (b->start > s->start)
-		return (struct xrl_bucket *)0;
-	b->start = s->start;
-	b->pass = 0;
-	b->block = 0;
-	return b;
-}
-
-/* current(t) of a ring of n buckets over interval ns. */
-static inline struct xrl_bucket *xrl_current(struct xrl_ring *r, __u32 n,
-					     __u64 interval, __u64 t)
-{
-	struct xrl_slot s;
-
-	xrl_slot_at(&s, t, interval / n, n);
-	return xrl_current_at(r, &s);
-}
-
-/* Empties every bucket: a ring built for another window shape. */
-static inline void xrl_ring_reset(struct xrl_ring *r)
-{
+	__u64 w;
 	__u32 i;
 
-	for (i = 0; i < XRL_MAX_BUCKETS; i++) {
-		r->b[i].start = 0;
-		r->b[i].pass = 0;
-		r->b[i].block = 0;
-	}
-}
-
-/* Adds the live buckets of one ring (see xrl_live for skew) into *acc. */
-static inline void xrl_ring_add(const struct xrl_ring *r, __u32 n, __u64 interval,
-				__u64 now, __u64 skew, struct xrl_sum *acc)
-{
-	__u32 i;
-
+	if (xrl_ring_idle(r, now, interval))
+		return;
 	for (i = 0; i < XRL_MAX_BUCKETS; i++) {
 		if (i >= n)
 			break;
-		if (!xrl_live(now, r->b[i].start, interval, skew))
+		w = XRL_READ_ONCE(r->c[i].word);
+		if (!w || !xrl_live(E, xrl_word_epoch(w), n))
 			continue;
-		acc->pass += r->b[i].pass;
-		acc->block += r->b[i].block;
+		acc->pass += xrl_word_pass(w);
+		acc->block += XRL_READ_ONCE(r->c[i].block);
 		acc->buckets++;
 	}
 }
 
-/* sum(now): refresh current(now), then add the live buckets. */
-static inline struct xrl_sum xrl_sum(struct xrl_ring *r, __u32 n, __u64 interval, __u64 now)
+/* The window of a ring at now: the spec's sum(now), pass and block. */
+static inline struct xrl_sum xrl_window_at(const struct xrl_ring *r, __u32 n, __u64 interval, __u64 now)
 {
 	struct xrl_sum s = { 0, 0, 0, 0 };
+	struct xrl_slot sl;
 
-	xrl_current(r, n, interval, now);
-	xrl_ring_add(r, n, interval, now, 0, &s);
+	if (xrl_shape_check(n, interval) != XRL_SHAPE_OK)
+		return s;
+	xrl_slot_at(&sl, now, interval / n, n);
+	xrl_ring_add(r, n, sl.epoch, now, interval, &s);
 	return s;
+}
+
+/* Empties every cell: a ring built for another window shape. */
+static inline void xrl_ring_reset(struct xrl_ring *r)
+{
+	__u32 i;
+
+	r->last = 0;
+	for (i = 0; i < XRL_MAX_BUCKETS; i++) {
+		r->c[i].word = 0;
+		r->c[i].block = 0;
+	}
+}
+
+/*
+ * current(t) for a ring one CPU owns (a rule's figures): the cell of slot s,
+ * reset in place when it holds an older bucket. NULL when it holds a newer
+ * one (time went backwards): the event must not be counted into it.
+ */
+static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, const struct xrl_slot *s, __u64 interval)
+{
+	struct xrl_cell *c;
+	__u32 i = s->idx;
+	__u64 w;
+
+	xrl_barrier_var(i);
+	if (i >= XRL_MAX_BUCKETS) /* for the verifier: n <= XRL_MAX_BUCKETS */
+		return (struct xrl_cell *)0;
+	if (xrl_ring_idle(r, s->start, interval))
+		xrl_ring_reset(r);
+	c = &r->c[i];
+	w = c->word;
+	if (w && xrl_word_epoch(w) == s->epoch)
+		return c;
+	if (w && (int)(xrl_word_epoch(w) - s->epoch) > 0)
+		return (struct xrl_cell *)0;
+	c->word = xrl_word(s->epoch, 0);
+	c->block = 0;
+	r->last = s->start;
+	return c;
+}
+
+/* current(t) of a ring of n buckets over interval ns, one CPU owns. */
+static inline struct xrl_cell *xrl_current(struct xrl_ring *r, __u32 n, __u64 interval, __u64 t)
+{
+	struct xrl_slot s;
+
+	xrl_slot_at(&s, t, interval / n, n);
+	return xrl_current_at(r, &s, interval);
+}
+
+/* sum(now) of a ring one CPU owns: refresh current(now), then add the live cells. */
+static inline struct xrl_sum xrl_sum(struct xrl_ring *r, __u32 n, __u64 interval, __u64 now)
+{
+	xrl_current(r, n, interval, now);
+	return xrl_window_at(r, n, interval, now);
+}
+
+/* Counts one packet in a cell current_at returned (a ring one CPU owns). */
+static inline void xrl_cell_count(struct xrl_cell *c, int blocked)
+{
+	if (blocked)
+		c->block++;
+	else
+		c->word++;
 }
 
 /*
@@ -191,6 +253,155 @@ static inline struct xrl_sum xrl_sum(struct xrl_ring *r, __u32 n, __u64 interval
 static inline int xrl_over(__u64 pass_sum, __u64 threshold)
 {
 	return pass_sum + 1 > threshold;
+}
+
+enum xrl_verdict {
+	XRL_PASSED = 0,	  /* passed and counted */
+	XRL_OVER = 1,	  /* over the threshold: nothing counted */
+	XRL_UNCOUNTED = 2, /* passed; time went backwards, so not counted (the spec's current()) */
+};
+
+/*
+ * sum(now) + 1 > T, and when the packet passes, its count in the current
+ * bucket, in one step on a ring every CPU shares: the count is a
+ * compare-and-swap of the word that also holds the bucket's epoch, made only
+ * while the sum still allows it. So no two CPUs ever pass the same last
+ * packet of a window, and a bucket moves on exactly once. With check_only
+ * the verdict is given and nothing is written.
+ *
+ * The other cells hold older buckets, which only a CPU still in them writes
+ * to: they are summed once, and a failed swap re-reads the current cell
+ * only. A cell already at the bucket after ours means another CPU read the
+ * clock after us and is there: time is at least that, so we judge and count
+ * as of that bucket (*s is moved to it). After tries failed swaps in a row
+ * (CPUs racing for the same key) the packet is judged over: the limit is
+ * never exceeded.
+ */
+static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struct xrl_slot *s,
+			      __u64 threshold, int tries, int check_only)
+{
+	__u64 sum = 0, sum_next = 0, w, nw;
+	__u32 i, E = s->epoch, e, cnt, next = s->idx + 1 == n ? 0 : s->idx + 1;
+	__u64 ahead = 0;
+	int idle, k;
+	struct xrl_cell *c;
+
+	/* Whatever an idle ring holds is older than the window: clear it. */
+	idle = xrl_ring_idle(r, s->start, interval);
+	/*
+	 * A swap, not a store: another CPU that found the ring idle too may
+	 * have counted in it already, and that count must stay.
+	 */
+	if (idle && !check_only)
+		for (i = 0; i < XRL_MAX_BUCKETS; i++) {
+			w = XRL_READ_ONCE(r->c[i].word);
+			__sync_val_compare_and_swap(&r->c[i].word, w, 0);
+		}
+	/*
+	 * Without a branch in the loop (the verifier walks every branch of
+	 * every iteration): each test is a 0 or 1 from a borrow (xrl_lt).
+	 */
+	for (i = 0; i < XRL_MAX_BUCKETS && !idle; i++) {
+		__u64 in = xrl_lt(i, n), pass;
+
+		w = XRL_READ_ONCE(r->c[i].word);
+		e = xrl_word_epoch(w);
+		pass = xrl_word_pass(w) * in;
+		ahead |= in & xrl_lt(0, e | xrl_word_pass(w)) & xrl_lt((__u32)(e - E - 1), 1);
+		sum += pass * (xrl_lt(0, i ^ s->idx) & xrl_lt((__u32)(E - e), n));
+		sum_next += pass * (xrl_lt(0, i ^ next) & xrl_lt((__u32)(E + 1 - e), n));
+	}
+	if (ahead) {
+		E = E + 1;
+		sum = sum_next;
+		s->epoch = E;
+		s->idx = next;
+		s->start += interval / n;
+		s->end += interval / n;
+	}
+	i = s->idx;
+	xrl_barrier_var(i);
+	if (i >= XRL_MAX_BUCKETS)
+		return XRL_OVER;
+	c = &r->c[i];
+	for (k = 0; k < tries; k++) {
+		w = XRL_READ_ONCE(c->word);
+		e = xrl_word_epoch(w);
+		if (idle && check_only)
+			cnt = 0;
+		else if (w && e == E)
+			cnt = xrl_word_pass(w);
+		else if (w && (int)(e - E) > 0)
+			return xrl_over(sum, threshold) ? XRL_OVER : XRL_UNCOUNTED;
+		else
+			cnt = 0;
+		/* A pass count at its largest cannot take another: over. */
+		if (cnt == 0xffffffffU || xrl_over(sum + cnt, threshold))
+			return XRL_OVER;
+		if (check_only)
+			return XRL_PASSED;
+		nw = xrl_word(E, cnt + 1);
+		if (__sync_val_compare_and_swap(&c->word, w, nw) != w)
+			continue;
+		if (!w || e != E) {
+			/* This CPU moved the cell to bucket E: its blocks start over. */
+			c->block = 0;
+			r->last = s->start;
+		}
+		return XRL_PASSED;
+	}
+	return XRL_OVER;
+}
+
+/*
+ * Takes back a pass xrl_reserve counted, when another rule then blocked the
+ * packet: only from the bucket it was counted in.
+ */
+static inline void xrl_unreserve(struct xrl_ring *r, const struct xrl_slot *s, int tries)
+{
+	struct xrl_cell *c;
+	__u32 i = s->idx;
+	__u64 w;
+	int k;
+
+	xrl_barrier_var(i);
+	if (i >= XRL_MAX_BUCKETS)
+		return;
+	c = &r->c[i];
+	for (k = 0; k < tries; k++) {
+		w = XRL_READ_ONCE(c->word);
+		if (xrl_word_epoch(w) != s->epoch || !xrl_word_pass(w))
+			return;
+		if (__sync_val_compare_and_swap(&c->word, w, w - 1) == w)
+			return;
+	}
+}
+
+/*
+ * Counts blocks in the cell of bucket s: with move, moved there first when it
+ * holds an older bucket; nothing when it holds another (those blocks belong
+ * to a bucket the ring no longer keeps).
+ */
+static inline void xrl_block_add(struct xrl_ring *r, const struct xrl_slot *s, __u64 count, int move)
+{
+	struct xrl_cell *c;
+	__u32 i = s->idx;
+	__u64 w;
+
+	xrl_barrier_var(i);
+	if (i >= XRL_MAX_BUCKETS)
+		return;
+	c = &r->c[i];
+	w = XRL_READ_ONCE(c->word);
+	if (move && (!w || (int)(s->epoch - xrl_word_epoch(w)) > 0)) {
+		if (__sync_val_compare_and_swap(&c->word, w, xrl_word(s->epoch, 0)) == w) {
+			c->block = 0;
+			r->last = s->start;
+		}
+		w = XRL_READ_ONCE(c->word);
+	}
+	if (count && xrl_word_epoch(w) == s->epoch)
+		__sync_fetch_and_add(&c->block, count);
 }
 
 #endif /* XRL_WINDOW_H */

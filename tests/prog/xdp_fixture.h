@@ -35,7 +35,7 @@
 
 struct fx {
 	struct xdp_ratelimit_bpf *skel;
-	int prog, port_idx, port_rules, prefixes, state, rule_stats, counters, ctl;
+	int prog, port_idx, port_rules, prefixes, state, rule_stats, counters, ctl, latches;
 	__u32 nports[2]; /* port rules put in each set: the next free slot */
 	int ncpus;
 	struct xrl_ctl ctl0; /* as loaded */
@@ -93,10 +93,9 @@ static inline void fx_load(struct fx *f, __u32 malformed_drop)
 		return;
 	}
 	f->skel->rodata->xrl_cfg.clock = XRL_CLOCK_TEST;
-	f->skel->rodata->xrl_cfg.ncpus = f->ncpus;
 	f->skel->rodata->xrl_cfg.malformed_drop = malformed_drop;
 	f->skel->rodata->xrl_cfg.new_keys_cpu = f->new_keys_cpu;
-	/* As the loader's --max-keys does: 64k per-CPU states take long to free. */
+	/* As the loader's --max-keys does. */
 	bpf_map__set_max_entries(f->skel->maps.xrl_state, 4096);
 	err = xdp_ratelimit_bpf__load(f->skel);
 	if (err) {
@@ -117,8 +116,28 @@ static inline void fx_load(struct fx *f, __u32 malformed_drop)
 	f->rule_stats = bpf_map__fd(f->skel->maps.xrl_rule_stats);
 	f->counters = bpf_map__fd(f->skel->maps.xrl_counters);
 	f->ctl = bpf_map__fd(f->skel->maps.xrl_ctl);
+	f->latches = bpf_map__fd(f->skel->maps.xrl_latches);
 	if (bpf_map_lookup_elem(f->ctl, &zero, &f->ctl0))
 		snprintf(f->err, sizeof(f->err), "reading xrl_ctl: %s", strerror(errno));
+}
+
+/* The kernel's tick in ns, as the program reads it; 0 if unknown (no latches then). */
+static inline __u64 fx_tick(struct fx *f)
+{
+	return f->skel->kconfig->CONFIG_HZ ? 1000000000ULL / f->skel->kconfig->CONFIG_HZ : 0;
+}
+
+/* The jiffies the program reads under the test clock. */
+static inline void set_jiffies(struct fx *f, __u64 j)
+{
+	f->skel->bss->xrl_test_jiffies = j;
+}
+
+/* Both test clocks: the precise one at ns, the jiffies a tick that holds it would show. */
+static inline void set_now(struct fx *f, __u64 ns)
+{
+	f->skel->bss->xrl_test_now = ns;
+	set_jiffies(f, fx_tick(f) ? ns / fx_tick(f) : 0);
 }
 
 /* Deletes every entry of a hash or LPM map. */
@@ -145,6 +164,8 @@ static inline int fx_reset(struct fx *f)
 	    xrl_ports_clear(f->port_idx, f->port_rules, 1) || map_clear(f->prefixes) ||
 	    map_clear(f->state))
 		err = -1;
+	for (id = 0; id < XRL_LATCHES && !err; id++)
+		err = bpf_map_update_elem(f->latches, &id, zeros, BPF_ANY);
 	f->nports[0] = f->nports[1] = 0;
 	for (id = 0; id <= f->next_id && !err; id++)
 		err = bpf_map_update_elem(f->rule_stats, &id, zeros, BPF_ANY);
@@ -156,7 +177,7 @@ static inline int fx_reset(struct fx *f)
 	f->set = f->ctl0.active_set;
 	f->next_id = 0;
 	f->next_gen = 0;
-	f->skel->bss->xrl_test_now = T0;
+	set_now(f, T0);
 	return err;
 }
 
@@ -223,10 +244,7 @@ static inline int run_on(struct fx *f, int cpu, struct pkt *p)
 	return run(f, p);
 }
 
-static inline void set_now(struct fx *f, __u64 ns)
-{
-	f->skel->bss->xrl_test_now = ns;
-}
+
 
 /* Runs p count times; returns how many passed. */
 static inline int run_n(struct fx *f, struct pkt *p, int count)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The cross-CPU aggregator (user/stats.c: xrl_aggregate, xrl_qps) over
- * hand-built per-CPU values, laid out as bpf_map_lookup_elem returns them;
+ * The cross-CPU aggregator of the rules' per-CPU windows (user/stats.c:
+ * xrl_aggregate, xrl_qps) over hand-built per-CPU values, laid out as
+ * bpf_map_lookup_elem returns them;
  * and the window key (include/xrl_key.h) a packet's source is counted under.
  * Semantics: shared/spec/sliding-window.md, "Per-CPU buckets".
  */
@@ -39,47 +40,28 @@ static struct percpu rule_stats_new(int ncpus)
 	return p;
 }
 
-static struct percpu state_new(int ncpus)
-{
-	struct percpu p = { .stride = xrl_percpu_stride(sizeof(struct xrl_state)), .ncpus = ncpus };
-
-	p.buf = xrl_percpu_alloc(ncpus, sizeof(struct xrl_state));
-	assert_non_null(p.buf);
-	return p;
-}
-
 static struct xrl_rule_stats *rs_cpu(struct percpu *p, int cpu)
 {
 	return (struct xrl_rule_stats *)(p->buf + (size_t)cpu * p->stride);
 }
 
-static struct xrl_state *st_cpu(struct percpu *p, int cpu)
-{
-	return (struct xrl_state *)(p->buf + (size_t)cpu * p->stride);
-}
-
-/* Writes a bucket into the slot its start maps to, as the data plane would. */
+/* Writes a bucket into the cell its start maps to, as the data plane would. */
 static void put(struct xrl_ring *r, __u32 n, __u64 interval, __u64 start, __u64 pass, __u64 block)
 {
 	__u64 blen = interval / n;
-	struct xrl_bucket *b = &r->b[(start / blen) % n];
+	struct xrl_cell *c = &r->c[(start / blen) % n];
 
 	assert_int_equal(start % blen, 0);
-	b->start = start;
-	b->pass = pass;
-	b->block = block;
+	c->word = xrl_word((__u32)(start / blen), (__u32)pass);
+	c->block = block;
+	if (start > r->last)
+		r->last = start;
 }
 
 static struct xrl_sum agg_rs(struct percpu *p, __u32 gen, __u32 n, __u64 interval, __u64 now)
 {
 	return xrl_aggregate(p->buf, p->ncpus, p->stride, offsetof(struct xrl_rule_stats, ring),
 			     offsetof(struct xrl_rule_stats, gen), gen, n, interval, now);
-}
-
-static struct xrl_sum agg_st(struct percpu *p, __u32 gen, __u32 n, __u64 interval, __u64 now)
-{
-	return xrl_aggregate(p->buf, p->ncpus, p->stride, offsetof(struct xrl_state, ring),
-			     offsetof(struct xrl_state, gen), gen, n, interval, now);
 }
 
 #define assert_sum(s, p, b, nb)                              \
@@ -153,59 +135,55 @@ static void test_aggregate_cycles_many_buckets(void **state)
 /* Rings built for another shape generation are skipped, whatever their starts. */
 static void test_aggregate_other_gen(void **state)
 {
-	struct percpu p = state_new(3);
+	struct percpu p = rule_stats_new(3);
 	__u64 I = 1000 * MS, now = S + 700 * MS;
 	int cpu;
 
 	(void)state;
 	for (cpu = 0; cpu < 3; cpu++) {
-		st_cpu(&p, cpu)->over_until = ~0ULL; /* not part of the window */
-		st_cpu(&p, cpu)->over_thresh = ~0ULL;
-		put(&st_cpu(&p, cpu)->ring, 2, I, S + 500 * MS, 1 + 10 * (__u64)cpu, 1);
+		rs_cpu(&p, cpu)->pass = ~0ULL; /* not part of the window */
+		rs_cpu(&p, cpu)->slot.epoch = ~0U;
+		put(&rs_cpu(&p, cpu)->ring, 2, I, S + 500 * MS, 1 + 10 * (__u64)cpu, 1);
 	}
-	st_cpu(&p, 0)->gen = 7;
-	st_cpu(&p, 1)->gen = 6; /* the shape before */
-	st_cpu(&p, 2)->gen = 0; /* never judged on this CPU */
+	rs_cpu(&p, 0)->gen = 7;
+	rs_cpu(&p, 1)->gen = 6; /* the shape before */
+	rs_cpu(&p, 2)->gen = 0; /* never judged on this CPU */
 
-	assert_sum(agg_st(&p, 7, 2, I, now), 1, 1, 1);
-	assert_sum(agg_st(&p, 6, 2, I, now), 11, 1, 1);
-	assert_sum(agg_st(&p, 5, 2, I, now), 0, 0, 0);
+	assert_sum(agg_rs(&p, 7, 2, I, now), 1, 1, 1);
+	assert_sum(agg_rs(&p, 6, 2, I, now), 11, 1, 1);
+	assert_sum(agg_rs(&p, 5, 2, I, now), 0, 0, 0);
 	free(p.buf);
 }
 
 /*
- * Another CPU may have read the clock a little after us: its current bucket
- * can start in our future. Less than one bucket length ahead it counts; more
- * than that it is not a current bucket and does not.
+ * Userspace reads the clock after the maps, so no bucket it reads can start
+ * after its now: one that does is not a current bucket and does not count,
+ * however near.
  */
-static void test_aggregate_future_skew(void **state)
+static void test_aggregate_future(void **state)
 {
-	struct percpu p = state_new(3);
-	__u64 I = 1000 * MS, W = 500 * MS;
+	struct percpu p = rule_stats_new(3);
+	__u64 I = 1000 * MS;
 
 	(void)state;
-	st_cpu(&p, 0)->gen = 1;
-	st_cpu(&p, 1)->gen = 1;
-	st_cpu(&p, 2)->gen = 1;
-	put(&st_cpu(&p, 0)->ring, 2, I, S + 500 * MS, 1, 0);	/* ours: current */
-	put(&st_cpu(&p, 1)->ring, 2, I, S + 1000 * MS, 2, 0);	/* 300ms ahead */
-	put(&st_cpu(&p, 2)->ring, 2, I, S + 1500 * MS, 4, 0);	/* 800ms ahead */
-	assert_sum(agg_st(&p, 1, 2, I, S + 700 * MS), 1 + 2, 0, 2);
-
-	/* the edges: one ns short of a bucket length ahead counts ... */
-	assert_sum(agg_st(&p, 1, 2, I, S + 1000 * MS - W + 1), 1 + 2, 0, 2);
-	/* ... one ns beyond it does not (and cpu 0's bucket, 1ns ahead, still does) */
-	assert_sum(agg_st(&p, 1, 2, I, S + 1000 * MS - W - 1), 1, 0, 1);
-	/* with 4 buckets of 250ms the skew allowed shrinks with the bucket */
-	memset(p.buf, 0, p.stride * 3);
-	st_cpu(&p, 0)->gen = 1;
-	put(&st_cpu(&p, 0)->ring, 4, I, S + 1000 * MS, 8, 0);
-	assert_sum(agg_st(&p, 1, 4, I, S + 800 * MS), 8, 0, 1);	/* 200ms ahead */
-	assert_sum(agg_st(&p, 1, 4, I, S + 700 * MS), 0, 0, 0);	/* 300ms ahead */
+	rs_cpu(&p, 0)->gen = 1;
+	rs_cpu(&p, 1)->gen = 1;
+	rs_cpu(&p, 2)->gen = 1;
+	put(&rs_cpu(&p, 0)->ring, 2, I, S + 500 * MS, 1, 0);	/* ours: current */
+	put(&rs_cpu(&p, 1)->ring, 2, I, S + 1000 * MS, 2, 0);	/* 300ms ahead */
+	put(&rs_cpu(&p, 2)->ring, 2, I, S + 1500 * MS, 4, 0);	/* 800ms ahead */
+	assert_sum(agg_rs(&p, 1, 2, I, S + 700 * MS), 1, 0, 1);
+	assert_sum(agg_rs(&p, 1, 2, I, S + 1000 * MS - 1), 1, 0, 1);
+	/* at its start it counts */
+	assert_sum(agg_rs(&p, 1, 2, I, S + 1000 * MS), 1 + 2, 0, 2);
 	free(p.buf);
 }
 
-/* A bucket exactly the interval old still counts; 1ns older it does not. */
+/*
+ * A bucket leaves the window when the bucket one interval after it starts:
+ * the spec's sum(now) refreshes the slot of now, which that older bucket
+ * shares, before it adds.
+ */
 static void test_aggregate_deprecation_boundary(void **state)
 {
 	struct percpu p = rule_stats_new(1);
@@ -217,10 +195,10 @@ static void test_aggregate_deprecation_boundary(void **state)
 	put(&rs_cpu(&p, 0)->ring, 2, I, S + 500 * MS, 3, 0);
 
 	assert_sum(agg_rs(&p, 2, 2, I, S + 999 * MS), 5, 1, 2);
-	assert_sum(agg_rs(&p, 2, 2, I, S + I), 5, 1, 2);
-	assert_sum(agg_rs(&p, 2, 2, I, S + I + 1), 3, 0, 1);
-	assert_sum(agg_rs(&p, 2, 2, I, S + 500 * MS + I), 3, 0, 1);
-	assert_sum(agg_rs(&p, 2, 2, I, S + 500 * MS + I + 1), 0, 0, 0);
+	assert_sum(agg_rs(&p, 2, 2, I, S + I - 1), 5, 1, 2);
+	assert_sum(agg_rs(&p, 2, 2, I, S + I), 3, 0, 1);
+	assert_sum(agg_rs(&p, 2, 2, I, S + 500 * MS + I - 1), 3, 0, 1);
+	assert_sum(agg_rs(&p, 2, 2, I, S + 500 * MS + I), 0, 0, 0);
 	free(p.buf);
 }
 
@@ -234,15 +212,11 @@ static void test_aggregate_invalid_shape(void **state)
 	(void)state;
 	for (cpu = 0; cpu < 2; cpu++) {
 		rs_cpu(&p, cpu)->gen = 1;
-		/* every slot looks live under any of the shapes below */
-		for (i = 0; i < XRL_MAX_BUCKETS; i++) {
-			rs_cpu(&p, cpu)->ring.b[i].start = S + 500 * MS;
-			rs_cpu(&p, cpu)->ring.b[i].pass = 1;
-			rs_cpu(&p, cpu)->ring.b[i].block = 1;
-		}
+		/* every cell holds a live bucket of the shape below */
+		for (i = 0; i < XRL_MAX_BUCKETS; i++)
+			put(&rs_cpu(&p, cpu)->ring, XRL_MAX_BUCKETS, 1600 * MS, S - 800 * MS + i * 100 * MS, 1, 1);
 	}
-	/* a valid shape for contrast: 2 slots on 2 CPUs */
-	assert_sum(agg_rs(&p, 1, 2, I, now), 4, 4, 4);
+	/* a valid shape for contrast: 16 cells on 2 CPUs */
 	assert_sum(agg_rs(&p, 1, XRL_MAX_BUCKETS, 1600 * MS, now), 32, 32, 32);
 
 	assert_sum(agg_rs(&p, 1, 0, I, now), 0, 0, 0);
@@ -261,36 +235,35 @@ static void test_aggregate_first_n_slots(void **state)
 
 	(void)state;
 	rs_cpu(&p, 0)->gen = 1;
-	for (i = 2; i < XRL_MAX_BUCKETS; i++) {
-		rs_cpu(&p, 0)->ring.b[i].start = S + 500 * MS;
-		rs_cpu(&p, 0)->ring.b[i].pass = 1000;
-	}
+	for (i = 2; i < XRL_MAX_BUCKETS; i++)
+		rs_cpu(&p, 0)->ring.c[i].word = xrl_word((__u32)((S + 500 * MS) / (500 * MS)), 1000);
 	put(&rs_cpu(&p, 0)->ring, 2, I, S + 500 * MS, 6, 0);
 	assert_sum(agg_rs(&p, 1, 2, I, S + 700 * MS), 6, 0, 1);
 	free(p.buf);
 }
 
-/* Every CPU the loader accepts is read, each value at its own stride. */
-static void test_aggregate_max_cpus(void **state)
+/* Every CPU is read, each value at its own stride, however many there are. */
+static void test_aggregate_many_cpus(void **state)
 {
-	struct percpu p = state_new(XRL_MAX_CPUS);
+	enum { NCPUS = 256 };
+	struct percpu p = rule_stats_new(NCPUS);
 	__u64 I = 2000 * MS, now = S + 1900 * MS;
 	int cpu;
 
 	(void)state;
 	assert_int_equal(p.stride % 8, 0);
-	assert_true(p.stride >= sizeof(struct xrl_state));
-	for (cpu = 0; cpu < XRL_MAX_CPUS; cpu++) {
-		st_cpu(&p, cpu)->gen = 9;
-		put(&st_cpu(&p, cpu)->ring, 4, I, S + 1500 * MS, 1, 2);		/* current */
-		put(&st_cpu(&p, cpu)->ring, 4, I, S - 1000 * MS, 100, 100);	/* 2900ms old */
-		put(&st_cpu(&p, cpu)->ring, 4, I, S, (__u64)cpu, 0);		/* 1900ms old */
+	assert_true(p.stride >= sizeof(struct xrl_rule_stats));
+	for (cpu = 0; cpu < NCPUS; cpu++) {
+		rs_cpu(&p, cpu)->gen = 9;
+		put(&rs_cpu(&p, cpu)->ring, 4, I, S - 1000 * MS, 100, 100);	/* 2900ms old */
+		put(&rs_cpu(&p, cpu)->ring, 4, I, S, (__u64)cpu, 0);		/* 1900ms old */
+		put(&rs_cpu(&p, cpu)->ring, 4, I, S + 1500 * MS, 1, 2);		/* current */
 	}
-	/* sum of cpu over 0..63 = 2016 */
-	assert_sum(agg_st(&p, 9, 4, I, now), XRL_MAX_CPUS + 2016, 2 * XRL_MAX_CPUS, 2 * XRL_MAX_CPUS);
+	/* sum of cpu over 0..255 = 32640 */
+	assert_sum(agg_rs(&p, 9, 4, I, now), NCPUS + 32640, 2 * NCPUS, 2 * NCPUS);
 	/* fewer CPUs asked for, fewer read */
 	p.ncpus = 2;
-	assert_sum(agg_st(&p, 9, 4, I, now), 2 + 1, 4, 4);
+	assert_sum(agg_rs(&p, 9, 4, I, now), 2 + 1, 4, 4);
 	free(p.buf);
 }
 
@@ -579,11 +552,11 @@ int main(void)
 		cmocka_unit_test(test_aggregate_cycles_per_cpu),
 		cmocka_unit_test(test_aggregate_cycles_many_buckets),
 		cmocka_unit_test(test_aggregate_other_gen),
-		cmocka_unit_test(test_aggregate_future_skew),
+		cmocka_unit_test(test_aggregate_future),
 		cmocka_unit_test(test_aggregate_deprecation_boundary),
 		cmocka_unit_test(test_aggregate_invalid_shape),
 		cmocka_unit_test(test_aggregate_first_n_slots),
-		cmocka_unit_test(test_aggregate_max_cpus),
+		cmocka_unit_test(test_aggregate_many_cpus),
 		cmocka_unit_test(test_aggregate_layout),
 		cmocka_unit_test(test_qps),
 		cmocka_unit_test(test_qps_of_aggregate),

@@ -401,8 +401,9 @@ static void test_rule_threshold(void **state)
 		{ "port 1/udp rate 3600/h window 1s", 1 },
 		{ "port 1/udp rate 1/h window 60m", 1 },
 		{ "port 1/udp rate 7/s window 3s buckets 3", 21 },
-		/* the largest rate over the longest window: no overflow */
-		{ "port 1/udp rate 1000G/s window 60m", 3600000000000000ULL },
+		/* the most a window counts, over the longest window */
+		{ "port 1/udp rate 1193046/s window 60m", 4294965600ULL },
+		{ "port 1/udp rate 4294967295/s", 4294967295ULL },
 	};
 	struct xrl_spec s;
 	size_t i;
@@ -419,6 +420,9 @@ static void test_rule_threshold(void **state)
 	parse_bad("port 1/udp rate 7/s window 300ms buckets 3", "not a whole number of packets", NULL);
 	parse_bad("port 1/udp rate 1/min window 1s", "not a whole number of packets", NULL);
 	parse_bad("port 1/udp rate 1/h window 1s", "not a whole number of packets", NULL);
+	/* a window counts in 32 bits: more is refused, not wrapped */
+	parse_bad("port 1/udp rate 4294967296/s", "a window counts at most 4294967295", NULL);
+	parse_bad("port 1/udp rate 1000G/s window 60m", "choose a shorter window", NULL);
 }
 
 static void test_rule_bad_match(void **state)
@@ -543,7 +547,7 @@ static void test_format_roundtrip(void **state)
 		"port 80/tcp rate 600/min window 500ms buckets 5 mask4 24 mask6 48",
 		"port 8080/tcp rate 1M/s mask6 56",
 		"port 8081/tcp rate 1500/s mask4 0",
-		"port 9000/udp rate 1000G/s window 60m buckets 16",
+		"port 9000/udp rate 1M/s window 60m buckets 16",
 		"port 9001/udp rate 2500k/s window 90s buckets 3",
 		"port 65535/udp rate 3600/h window 1s",
 		"port 1/udp rate 1/min window 1m buckets 1",

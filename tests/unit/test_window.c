@@ -3,6 +3,7 @@
  * The sliding window of include/xrl_window.h against the spec
  * (shared/spec/sliding-window.md). The spec counts in ms; the header in ns.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -24,11 +25,22 @@ static struct xrl_sum sum_at(struct xrl_ring *r, __u32 n, __u64 interval, __u64 
 /* Adds pass and block to current(t), which must exist. */
 static void add(struct xrl_ring *r, __u32 n, __u64 interval, __u64 t, __u64 pass, __u64 block)
 {
-	struct xrl_bucket *b = xrl_current(r, n, interval, t);
+	struct xrl_cell *c = xrl_current(r, n, interval, t);
 
-	assert_non_null(b);
-	b->pass += pass;
-	b->block += block;
+	assert_non_null(c);
+	c->word += pass;
+	c->block += block;
+}
+
+static __u64 pass_of(const struct xrl_cell *c)
+{
+	return xrl_word_pass(c->word);
+}
+
+/* Whether cell c holds the bucket that starts at start, with buckets of blen. */
+static int holds(const struct xrl_cell *c, __u64 start, __u64 blen)
+{
+	return c->word && xrl_word_epoch(c->word) == (__u32)(start / blen);
 }
 
 /* Spec case 1. */
@@ -57,28 +69,28 @@ static void test_case2_same_bucket_then_fresh(void **state)
 {
 	struct xrl_ring r = {};
 	const __u64 I = 2000 * MS;
-	struct xrl_bucket *b0, *b1, *b2;
+	struct xrl_cell *b0, *b1, *b2;
 
 	(void)state;
 	b0 = xrl_current(&r, 2, I, S);
 	assert_non_null(b0);
-	b0->pass++;
-	b0->block++;
-	assert_true(b0->start == S);
-	assert_true(b0->pass == 1 && b0->block == 1);
+	xrl_cell_count(b0, 0);
+	xrl_cell_count(b0, 1);
+	assert_true(holds(b0, S, I / 2));
+	assert_true(pass_of(b0) == 1 && b0->block == 1);
 
 	b1 = xrl_current(&r, 2, I, S + 500 * MS);
 	assert_ptr_equal(b1, b0);
-	b1->pass++;
-	assert_true(b1->pass == 2 && b1->block == 1);
+	xrl_cell_count(b1, 0);
+	assert_true(pass_of(b1) == 2 && b1->block == 1);
 
 	b2 = xrl_current(&r, 2, I, S + 1000 * MS);
 	assert_non_null(b2);
 	assert_ptr_not_equal(b2, b0);
-	assert_true(b2->start == S + 1000 * MS);
-	assert_true(b2->pass == 0 && b2->block == 0);
+	assert_true(holds(b2, S + 1000 * MS, I / 2));
+	assert_true(pass_of(b2) == 0 && b2->block == 0);
 	/* The first bucket is untouched. */
-	assert_true(b0->pass == 2 && b0->block == 1);
+	assert_true(pass_of(b0) == 2 && b0->block == 1);
 }
 
 /*
@@ -91,30 +103,27 @@ static void test_case3_slot_reuse_and_deprecation(void **state)
 {
 	struct xrl_ring r = {};
 	const __u64 I = 1000 * MS, T0 = S + 37 * MS;
-	struct xrl_bucket *b;
-	struct xrl_sum s = {};
+	struct xrl_cell *b;
+	struct xrl_sum s;
 
 	(void)state;
 	assert_non_null(xrl_current(&r, 10, I, T0));
 	assert_non_null(xrl_current(&r, 10, I, T0 + 100 * MS));
 
-	xrl_ring_add(&r, 10, I, T0 + 100 * MS, 0, &s);
+	s = xrl_window_at(&r, 10, I, T0 + 100 * MS);
 	assert_int_equal(s.buckets, 2);
-	memset(&s, 0, sizeof(s));
-	xrl_ring_add(&r, 10, I, T0, 0, &s);
+	s = xrl_window_at(&r, 10, I, T0);
 	assert_int_equal(s.buckets, 1);
 
 	b = xrl_current(&r, 10, I, T0 + 1100 * MS);
 	assert_non_null(b);
-	assert_ptr_equal(b, &r.b[1]); /* the slot of T0 + 100 */
-	assert_true(b->start == S + 1100 * MS);
-	b->pass++;
+	assert_ptr_equal(b, &r.c[1]); /* the slot of T0 + 100 */
+	assert_true(holds(b, S + 1100 * MS, I / 10));
+	xrl_cell_count(b, 0);
 
-	memset(&s, 0, sizeof(s));
-	xrl_ring_add(&r, 10, I, T0 + 1100 * MS, 0, &s);
+	s = xrl_window_at(&r, 10, I, T0 + 1100 * MS);
 	assert_int_equal(s.buckets, 1);
 	assert_true(s.pass == 1);
-	assert_true(xrl_deprecated(T0 + 1100 * MS, S, I)); /* 1137 > 1000 */
 }
 
 /* Spec case 4, row by row: each row is a sum that refreshes current(t). */
@@ -191,24 +200,31 @@ static void test_rollover(void **state)
 	}
 }
 
-/* Exactly I old still counts; one nanosecond more does not. */
+/*
+ * A bucket exactly I old shares the slot of now and is gone from sum(now),
+ * which refreshes that slot first: read by any CPU, without writing.
+ */
 static void test_deprecation_boundary(void **state)
 {
-	const __u64 I = 1000 * MS;
+	const __u64 I = 1000 * MS, W = I / 2;
+	const __u32 E = (__u32)(S / W);
 	struct xrl_ring r = {};
-	struct xrl_sum s = {};
+	struct xrl_sum s;
 
 	(void)state;
-	assert_false(xrl_deprecated(S + I, S, I));
-	assert_true(xrl_deprecated(S + I + 1, S, I));
-	assert_false(xrl_deprecated(S, S, I));
+	assert_true(xrl_live(E, E, 2));
+	assert_true(xrl_live(E + 1, E, 2));
+	assert_false(xrl_live(E + 2, E, 2));
+	assert_false(xrl_live(E, E + 1, 2)); /* a bucket that starts after now */
+	/* across the wrap of the 32-bit epoch */
+	assert_true(xrl_live(0, 0xffffffffU, 2));
+	assert_false(xrl_live(1, 0xffffffffU, 2));
+	assert_false(xrl_live(0xffffffffU, 1, 2));
 
-	/* Read without refreshing, as a bucket on another CPU is. */
 	add(&r, 2, I, S, 3, 1);
-	xrl_ring_add(&r, 2, I, S + I, 0, &s);
+	s = xrl_window_at(&r, 2, I, S + I - 1);
 	assert_true(s.pass == 3 && s.block == 1 && s.buckets == 1);
-	memset(&s, 0, sizeof(s));
-	xrl_ring_add(&r, 2, I, S + I + 1, 0, &s);
+	s = xrl_window_at(&r, 2, I, S + I);
 	assert_true(s.pass == 0 && s.buckets == 0);
 }
 
@@ -255,7 +271,7 @@ static void test_one_bucket(void **state)
 	add(&r, 1, I, S + I - 1, 4, 0);
 	assert_true(sum_at(&r, 1, I, S + I - 1).pass == 8);
 	assert_true(sum_at(&r, 1, I, S + I).pass == 0);
-	assert_true(r.b[0].start == S + I);
+	assert_true(holds(&r.c[0], S + I, I));
 }
 
 /* Time going back: no bucket for an event whose slot holds a newer start. */
@@ -267,14 +283,14 @@ static void test_time_backwards(void **state)
 	(void)state;
 	add(&r, 2, I, S + 1100 * MS, 3, 2); /* slot 0, start S+1000 */
 	assert_null(xrl_current(&r, 2, I, S + 100 * MS)); /* slot 0, start S */
-	assert_true(r.b[0].start == S + 1000 * MS);
-	assert_true(r.b[0].pass == 3 && r.b[0].block == 2);
+	assert_true(holds(&r.c[0], S + 1000 * MS, I / 2));
+	assert_true(pass_of(&r.c[0]) == 3 && r.c[0].block == 2);
 	/* Within the newer bucket, earlier than the last event: the same bucket. */
-	assert_ptr_equal(xrl_current(&r, 2, I, S + 1000 * MS), &r.b[0]);
+	assert_ptr_equal(xrl_current(&r, 2, I, S + 1000 * MS), &r.c[0]);
 	/* Back to a slot holding an older start (empty): that one is reset. */
-	assert_ptr_equal(xrl_current(&r, 2, I, S + 600 * MS), &r.b[1]);
-	assert_true(r.b[1].start == S + 500 * MS);
-	assert_true(r.b[0].pass == 3);
+	assert_ptr_equal(xrl_current(&r, 2, I, S + 600 * MS), &r.c[1]);
+	assert_true(holds(&r.c[1], S + 500 * MS, I / 2));
+	assert_true(pass_of(&r.c[0]) == 3);
 	/* Seen from S+600, the bucket at S+1000 lies in the future: not counted. */
 	assert_true(sum_at(&r, 2, I, S + 600 * MS).pass == 0);
 	assert_true(sum_at(&r, 2, I, S + 1100 * MS).pass == 3);
@@ -294,34 +310,199 @@ static void test_shape_check(void **state)
 	assert_int_equal(xrl_shape_check(3, 3), XRL_SHAPE_OK);
 }
 
-/* A ring read from another CPU: its current bucket may start a little after our now. */
-static void test_live_with_skew(void **state)
+/* ---- the shared ring: xrl_reserve ---- */
+
+/* Reserves at t against threshold T on a ring of n over I; the verdict. */
+static int reserve_at(struct xrl_ring *r, __u32 n, __u64 I, __u64 t, __u64 T, int check_only)
 {
-	const __u64 I = 1000 * MS, W = 250 * MS, now = S + 10 * W + 3;
+	struct xrl_slot s;
+
+	xrl_slot_at(&s, t, I / n, n);
+	return xrl_reserve(r, n, I, &s, T, 8, check_only);
+}
+
+/* Spec case 5 and case 4's sliding, decided and counted in one step. */
+static void test_reserve_decides_and_counts(void **state)
+{
+	const __u64 I = 1000 * MS;
+	struct xrl_ring r = {};
+	int i, passed = 0;
 
 	(void)state;
-	assert_true(xrl_live(now, now + 1, I, W));
-	assert_true(xrl_live(now, now + W - 1, I, W));
-	assert_false(xrl_live(now, now + W, I, W));
-	assert_false(xrl_live(now, now + 1, I, 0));
-	assert_true(xrl_live(now, now, I, 0));
-	assert_true(xrl_live(now, now - I, I, W));
-	assert_false(xrl_live(now, now - I - 1, I, W));
+	for (i = 0; i < 7; i++)
+		passed += reserve_at(&r, 2, I, S + 100 * MS, 10, 0) == XRL_PASSED;
+	assert_int_equal(passed, 7);
+	for (i = 0, passed = 0; i < 5; i++)
+		passed += reserve_at(&r, 2, I, S + 600 * MS, 10, 0) == XRL_PASSED;
+	assert_int_equal(passed, 3); /* 7 + 3 = 10 */
+	assert_true(xrl_window_at(&r, 2, I, S + 600 * MS).pass == 10);
+	/* check_only gives the verdict and writes nothing */
+	assert_int_equal(reserve_at(&r, 2, I, S + 999 * MS, 10, 1), XRL_OVER);
+	/* the 7 of S+100 leave at S+1000 exactly: 7 more, no more */
+	assert_int_equal(reserve_at(&r, 2, I, S + 1000 * MS, 10, 1), XRL_PASSED);
+	assert_true(xrl_window_at(&r, 2, I, S + 1000 * MS).pass == 3);
+	for (i = 0, passed = 0; i < 9; i++)
+		passed += reserve_at(&r, 2, I, S + 1000 * MS, 10, 0) == XRL_PASSED;
+	assert_int_equal(passed, 7);
+	/* a pass count at its 32-bit largest takes no more, whatever the threshold */
+	memset(&r, 0, sizeof(r));
+	r.c[0].word = xrl_word((__u32)(S / (I / 2)), 0xffffffffU);
+	r.last = S;
+	assert_int_equal(reserve_at(&r, 2, I, S, ~0ULL, 0), XRL_OVER);
+}
 
-	/* Summed with skew: the future bucket counts, one a full bucket ahead does not. */
-	{
-		struct xrl_ring r = {};
-		struct xrl_sum s = {};
-		struct xrl_slot slot;
+/*
+ * The issue's bucket-boundary case on one shared ring: T = 5 per 1000 ms in 2
+ * buckets; 5 pass at S, then at exactly S+1000 the bucket of S is gone: 4
+ * pass, and 1 more at S+1200.
+ */
+static void test_reserve_boundary_nanosecond(void **state)
+{
+	const __u64 I = 1000 * MS;
+	struct xrl_ring r = {};
+	int i, passed = 0;
 
-		xrl_slot_at(&slot, now, W, 4);
-		add(&r, 4, I, slot.start, 1, 0);
-		add(&r, 4, I, slot.start + W, 10, 0);
-		add(&r, 4, I, slot.start + 2 * W, 100, 0);
-		xrl_ring_add(&r, 4, I, now, W, &s);
-		assert_true(s.pass == 11);
-		assert_int_equal(s.buckets, 2);
+	(void)state;
+	for (i = 0; i < 6; i++)
+		passed += reserve_at(&r, 2, I, S, 5, 0) == XRL_PASSED;
+	assert_int_equal(passed, 5);
+	assert_int_equal(reserve_at(&r, 2, I, S + 500 * MS, 5, 0), XRL_OVER);
+	for (i = 0, passed = 0; i < 4; i++)
+		passed += reserve_at(&r, 2, I, S + 1000 * MS, 5, 0) == XRL_PASSED;
+	assert_int_equal(passed, 4);
+	assert_int_equal(reserve_at(&r, 2, I, S + 1200 * MS, 5, 0), XRL_PASSED);
+	assert_int_equal(reserve_at(&r, 2, I, S + 1200 * MS, 5, 0), XRL_OVER);
+}
+
+/*
+ * A CPU whose clock reads just before the bucket another CPU already counts
+ * in is judged as of that bucket (time is at least that), and its slot moves
+ * with it. One a whole window behind, whose slot holds a newer bucket, passes
+ * uncounted: the spec's current() for time going backwards.
+ */
+static void test_reserve_clock_skew(void **state)
+{
+	const __u64 I = 1000 * MS, W = I / 2;
+	struct xrl_ring r = {};
+	struct xrl_slot s;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		assert_int_equal(reserve_at(&r, 2, I, S + W, 3, 0), XRL_PASSED);
+	xrl_slot_at(&s, S + W - 1, W, 2);
+	assert_int_equal(xrl_reserve(&r, 2, I, &s, 3, 8, 0), XRL_OVER);
+	assert_true(s.start == S + W && s.idx == 1 && s.epoch == (__u32)((S + W) / W));
+
+	assert_int_equal(reserve_at(&r, 2, I, S - W, 3, 0), XRL_UNCOUNTED);
+	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 3);
+}
+
+/* A ring idle for more than two intervals is empty, whatever its 32-bit epochs say. */
+static void test_reserve_idle_ring(void **state)
+{
+	const __u64 I = 1000 * MS, W = I / 2;
+	struct xrl_ring r = {};
+	__u64 later = S + ((__u64)1 << 32) * W; /* the same epochs, 2^32 buckets later */
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		assert_int_equal(reserve_at(&r, 2, I, S, 3, 0), XRL_PASSED);
+	assert_true(xrl_window_at(&r, 2, I, later).pass == 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(reserve_at(&r, 2, I, later, 3, 0), XRL_PASSED);
+	assert_int_equal(reserve_at(&r, 2, I, later, 3, 0), XRL_OVER);
+}
+
+/* Blocks land in the bucket they happened in, which a bucket without passes moves to. */
+static void test_block_add(void **state)
+{
+	const __u64 I = 1000 * MS, W = I / 2;
+	struct xrl_ring r = {};
+	struct xrl_slot s;
+
+	(void)state;
+	assert_int_equal(reserve_at(&r, 2, I, S, 1, 0), XRL_PASSED);
+	xrl_slot_at(&s, S + W, W, 2);
+	xrl_block_add(&r, &s, 2, 0); /* without move: the cell is not there, nothing counted */
+	assert_true(xrl_window_at(&r, 2, I, S + W).block == 0);
+	xrl_block_add(&r, &s, 2, 1);
+	xrl_block_add(&r, &s, 1, 0);
+	assert_true(xrl_window_at(&r, 2, I, S + W).block == 3);
+	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 1);
+	/* taking back a pass takes it from its own bucket only */
+	xrl_slot_at(&s, S, W, 2);
+	xrl_unreserve(&r, &s, 8);
+	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 0);
+	xrl_unreserve(&r, &s, 8);
+	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 0);
+}
+
+struct racer {
+	struct xrl_ring *r;
+	pthread_barrier_t *bar;
+	int rounds, tries;
+	int passed[64];
+};
+
+static void *race(void *arg)
+{
+	struct racer *x = arg;
+	int k, i;
+
+	for (k = 0; k < x->rounds; k++) {
+		pthread_barrier_wait(x->bar);
+		for (i = 0; i < x->tries; i++)
+			x->passed[k] += reserve_at(x->r, 4, 1000 * MS, S + (__u64)k * 3000 * MS + 10 * MS, 1000, 0) ==
+					XRL_PASSED;
+		pthread_barrier_wait(x->bar);
 	}
+	return NULL;
+}
+
+/* Four threads race for one ring's last packets: exactly the threshold passes, every window. */
+static void test_reserve_racing_threads(void **state)
+{
+	enum { THREADS = 4, ROUNDS = 64 };
+	struct racer x[THREADS];
+	pthread_t th[THREADS];
+	pthread_barrier_t bar;
+	struct xrl_ring r = {};
+	int t, k;
+
+	(void)state;
+	assert_int_equal(pthread_barrier_init(&bar, NULL, THREADS), 0);
+	for (t = 0; t < THREADS; t++) {
+		memset(&x[t], 0, sizeof(x[t]));
+		x[t].r = &r;
+		x[t].bar = &bar;
+		x[t].rounds = ROUNDS;
+		x[t].tries = 2000;
+		assert_int_equal(pthread_create(&th[t], NULL, race, &x[t]), 0);
+	}
+	for (t = 0; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	for (k = 0; k < ROUNDS; k++) {
+		int sum = 0;
+
+		for (t = 0; t < THREADS; t++)
+			sum += x[t].passed[k];
+		assert_int_equal(sum, 1000);
+	}
+	pthread_barrier_destroy(&bar);
+}
+
+/* The branch-free comparison the program's loops are written with. */
+static void test_lt(void **state)
+{
+	(void)state;
+	assert_int_equal(xrl_lt(0, 1), 1);
+	assert_int_equal(xrl_lt(1, 1), 0);
+	assert_int_equal(xrl_lt(2, 1), 0);
+	assert_int_equal(xrl_lt(0, 0xffffffffULL), 1);
+	assert_int_equal(xrl_lt(0xffffffffULL, 0), 0);
+	assert_int_equal(xrl_lt(0xfffffffeULL, 0xffffffffULL), 1);
 }
 
 int main(void)
@@ -339,7 +520,13 @@ int main(void)
 		cmocka_unit_test(test_one_bucket),
 		cmocka_unit_test(test_time_backwards),
 		cmocka_unit_test(test_shape_check),
-		cmocka_unit_test(test_live_with_skew),
+		cmocka_unit_test(test_reserve_decides_and_counts),
+		cmocka_unit_test(test_reserve_boundary_nanosecond),
+		cmocka_unit_test(test_reserve_clock_skew),
+		cmocka_unit_test(test_reserve_idle_ring),
+		cmocka_unit_test(test_block_add),
+		cmocka_unit_test(test_reserve_racing_threads),
+		cmocka_unit_test(test_lt),
 	};
 
 	return cmocka_run_group_tests_name("window", tests, NULL, NULL);

@@ -140,9 +140,9 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 			return ret;
 	}
 	ncpus = libbpf_num_possible_cpus();
-	if (ncpus <= 0 || ncpus > XRL_MAX_CPUS)
-		return xrl_fail(-ENOTSUP, err, len, "this machine has %d possible CPUs; xdp-ratelimit handles 1 to %d",
-			    ncpus, XRL_MAX_CPUS);
+	if (ncpus <= 0)
+		return xrl_fail(-EIO, err, len, "cannot count the possible CPUs (%s): is /sys mounted?",
+				strerror(-ncpus));
 	ret = check_other_xdp(o, ifindex, err, len);
 	if (ret)
 		return ret;
@@ -158,7 +158,6 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	}
 	skel->rodata->xrl_cfg.clock = o->clock;
 	skel->rodata->xrl_cfg.malformed_drop = o->malformed_drop;
-	skel->rodata->xrl_cfg.ncpus = (__u32)ncpus;
 	if (o->new_keys)
 		skel->rodata->xrl_cfg.new_keys_cpu = o->new_keys / (__u32)ncpus ?: 1;
 	bpf_map__set_max_entries(skel->maps.xrl_state, o->max_keys);
@@ -293,7 +292,7 @@ static void status_one(const char *iface, struct xrl_status *st)
 	}
 	st->memlock = fd_memlock(m.port_idx) + fd_memlock(m.port_rules) + fd_memlock(m.prefixes) +
 		      fd_memlock(m.state) + fd_memlock(m.rule_stats) + fd_memlock(m.counters) +
-		      fd_memlock(m.ctl);
+		      fd_memlock(m.ctl) + fd_memlock(m.latches);
 	xrl_maps_close(&m);
 }
 

@@ -50,6 +50,7 @@ static const struct map_want wanted[] = {
 	  sizeof(struct xrl_rule_stats) },
 	{ XRL_MAP_COUNTERS, offsetof(struct xrl_maps, counters), sizeof(__u32), sizeof(struct xrl_counters) },
 	{ XRL_MAP_CTL, offsetof(struct xrl_maps, ctl), sizeof(__u32), sizeof(struct xrl_ctl) },
+	{ XRL_MAP_LATCHES, offsetof(struct xrl_maps, latches), sizeof(__u32), sizeof(struct xrl_latch) },
 };
 
 static void init_fds(struct xrl_maps *m)

@@ -370,6 +370,12 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			"rate %llu per %ums over a %llums window is not a whole number of packets: choose a window or rate that makes it one",
 			(unsigned long long)r->rate, r->rate_unit_ms, (unsigned long long)(interval / NS_PER_MS));
 	r->threshold = num / r->rate_unit_ms;
+	if (r->threshold > XRL_MAX_THRESHOLD)
+		return fail(
+			err, len,
+			"rate %llu per %ums over a %llums window is %llu packets a window; a window counts at most %u: choose a shorter window",
+			(unsigned long long)r->rate, r->rate_unit_ms, (unsigned long long)(interval / NS_PER_MS),
+			(unsigned long long)r->threshold, XRL_MAX_THRESHOLD);
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include "stats.h"
+#include "xrl_key.h"
 
 int xrl_clock_now(__u32 clock, __u64 *now)
 {
@@ -23,17 +24,18 @@ struct xrl_sum xrl_aggregate(const void *percpu, int ncpus, size_t stride, size_
 	struct xrl_sum acc = { 0, 0, 0, 0 };
 	int cpu;
 
-	if (xrl_shape_check(buckets, interval) != XRL_SHAPE_OK)
-		return acc;
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		const char *v = (const char *)percpu + (size_t)cpu * stride;
+		struct xrl_sum one;
 		__u32 g;
 
 		memcpy(&g, v + gen_off, sizeof(g));
 		if (g != gen)
 			continue;
-		xrl_ring_add((const struct xrl_ring *)(v + ring_off), buckets, interval, now,
-			     interval / buckets, &acc);
+		one = xrl_window_at((const struct xrl_ring *)(v + ring_off), buckets, interval, now);
+		acc.pass += one.pass;
+		acc.block += one.block;
+		acc.buckets += one.buckets;
 	}
 	return acc;
 }
@@ -101,21 +103,52 @@ out:
 	return ret;
 }
 
-int xrl_key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
-		   struct xrl_sum *sum)
+/* Blocks the CPUs' latches of key hold for buckets still in its window at now. */
+static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r,
+			  __u64 now, __u64 *block)
 {
-	size_t stride = xrl_percpu_stride(sizeof(struct xrl_state));
-	char *buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_state));
-	int ret = 0;
+	size_t stride = xrl_percpu_stride(sizeof(struct xrl_latch));
+	char *buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_latch));
+	__u32 h = xrl_key_hash(key);
+	struct xrl_slot s;
+	int cpu, ret = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(m->state, key, buf))
+	*block = 0;
+	xrl_slot_at(&s, now, r->interval_ns / r->buckets, r->buckets);
+	if (bpf_map_lookup_elem(m->latches, &h, buf)) {
 		ret = -errno;
-	else
-		*sum = xrl_aggregate(buf, m->ncpus, stride, offsetof(struct xrl_state, ring),
-				     offsetof(struct xrl_state, gen), r->gen, r->buckets, r->interval_ns, now);
+		goto out;
+	}
+	for (cpu = 0; cpu < m->ncpus; cpu++) {
+		const struct xrl_latch *l = (const void *)(buf + (size_t)cpu * stride);
+
+		if (l->gen == r->gen && xrl_key_equal(&l->key, key) && xrl_live(s.epoch, l->epoch, r->buckets))
+			*block += l->block;
+	}
+out:
 	free(buf);
+	return ret;
+}
+
+int xrl_key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
+		   struct xrl_sum *sum)
+{
+	struct xrl_state st;
+	__u64 latched;
+	int ret;
+
+	memset(sum, 0, sizeof(*sum));
+	if (xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK)
+		return 0;
+	if (bpf_map_lookup_elem(m->state, key, &st))
+		return -errno;
+	if (st.gen == r->gen)
+		*sum = xrl_window_at(&st.ring, r->buckets, r->interval_ns, now);
+	ret = latched_blocks(m, key, r, now, &latched);
+	if (!ret)
+		sum->block += latched;
 	return ret;
 }
 

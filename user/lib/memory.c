@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "memory.h"
+#include "xrl_common.h"
+#include "xdp_ratelimit.skel.h"
+#include "err.h"
+
+#define ROUND8(x) (((x) + 7ULL) & ~7ULL)
+#define HASHTAB_MAP_LOCK_COUNT 8 /* kernel/bpf/hashtab.c */
+
+struct kernel_sizes {
+	__u64 htab, bucket, htab_elem, array, trie_node;
+};
+
+static int kernel_sizes(struct kernel_sizes *k, char *err, size_t len)
+{
+	static const char *const names[] = { "bpf_htab", "bucket", "htab_elem", "bpf_array", "lpm_trie_node" };
+	__u64 *v[] = { &k->htab, &k->bucket, &k->htab_elem, &k->array, &k->trie_node };
+	struct btf *btf = btf__load_vmlinux_btf();
+	size_t i;
+	int ret = 0;
+
+	if (!btf)
+		return xrl_fail(-errno, err, len, "cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
+				strerror(errno));
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) && !ret; i++) {
+		int id = btf__find_by_name_kind(btf, names[i], BTF_KIND_STRUCT);
+		long sz = id > 0 ? btf__resolve_size(btf, id) : -ENOENT;
+
+		if (sz <= 0)
+			ret = xrl_fail(-ENOENT, err, len, "the kernel's BTF has no struct %s", names[i]);
+		else
+			*v[i] = (__u64)sz;
+	}
+	btf__free(btf);
+	return ret;
+}
+
+static __u64 roundup_pow2(__u64 v)
+{
+	__u64 p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* One map, as the kernel accounts it (6.x map_mem_usage). */
+static __u64 map_bytes(const struct bpf_map *m, const struct kernel_sizes *k, int ncpus, __u32 entries)
+{
+	__u64 key = bpf_map__key_size(m), value = bpf_map__value_size(m), n = entries, bytes;
+
+	switch (bpf_map__type(m)) {
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_HASH:
+		bytes = k->htab + k->bucket * roundup_pow2(n) + 4ULL * ncpus * HASHTAB_MAP_LOCK_COUNT;
+		bytes += (k->htab_elem + ROUND8(key) + ROUND8(value)) * n;
+		if (bpf_map__type(m) == BPF_MAP_TYPE_HASH) /* extra elements, and a pointer each CPU */
+			bytes += (k->htab_elem + ROUND8(key) + ROUND8(value)) * ncpus + 8ULL * ncpus;
+		return bytes;
+	case BPF_MAP_TYPE_ARRAY:
+		return k->array + ROUND8(value) * n;
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+		return k->array + 8 * n + ROUND8(value) * n * ncpus;
+	case BPF_MAP_TYPE_LPM_TRIE:
+		return (k->trie_node + key - 4 + value) * n;
+	default:
+		return 0;
+	}
+}
+
+int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, struct xrl_mem *out, char *err, size_t len)
+{
+	struct xdp_ratelimit_bpf *skel;
+	struct kernel_sizes k;
+	struct bpf_map *m;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (ncpus <= 0 || !max_keys)
+		return xrl_fail(-EINVAL, err, len, "need at least one CPU and one key");
+	ret = kernel_sizes(&k, err, len);
+	if (ret)
+		return ret;
+	skel = xdp_ratelimit_bpf__open();
+	if (!skel)
+		return xrl_fail(-errno, err, len, "cannot open the BPF object: %s", strerror(errno));
+	bpf_object__for_each_map(m, skel->obj)
+	{
+		__u32 n = bpf_map__max_entries(m);
+		struct xrl_mem_map *e;
+
+		if (bpf_map__is_internal(m) || out->n == XRL_MEM_MAPS)
+			continue;
+		if (m == skel->maps.xrl_state)
+			n = max_keys;
+		else if (bpf_map__type(m) == BPF_MAP_TYPE_LPM_TRIE)
+			n = prefixes;
+		e = &out->map[out->n++];
+		snprintf(e->name, sizeof(e->name), "%s", bpf_map__name(m));
+		e->bytes = map_bytes(m, &k, ncpus, n);
+		out->total += e->bytes;
+		if (m == skel->maps.xrl_state)
+			out->state = e->bytes;
+	}
+	out->per_key = (double)out->state / max_keys;
+	xdp_ratelimit_bpf__destroy(skel);
+	return 0;
+}

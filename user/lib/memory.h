@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What the limiter's maps cost in kernel memory, for any number of CPUs. */
+#ifndef XRL_MEMORY_H
+#define XRL_MEMORY_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#define XRL_MEM_MAPS 16
+
+struct xrl_mem_map {
+	char name[16];
+	__u64 bytes;
+};
+
+struct xrl_mem {
+	struct xrl_mem_map map[XRL_MEM_MAPS];
+	size_t n;
+	__u64 total;
+	__u64 state;	/* the window states (xrl_state) */
+	double per_key; /* the window states' bytes over max_keys */
+};
+
+/*
+ * The kernel's own accounting of the limiter's maps (what fdinfo shows as
+ * memlock and 'status' adds up), computed from the maps' definitions in the
+ * BPF object and the kernel's struct sizes (vmlinux BTF) with the kernel's
+ * formulas (htab_map_mem_usage, array_map_mem_usage, trie_mem_usage): for a
+ * machine with ncpus possible CPUs, a state table of max_keys and prefixes
+ * prefix rules in the trie.
+ */
+int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, struct xrl_mem *out, char *err, size_t len);
+
+#endif /* XRL_MEMORY_H */
