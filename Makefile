@@ -71,13 +71,7 @@ FUZZ_LIB := user/lib/rule.c user/lib/err.c
 FUZZ_SECONDS ?= 60
 
 # What 'make lint' checks: our C against .clang-format, our shell with shellcheck.
-# LINT_LATER: files a data-plane rewrite has in flight on another branch; they are
-# formatted ('make format') once it has landed, so that the two changes do not collide.
-LINT_LATER := bpf/xdp_ratelimit.bpf.c bpf/maps.h include/xrl_common.h include/xrl_window.h \
-	include/xrl_key.h user/lib/stats.c user/lib/stats.h user/lib/loader.c user/lib/maps.c \
-	tests/prog/test_xdp.c tests/prog/xdp_fixture.h tests/unit/test_aggregate.c tests/unit/test_window.c
-LINT_C := $(filter-out $(LINT_LATER),$(wildcard bpf/*.[ch] include/*.h user/*/*.[ch] tools/*.[ch] \
-	tools/bpf/*.c tests/*/*.[ch]))
+LINT_C := $(wildcard bpf/*.[ch] include/*.h user/*/*.[ch] tools/*.[ch] tools/bpf/*.c tests/*/*.[ch])
 LINT_SH := $(wildcard tests/*.sh tests/*/*.sh bench/*.sh tools/*.sh scripts/*.sh) .ci/run
 
 .PHONY: all test demo bench fuzz deps lint format vmlinux clean help

@@ -55,8 +55,7 @@ static __always_inline __u64 xrl_jiffies(void)
 	return bpf_jiffies64();
 }
 
-static __always_inline void xrl_key_of(struct xrl_key *k, const struct xrl_rule *r,
-				       const struct xrl_pkt *p, __u32 port)
+static __always_inline void xrl_key_of(struct xrl_key *k, const struct xrl_rule *r, const struct xrl_pkt *p, __u32 port)
 {
 	__builtin_memset(k, 0, sizeof(*k));
 	xrl_key_make(k, r, p->family, p->src, (__u16)port, p->proto);
@@ -112,15 +111,14 @@ static __always_inline struct xrl_rule_stats *xrl_rule_stats_at(const struct xrl
 static __always_inline int xrl_latched(const struct xrl_latch *l, const struct xrl_rule *r,
 				       const struct xrl_rule_stats *rs, const struct xrl_key *k)
 {
-	return l->gen == r->gen && l->threshold == r->threshold && rs->gen == r->gen &&
-	       rs->shape_ok && rs->buckets == r->buckets && rs->interval == r->interval_ns &&
-	       rs->slot.epoch == l->epoch && xrl_key_equal(&l->key, k) &&
-	       xrl_jiffies() < l->until_jiffies;
+	return l->gen == r->gen && l->threshold == r->threshold && rs->gen == r->gen && rs->shape_ok &&
+	       rs->buckets == r->buckets && rs->interval == r->interval_ns && rs->slot.epoch == l->epoch &&
+	       xrl_key_equal(&l->key, k) && xrl_jiffies() < l->until_jiffies;
 }
 
 /* Latches k as over until the end of bucket s, unless the slot holds another key's live latch. */
-static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_rule *r,
-					  const struct xrl_key *k, const struct xrl_slot *s, __u64 now)
+static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_rule *r, const struct xrl_key *k,
+					  const struct xrl_slot *s, __u64 now)
 {
 	__u64 tick, ticks, j;
 
@@ -163,8 +161,7 @@ static __always_inline int xrl_may_create(struct xrl_counters *cnt, __u64 now)
 }
 
 /* The key's window state, made when it has none (or its rule's overflow window past the cap). */
-static __always_inline struct xrl_state *xrl_state_of(struct xrl_key *k, __u64 now,
-						      struct xrl_counters *cnt)
+static __always_inline struct xrl_state *xrl_state_of(struct xrl_key *k, __u64 now, struct xrl_counters *cnt)
 {
 	struct xrl_state *st = bpf_map_lookup_elem(&xrl_state, k);
 
@@ -207,8 +204,7 @@ enum {
  * the key's next packets from the latch. Returns XRL_JUDGED_* bits; 0 when
  * the rule passes the packet without a window (invalid shape, no state).
  */
-__noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_slot *slot, __u64 now,
-			      int dropping)
+__noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_slot *slot, __u64 now, int dropping)
 {
 	struct xrl_counters *cnt;
 	struct xrl_rule_stats *rs;
@@ -246,8 +242,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 			xrl_block_add(&st->ring, &ls, l->block, 0);
 		l->gen = 0;
 	}
-	res = xrl_reserve(&st->ring, r->buckets, r->interval_ns, slot, r->threshold, XRL_RESERVE_TRIES,
-			  dropping);
+	res = xrl_reserve(&st->ring, r->buckets, r->interval_ns, slot, r->threshold, XRL_RESERVE_TRIES, dropping);
 	if (res != XRL_OVER)
 		return res == XRL_PASSED && !dropping ? XRL_JUDGED_COUNTED : 0;
 	/*
@@ -280,8 +275,8 @@ __noinline int xrl_judge_undo(struct xrl_key *k, struct xrl_slot *slot)
 }
 
 /* Judges one rule: from the key's latch when it can answer, else on the slow path. */
-static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, const struct xrl_pkt *p,
-				      __u32 port, __u64 *now, int dropping)
+static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, const struct xrl_pkt *p, __u32 port,
+				      __u64 *now, int dropping)
 {
 	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;

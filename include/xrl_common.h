@@ -14,10 +14,10 @@
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
-#define XRL_MAX_RULES 4096	/* per kind (port, prefix) and per rule set */
-#define XRL_MAX_RULE_IDS 8192	/* counter slots: two sets' worth */
+#define XRL_MAX_RULES 4096    /* per kind (port, prefix) and per rule set */
+#define XRL_MAX_RULE_IDS 8192 /* counter slots: two sets' worth */
 #define XRL_DEFAULT_KEYS 65536
-#define XRL_LATCHES 1024	/* per CPU: keys known to be over their limit (a power of 2) */
+#define XRL_LATCHES 1024 /* per CPU: keys known to be over their limit (a power of 2) */
 /* The most packets a rule's window may admit: a bucket counts passes in 32 bits. */
 #define XRL_MAX_THRESHOLD 4294967295U
 /* Compare-and-swap attempts on a contended window before a packet is judged over. */
@@ -51,12 +51,12 @@ struct xrl_rule {
 	__u64 interval_ns; /* window length */
 	__u64 rate;	   /* as configured: rate packets per rate_unit_ms */
 	__u32 rate_unit_ms;
-	__u32 buckets;	   /* n */
-	__u32 id;	   /* slot in xrl_rule_stats */
-	__u32 gen;	   /* shape generation: state of another gen starts fresh */
-	__u32 flags;	   /* XRL_F_* */
-	__u8 src_mask4;	   /* per-source mask, IPv4 */
-	__u8 src_mask6;	   /* per-source mask, IPv6 */
+	__u32 buckets;	/* n */
+	__u32 id;	/* slot in xrl_rule_stats */
+	__u32 gen;	/* shape generation: state of another gen starts fresh */
+	__u32 flags;	/* XRL_F_* */
+	__u8 src_mask4; /* per-source mask, IPv4 */
+	__u8 src_mask6; /* per-source mask, IPv6 */
 	__u8 pad[2];
 };
 _Static_assert(sizeof(struct xrl_rule) == 48, "xrl_rule layout");
@@ -69,16 +69,16 @@ _Static_assert(sizeof(struct xrl_rule) == 48, "xrl_rule layout");
  * proto is XRL_PROTO_TCP or XRL_PROTO_UDP.
  */
 #define XRL_PORT_IDX(set, proto, port) \
-	((((__u32)(set) & 1) << 17) | ((__u32)((proto) == XRL_PROTO_UDP) << 16) | (__u16)(port))
+	((((__u32)(set)&1) << 17) | ((__u32)((proto) == XRL_PROTO_UDP) << 16) | (__u16)(port))
 #define XRL_PORT_IDX_ENTRIES (1U << 18)
-#define XRL_PORT_SLOT(set, i) (1 + ((__u32)(set) & 1) * XRL_MAX_RULES + (__u32)(i))
+#define XRL_PORT_SLOT(set, i) (1 + ((__u32)(set)&1) * XRL_MAX_RULES + (__u32)(i))
 #define XRL_PORT_SLOTS (1 + 2 * XRL_MAX_RULES)
 
 struct xrl_port_rule {
 	struct xrl_rule r;
-	__u16 port;  /* destination port, host order */
-	__u8 proto;  /* XRL_PROTO_TCP or XRL_PROTO_UDP */
-	__u8 used;   /* 0: a free slot */
+	__u16 port; /* destination port, host order */
+	__u8 proto; /* XRL_PROTO_TCP or XRL_PROTO_UDP */
+	__u8 used;  /* 0: a free slot */
 	__u32 pad;
 };
 _Static_assert(sizeof(struct xrl_port_rule) == 56, "xrl_port_rule layout");
@@ -101,7 +101,7 @@ _Static_assert(sizeof(struct xrl_prefix_key) == 24, "xrl_prefix_key layout");
 /* The state of one window: a rule, and the masked source when per-source. */
 struct xrl_key {
 	__u32 rule_id;
-	__u16 port; /* port rules: the destination port; else 0 */
+	__u16 port;  /* port rules: the destination port; else 0 */
 	__u8 family; /* 0 for an aggregate rule */
 	__u8 proto;
 	__u8 addr[16];
@@ -163,14 +163,14 @@ _Static_assert(sizeof(struct xrl_rule_stats) == 80 + 16 * XRL_MAX_BUCKETS, "xrl_
 
 /* Why a frame was judged malformed. */
 enum xrl_malformed {
-	XRL_MAL_ETH = 0,   /* shorter than an Ethernet header */
-	XRL_MAL_VLAN,	   /* VLAN tag truncated, or more tags than we parse */
-	XRL_MAL_IPV4,	   /* IPv4 header truncated, or not version 4 */
-	XRL_MAL_IPV4_IHL,  /* IHL below 5 or beyond the frame */
-	XRL_MAL_IPV4_LEN,  /* total length below the header or beyond the frame */
-	XRL_MAL_IPV6,	   /* IPv6 header truncated, not version 6, or payload length beyond the frame */
-	XRL_MAL_IPV6_EXT,  /* extension header truncated or past the payload, or more than 8 */
-	XRL_MAL_L4,	   /* TCP or UDP header truncated */
+	XRL_MAL_ETH = 0,  /* shorter than an Ethernet header */
+	XRL_MAL_VLAN,	  /* VLAN tag truncated, or more tags than we parse */
+	XRL_MAL_IPV4,	  /* IPv4 header truncated, or not version 4 */
+	XRL_MAL_IPV4_IHL, /* IHL below 5 or beyond the frame */
+	XRL_MAL_IPV4_LEN, /* total length below the header or beyond the frame */
+	XRL_MAL_IPV6,	  /* IPv6 header truncated, not version 6, or payload length beyond the frame */
+	XRL_MAL_IPV6_EXT, /* extension header truncated or past the payload, or more than 8 */
+	XRL_MAL_L4,	  /* TCP or UDP header truncated */
 	XRL_MAL_MAX,
 };
 
@@ -179,13 +179,13 @@ struct xrl_counters {
 	__u64 seen;
 	__u64 passed;
 	__u64 dropped;
-	__u64 non_ip;	 /* not IPv4 or IPv6: passed, no rule applies */
-	__u64 no_rule;	 /* IP, but no rule matched */
-	__u64 allowed;	 /* matched an allow prefix */
-	__u64 monitored; /* would have been dropped, passed by a monitor rule */
-	__u64 keys_new;	 /* window states created */
+	__u64 non_ip;	   /* not IPv4 or IPv6: passed, no rule applies */
+	__u64 no_rule;	   /* IP, but no rule matched */
+	__u64 allowed;	   /* matched an allow prefix */
+	__u64 monitored;   /* would have been dropped, passed by a monitor rule */
+	__u64 keys_new;	   /* window states created */
 	__u64 keys_failed; /* window state could not be created: passed */
-	__u64 overflow;	 /* packets of new sources judged in their rule's overflow window */
+	__u64 overflow;	   /* packets of new sources judged in their rule's overflow window */
 	__u64 malformed[XRL_MAL_MAX];
 	/* Not counters: this CPU's state creations in the current second (the cap). */
 	__u64 new_keys_second;

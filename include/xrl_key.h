@@ -48,8 +48,8 @@ static inline void xrl_mask_addr(__u8 *dst, const __u8 *src, __u32 bits)
  * k must be zeroed. port is the destination port for a port rule, 0 for a
  * prefix rule; an aggregate rule has one key whatever the source.
  */
-static inline void xrl_key_make(struct xrl_key *k, const struct xrl_rule *r, __u8 family,
-				const __u8 *src, __u16 port, __u8 proto)
+static inline void xrl_key_make(struct xrl_key *k, const struct xrl_rule *r, __u8 family, const __u8 *src, __u16 port,
+				__u8 proto)
 {
 	k->rule_id = r->id;
 	k->port = port;
@@ -76,8 +76,7 @@ static inline __attribute__((always_inline)) __u32 xrl_key_hash(const struct xrl
 }
 
 /* Whether two keys are the same, word by word. */
-static inline __attribute__((always_inline)) int xrl_key_equal(const struct xrl_key *a,
-								  const struct xrl_key *b)
+static inline __attribute__((always_inline)) int xrl_key_equal(const struct xrl_key *a, const struct xrl_key *b)
 {
 	__u32 x, y, i, diff = 0;
 

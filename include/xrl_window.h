@@ -256,8 +256,8 @@ static inline int xrl_over(__u64 pass_sum, __u64 threshold)
 }
 
 enum xrl_verdict {
-	XRL_PASSED = 0,	  /* passed and counted */
-	XRL_OVER = 1,	  /* over the threshold: nothing counted */
+	XRL_PASSED = 0,	   /* passed and counted */
+	XRL_OVER = 1,	   /* over the threshold: nothing counted */
 	XRL_UNCOUNTED = 2, /* passed; time went backwards, so not counted (the spec's current()) */
 };
 
@@ -277,8 +277,8 @@ enum xrl_verdict {
  * (CPUs racing for the same key) the packet is judged over: the limit is
  * never exceeded.
  */
-static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struct xrl_slot *s,
-			      __u64 threshold, int tries, int check_only)
+static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struct xrl_slot *s, __u64 threshold,
+			      int tries, int check_only)
 {
 	__u64 sum = 0, sum_next = 0, w, nw;
 	__u32 i, E = s->epoch, e, cnt, next = s->idx + 1 == n ? 0 : s->idx + 1;

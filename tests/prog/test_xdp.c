@@ -44,14 +44,55 @@ static void test_pktbuild_udp4(void **state)
 {
 	static const __u8 want[] = {
 		/* Ethernet */
-		0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
+		0x02,
+		0,
+		0,
+		0,
+		0,
+		0x02,
+		0x02,
+		0,
+		0,
+		0,
+		0,
+		0x01,
+		0x08,
+		0x00,
 		/* IPv4: 10.0.0.1 -> 10.0.0.2, UDP, total 32 */
-		0x45, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00, 0x00, 0x40, 0x11, 0x66, 0xcb,
-		0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02,
+		0x45,
+		0x00,
+		0x00,
+		0x20,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x40,
+		0x11,
+		0x66,
+		0xcb,
+		0x0a,
+		0x00,
+		0x00,
+		0x01,
+		0x0a,
+		0x00,
+		0x00,
+		0x02,
 		/* UDP 1234 -> 53, length 12 */
-		0x04, 0xd2, 0x00, 0x35, 0x00, 0x0c, 0xe4, 0xc8,
+		0x04,
+		0xd2,
+		0x00,
+		0x35,
+		0x00,
+		0x0c,
+		0xe4,
+		0xc8,
 		/* payload */
-		0x00, 0x01, 0x02, 0x03,
+		0x00,
+		0x01,
+		0x02,
+		0x03,
 	};
 	struct pkt p;
 
@@ -120,12 +161,12 @@ enum { R_UDP53 = 1, R_TCP80, R_PFX4, R_PFX6, R_NRULES };
 enum outcome {
 	O_NON_IP = 1,
 	O_NO_RULE,
-	O_MAL,	/* + enum xrl_malformed */
+	O_MAL,			      /* + enum xrl_malformed */
 	O_RULE = O_MAL + XRL_MAL_MAX, /* + rule id: the rule that blocked */
 };
 
 /* A table row's frame: one of the builders here with its arguments fixed. */
-#define FRAME(name, call)              \
+#define FRAME(name, call)               \
 	static void name(struct pkt *p) \
 	{                               \
 		call;                   \
@@ -511,8 +552,7 @@ static const struct verdict_case {
 	{ "ipv6 version 4", f_ipv6_version, XDP_PASS, O_MAL + XRL_MAL_IPV6 },
 	{ "ipv6 payload beyond the frame", f_ipv6_payload_beyond, XDP_PASS, O_MAL + XRL_MAL_IPV6 },
 	{ "ipv6 extension header truncated", f_ipv6_ext_truncated, XDP_PASS, O_MAL + XRL_MAL_IPV6_EXT },
-	{ "ipv6 extension header beyond the payload", f_ipv6_ext_beyond_payload, XDP_PASS,
-	  O_MAL + XRL_MAL_IPV6_EXT },
+	{ "ipv6 extension header beyond the payload", f_ipv6_ext_beyond_payload, XDP_PASS, O_MAL + XRL_MAL_IPV6_EXT },
 	{ "ipv4 tcp header truncated", f_tcp_truncated, XDP_PASS, O_MAL + XRL_MAL_L4 },
 	{ "ipv6 udp header truncated", f_udp6_truncated, XDP_PASS, O_MAL + XRL_MAL_L4 },
 };
@@ -1247,8 +1287,7 @@ static void *burst_thread(void *arg)
 	CPU_SET(cpus[b->cpu], &m);
 	b->err = pthread_setaffinity_np(pthread_self(), sizeof(m), &m);
 	for (k = 0; k < b->rounds; k++) {
-		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = b->p->buf, .data_size_in = b->p->len,
-			    .repeat = b->repeat);
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = b->p->buf, .data_size_in = b->p->len, .repeat = b->repeat);
 
 		pthread_barrier_wait(b->bar); /* the window is set */
 		if (!b->err && bpf_prog_test_run_opts(b->f->prog, &o))
@@ -1285,8 +1324,7 @@ static void test_cpus_concurrent(void **state)
 	assert_non_null(th);
 	assert_int_equal(pthread_barrier_init(&bar, NULL, n + 1), 0);
 	for (c = 0; c < n; c++) {
-		b[c] = (struct burst){ .f = f, .p = &p, .bar = &bar, .cpu = c, .rounds = ROUNDS,
-				       .repeat = REPEAT };
+		b[c] = (struct burst){ .f = f, .p = &p, .bar = &bar, .cpu = c, .rounds = ROUNDS, .repeat = REPEAT };
 		assert_int_equal(pthread_create(&th[c], NULL, burst_thread, &b[c]), 0);
 	}
 	for (k = 0; k < ROUNDS; k++) {
@@ -1301,8 +1339,7 @@ static void test_cpus_concurrent(void **state)
 		if (passed > worst)
 			worst = passed;
 		if (passed != T)
-			print_message("round %d: %llu passed, threshold %d\n", k,
-				      (unsigned long long)passed, T);
+			print_message("round %d: %llu passed, threshold %d\n", k, (unsigned long long)passed, T);
 		assert_int_equal(passed, T);
 	}
 	for (c = 0; c < n; c++) {
@@ -1313,8 +1350,8 @@ static void test_cpus_concurrent(void **state)
 	free(b);
 	free(th);
 	assert_int_equal(counters(f).seen, (__u64)ROUNDS * REPEAT * n);
-	print_message("concurrent: at most %llu passed of %d per window over %d windows\n",
-		      (unsigned long long)worst, T, ROUNDS);
+	print_message("concurrent: at most %llu passed of %d per window over %d windows\n", (unsigned long long)worst,
+		      T, ROUNDS);
 }
 
 /* The kernel's own figure for one map: fdinfo's memlock. */
@@ -1350,8 +1387,8 @@ static void test_memory_model(void **state)
 	put_prefix(f, "10.0.0.0", 8, &r);
 	put_prefix(f, "2001:db8::", 32, &r);
 	put_prefix(f, "192.0.2.0", 24, &r);
-	assert_int_equal(xrl_memory(f->ncpus, bpf_map__max_entries(f->skel->maps.xrl_state), 3, &mem, err,
-				    sizeof(err)), 0);
+	assert_int_equal(xrl_memory(f->ncpus, bpf_map__max_entries(f->skel->maps.xrl_state), 3, &mem, err, sizeof(err)),
+			 0);
 	assert_true(mem.n >= 8);
 	for (i = 0; i < mem.n; i++) {
 		struct bpf_map *m = bpf_object__find_map_by_name(f->skel->obj, mem.map[i].name);

@@ -100,8 +100,7 @@ static inline void fx_load(struct fx *f, __u32 malformed_drop)
 	err = xdp_ratelimit_bpf__load(f->skel);
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
-			snprintf(f->skip, sizeof(f->skip), "not allowed to load BPF programs: %s",
-				 strerror(-err));
+			snprintf(f->skip, sizeof(f->skip), "not allowed to load BPF programs: %s", strerror(-err));
 		else
 			snprintf(f->err, sizeof(f->err), "load: %s", strerror(-err));
 		xdp_ratelimit_bpf__destroy(f->skel);
@@ -160,9 +159,8 @@ static inline int fx_reset(struct fx *f)
 
 	if (!zeros)
 		return -ENOMEM;
-	if (xrl_ports_clear(f->port_idx, f->port_rules, 0) ||
-	    xrl_ports_clear(f->port_idx, f->port_rules, 1) || map_clear(f->prefixes) ||
-	    map_clear(f->state))
+	if (xrl_ports_clear(f->port_idx, f->port_rules, 0) || xrl_ports_clear(f->port_idx, f->port_rules, 1) ||
+	    map_clear(f->prefixes) || map_clear(f->state))
 		err = -1;
 	for (id = 0; id < XRL_LATCHES && !err; id++)
 		err = bpf_map_update_elem(f->latches, &id, zeros, BPF_ANY);
@@ -180,7 +178,6 @@ static inline int fx_reset(struct fx *f)
 	set_now(f, T0);
 	return err;
 }
-
 
 static inline int fx_setup(void **state, struct fx *f, __u32 malformed_drop)
 {
@@ -202,7 +199,6 @@ static inline int fx_teardown(void **state)
 	sched_setaffinity(0, sizeof(orig_mask), &orig_mask);
 	return 0;
 }
-
 
 /* The fixture, or the test is skipped (no root) or failed (the program did not load). */
 static inline struct fx *fx_get(void **state)
@@ -244,8 +240,6 @@ static inline int run_on(struct fx *f, int cpu, struct pkt *p)
 	return run(f, p);
 }
 
-
-
 /* Runs p count times; returns how many passed. */
 static inline int run_n(struct fx *f, struct pkt *p, int count)
 {
@@ -257,8 +251,7 @@ static inline int run_n(struct fx *f, struct pkt *p, int count)
 }
 
 /* A rule of threshold packets per interval_ms in n buckets, with a fresh id and gen. */
-static inline struct xrl_rule rule(struct fx *f, __u64 threshold, __u64 interval_ms, __u32 n,
-					 __u32 flags)
+static inline struct xrl_rule rule(struct fx *f, __u64 threshold, __u64 interval_ms, __u32 n, __u32 flags)
 {
 	struct xrl_rule r = {
 		.threshold = threshold,
@@ -297,8 +290,7 @@ static inline void put_port(struct fx *f, __u8 proto, __u16 port, const struct x
 	set_has(f, f->set, XRL_HAS_PORTS);
 }
 
-static inline void put_prefix_in(struct fx *f, __u8 set, const char *addr, int plen,
-				 const struct xrl_rule *r)
+static inline void put_prefix_in(struct fx *f, __u8 set, const char *addr, int plen, const struct xrl_rule *r)
 {
 	__u8 a[16] = {}, family = strchr(addr, ':') ? XRL_FAMILY_V6 : XRL_FAMILY_V4;
 
@@ -307,8 +299,7 @@ static inline void put_prefix_in(struct fx *f, __u8 set, const char *addr, int p
 	set_has(f, set, XRL_HAS_PREFIXES);
 }
 
-static inline void put_prefix(struct fx *f, const char *addr, int plen,
-			      const struct xrl_rule *r)
+static inline void put_prefix(struct fx *f, const char *addr, int plen, const struct xrl_rule *r)
 {
 	put_prefix_in(f, f->set, addr, plen, r);
 }
@@ -351,13 +342,12 @@ static inline struct totals rule_totals(struct fx *f, __u32 id)
 	return t;
 }
 
-#define assert_totals(f, id, p, b)                                              \
-	do {                                                                    \
-		struct totals t_ = rule_totals(f, id);                          \
-		if (t_.pass != (p) || t_.block != (b))                          \
-			fail_msg("rule %u: pass %llu block %llu, want %d %d", \
-				 (unsigned)(id), (unsigned long long)t_.pass,   \
-				 (unsigned long long)t_.block, (int)(p), (int)(b)); \
+#define assert_totals(f, id, p, b)                                                                               \
+	do {                                                                                                     \
+		struct totals t_ = rule_totals(f, id);                                                           \
+		if (t_.pass != (p) || t_.block != (b))                                                           \
+			fail_msg("rule %u: pass %llu block %llu, want %d %d", (unsigned)(id),                    \
+				 (unsigned long long)t_.pass, (unsigned long long)t_.block, (int)(p), (int)(b)); \
 	} while (0)
 
 /* Frames. */

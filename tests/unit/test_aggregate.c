@@ -64,12 +64,12 @@ static struct xrl_sum agg_rs(struct percpu *p, __u32 gen, __u32 n, __u64 interva
 			     offsetof(struct xrl_rule_stats, gen), gen, n, interval, now);
 }
 
-#define assert_sum(s, p, b, nb)                              \
-	do {                                                 \
-		struct xrl_sum _s = (s);                     \
-		assert_int_equal(_s.pass, (p));              \
-		assert_int_equal(_s.block, (b));             \
-		assert_int_equal(_s.buckets, (nb));          \
+#define assert_sum(s, p, b, nb)                     \
+	do {                                        \
+		struct xrl_sum _s = (s);            \
+		assert_int_equal(_s.pass, (p));     \
+		assert_int_equal(_s.block, (b));    \
+		assert_int_equal(_s.buckets, (nb)); \
 	} while (0)
 
 /*
@@ -85,8 +85,8 @@ static void test_aggregate_cycles_per_cpu(void **state)
 	rs_cpu(&p, 0)->gen = 7;
 	rs_cpu(&p, 0)->pass = 999; /* totals: not part of the window */
 	rs_cpu(&p, 0)->block = 999;
-	put(&rs_cpu(&p, 0)->ring, 2, I, S, 3, 1);		/* slot 0: live (700ms old) */
-	put(&rs_cpu(&p, 0)->ring, 2, I, S - 500 * MS, 40, 40);	/* slot 1: 1200ms old */
+	put(&rs_cpu(&p, 0)->ring, 2, I, S, 3, 1);	       /* slot 0: live (700ms old) */
+	put(&rs_cpu(&p, 0)->ring, 2, I, S - 500 * MS, 40, 40); /* slot 1: 1200ms old */
 	rs_cpu(&p, 1)->gen = 7;
 	put(&rs_cpu(&p, 1)->ring, 2, I, S - 1000 * MS, 100, 100); /* slot 0: 1700ms old */
 	put(&rs_cpu(&p, 1)->ring, 2, I, S + 500 * MS, 5, 2);	  /* slot 1: live, current */
@@ -169,9 +169,9 @@ static void test_aggregate_future(void **state)
 	rs_cpu(&p, 0)->gen = 1;
 	rs_cpu(&p, 1)->gen = 1;
 	rs_cpu(&p, 2)->gen = 1;
-	put(&rs_cpu(&p, 0)->ring, 2, I, S + 500 * MS, 1, 0);	/* ours: current */
-	put(&rs_cpu(&p, 1)->ring, 2, I, S + 1000 * MS, 2, 0);	/* 300ms ahead */
-	put(&rs_cpu(&p, 2)->ring, 2, I, S + 1500 * MS, 4, 0);	/* 800ms ahead */
+	put(&rs_cpu(&p, 0)->ring, 2, I, S + 500 * MS, 1, 0);  /* ours: current */
+	put(&rs_cpu(&p, 1)->ring, 2, I, S + 1000 * MS, 2, 0); /* 300ms ahead */
+	put(&rs_cpu(&p, 2)->ring, 2, I, S + 1500 * MS, 4, 0); /* 800ms ahead */
 	assert_sum(agg_rs(&p, 1, 2, I, S + 700 * MS), 1, 0, 1);
 	assert_sum(agg_rs(&p, 1, 2, I, S + 1000 * MS - 1), 1, 0, 1);
 	/* at its start it counts */
@@ -255,9 +255,9 @@ static void test_aggregate_many_cpus(void **state)
 	assert_true(p.stride >= sizeof(struct xrl_rule_stats));
 	for (cpu = 0; cpu < NCPUS; cpu++) {
 		rs_cpu(&p, cpu)->gen = 9;
-		put(&rs_cpu(&p, cpu)->ring, 4, I, S - 1000 * MS, 100, 100);	/* 2900ms old */
-		put(&rs_cpu(&p, cpu)->ring, 4, I, S, (__u64)cpu, 0);		/* 1900ms old */
-		put(&rs_cpu(&p, cpu)->ring, 4, I, S + 1500 * MS, 1, 2);		/* current */
+		put(&rs_cpu(&p, cpu)->ring, 4, I, S - 1000 * MS, 100, 100); /* 2900ms old */
+		put(&rs_cpu(&p, cpu)->ring, 4, I, S, (__u64)cpu, 0);	    /* 1900ms old */
+		put(&rs_cpu(&p, cpu)->ring, 4, I, S + 1500 * MS, 1, 2);	    /* current */
 	}
 	/* sum of cpu over 0..255 = 32640 */
 	assert_sum(agg_rs(&p, 9, 4, I, now), NCPUS + 32640, 2 * NCPUS, 2 * NCPUS);
@@ -300,11 +300,11 @@ static void test_aggregate_layout(void **state)
 		v->gen = 4;
 		put(&v->ring, 2, I, S + 500 * MS, 1 + (__u64)cpu, 0);
 	}
-	assert_sum(xrl_aggregate(buf, 3, stride, offsetof(struct odd_value, ring),
-				 offsetof(struct odd_value, gen), 4, 2, I, S + 700 * MS),
+	assert_sum(xrl_aggregate(buf, 3, stride, offsetof(struct odd_value, ring), offsetof(struct odd_value, gen), 4,
+				 2, I, S + 700 * MS),
 		   1 + 2 + 3, 0, 3);
-	assert_sum(xrl_aggregate(buf, 3, stride, offsetof(struct odd_value, ring),
-				 offsetof(struct odd_value, gen), 5, 2, I, S + 700 * MS),
+	assert_sum(xrl_aggregate(buf, 3, stride, offsetof(struct odd_value, ring), offsetof(struct odd_value, gen), 5,
+				 2, I, S + 700 * MS),
 		   0, 0, 0);
 	free(buf);
 }
@@ -390,8 +390,7 @@ static struct xrl_key key_of(const struct xrl_rule *r, const char *src_text, __u
 	return k;
 }
 
-static void assert_key(const struct xrl_key *k, __u32 id, __u16 port, __u8 proto, __u8 family,
-		       const char *addr_text)
+static void assert_key(const struct xrl_key *k, __u32 id, __u16 port, __u8 proto, __u8 family, const char *addr_text)
 {
 	__u8 want[16] = { 0 };
 

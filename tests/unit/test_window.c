@@ -281,7 +281,7 @@ static void test_time_backwards(void **state)
 	struct xrl_ring r = {};
 
 	(void)state;
-	add(&r, 2, I, S + 1100 * MS, 3, 2); /* slot 0, start S+1000 */
+	add(&r, 2, I, S + 1100 * MS, 3, 2);		  /* slot 0, start S+1000 */
 	assert_null(xrl_current(&r, 2, I, S + 100 * MS)); /* slot 0, start S */
 	assert_true(holds(&r.c[0], S + 1000 * MS, I / 2));
 	assert_true(pass_of(&r.c[0]) == 3 && r.c[0].block == 2);

@@ -14,7 +14,6 @@
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
 
-
 /* Removes every pin in the folder, then the folder: what xrl_load made, whatever it got to. */
 static void remove_pins(const char *dir)
 {
@@ -60,14 +59,16 @@ static int check_leftovers(const char *iface, const char *dir, char *err, size_t
 	}
 	ret = xrl_maps_open(iface, &m, err, len);
 	if (ret == -EPROTO || ret == -ENOENT)
-		return xrl_fail(-EEXIST, err, len,
-			    "%s has xdp-ratelimit maps from another version pinned under %s; run 'xdp-ratelimit unload %s' (its limits stop) and load again",
-			    iface, dir, iface);
+		return xrl_fail(
+			-EEXIST, err, len,
+			"%s has xdp-ratelimit maps from another version pinned under %s; run 'xdp-ratelimit unload %s' (its limits stop) and load again",
+			iface, dir, iface);
 	if (!ret)
 		xrl_maps_close(&m);
-	return xrl_fail(-EEXIST, err, len,
-		    "xdp-ratelimit is already loaded on %s; 'xdp-ratelimit apply' changes its rules, 'xdp-ratelimit unload %s' removes it",
-		    iface, iface);
+	return xrl_fail(
+		-EEXIST, err, len,
+		"xdp-ratelimit is already loaded on %s; 'xdp-ratelimit apply' changes its rules, 'xdp-ratelimit unload %s' removes it",
+		iface, iface);
 }
 
 /* ARPHRD_ETHER (1) in /sys/class/net/IFACE/type; tun, wireguard and the like are not. */
@@ -102,13 +103,15 @@ static int check_other_xdp(const struct xrl_load_opts *o, int ifindex, char *err
 		close(fd);
 	}
 	if (!o->force)
-		return xrl_fail(-EEXIST, err, len,
-			    "%s already has an XDP program attached (id %u, name '%s'); nothing was changed: add --force to replace it",
-			    o->iface, q.prog_id, info.name);
+		return xrl_fail(
+			-EEXIST, err, len,
+			"%s already has an XDP program attached (id %u, name '%s'); nothing was changed: add --force to replace it",
+			o->iface, q.prog_id, info.name);
 	if (bpf_xdp_detach(ifindex, q.attach_mode == XDP_ATTACHED_SKB ? XDP_FLAGS_SKB_MODE : 0, NULL))
-		return xrl_fail(-errno, err, len,
-			    "cannot detach XDP program %u from %s: %s (a program attached through a BPF link is detached by removing its link: see 'bpftool link')",
-			    q.prog_id, o->iface, strerror(errno));
+		return xrl_fail(
+			-errno, err, len,
+			"cannot detach XDP program %u from %s: %s (a program attached through a BPF link is detached by removing its link: see 'bpftool link')",
+			q.prog_id, o->iface, strerror(errno));
 	return 0;
 }
 
@@ -131,9 +134,10 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	if (xrl_pin_dir(o->iface, dir, sizeof(dir)))
 		return xrl_fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", o->iface);
 	if (!is_ethernet(o->iface))
-		return xrl_fail(-EOPNOTSUPP, err, len,
-				"%s is not an Ethernet device: xdp-ratelimit parses Ethernet frames and would see no rule match there",
-				o->iface);
+		return xrl_fail(
+			-EOPNOTSUPP, err, len,
+			"%s is not an Ethernet device: xdp-ratelimit parses Ethernet frames and would see no rule match there",
+			o->iface);
 	if (!access(dir, F_OK)) {
 		ret = check_leftovers(o->iface, dir, err, len);
 		if (ret)
@@ -161,7 +165,8 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	if (o->new_keys)
 		skel->rodata->xrl_cfg.new_keys_cpu = o->new_keys / (__u32)ncpus ?: 1;
 	bpf_map__set_max_entries(skel->maps.xrl_state, o->max_keys);
-	bpf_object__for_each_map(map, skel->obj) {
+	bpf_object__for_each_map(map, skel->obj)
+	{
 		if (bpf_map__is_internal(map))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, bpf_map__name(map));
@@ -169,9 +174,10 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	}
 	ret = xdp_ratelimit_bpf__load(skel);
 	if (ret) {
-		ret = xrl_fail(ret, err, len,
-			   "the kernel refused the program: %s; xdp-ratelimit needs Linux 5.19 or later with BTF (run with -v for the verifier's log)",
-			   strerror(-ret));
+		ret = xrl_fail(
+			ret, err, len,
+			"the kernel refused the program: %s; xdp-ratelimit needs Linux 5.19 or later with BTF (run with -v for the verifier's log)",
+			strerror(-ret));
 		goto fail;
 	}
 	ctl.layout = XRL_LAYOUT_VERSION;
@@ -200,10 +206,10 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 		ret = -errno;
 		if (ret == -EOPNOTSUPP || ret == -EINVAL)
 			xrl_fail(ret, err, len, "%s does not support XDP in %s mode: try --mode generic", o->iface,
-			     o->generic ? "generic" : "native");
+				 o->generic ? "generic" : "native");
 		else if (ret == -EBUSY || ret == -EEXIST)
 			xrl_fail(ret, err, len, "%s already has an XDP program attached: add --force to replace it",
-			     o->iface);
+				 o->iface);
 		else
 			xrl_fail(ret, err, len, "cannot attach to %s: %s", o->iface, strerror(-ret));
 		goto fail;
@@ -234,8 +240,10 @@ int xrl_unload(const char *iface, char *err, size_t len)
 	if (xrl_pin_dir(iface, dir, sizeof(dir)))
 		return xrl_fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", iface);
 	if (access(dir, F_OK))
-		return xrl_fail(-ENOENT, err, len, "xdp-ratelimit is not loaded on %s: nothing to unload ('xdp-ratelimit status' lists where it is)",
-			    iface);
+		return xrl_fail(
+			-ENOENT, err, len,
+			"xdp-ratelimit is not loaded on %s: nothing to unload ('xdp-ratelimit status' lists where it is)",
+			iface);
 	/* Unpinning the link drops its last reference: the program detaches. */
 	remove_pins(dir);
 	if (!access(dir, F_OK))
@@ -290,9 +298,8 @@ static void status_one(const char *iface, struct xrl_status *st)
 		prev = &k;
 		st->keys++;
 	}
-	st->memlock = fd_memlock(m.port_idx) + fd_memlock(m.port_rules) + fd_memlock(m.prefixes) +
-		      fd_memlock(m.state) + fd_memlock(m.rule_stats) + fd_memlock(m.counters) +
-		      fd_memlock(m.ctl) + fd_memlock(m.latches);
+	st->memlock = fd_memlock(m.port_idx) + fd_memlock(m.port_rules) + fd_memlock(m.prefixes) + fd_memlock(m.state) +
+		      fd_memlock(m.rule_stats) + fd_memlock(m.counters) + fd_memlock(m.ctl) + fd_memlock(m.latches);
 	xrl_maps_close(&m);
 }
 

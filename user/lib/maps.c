@@ -13,7 +13,6 @@
 #include "maps.h"
 #include "err.h"
 
-
 int xrl_pin_dir(const char *iface, char *buf, size_t len)
 {
 	int n = snprintf(buf, len, "%s/%s", XRL_PIN_ROOT, iface);
@@ -26,11 +25,12 @@ int xrl_check_env(char *err, size_t len)
 	struct statfs st;
 
 	if (geteuid() != 0)
-		return xrl_fail(-EPERM, err, len,
-			    "permission denied: xdp-ratelimit needs root (CAP_BPF and CAP_NET_ADMIN); run it with sudo");
+		return xrl_fail(
+			-EPERM, err, len,
+			"permission denied: xdp-ratelimit needs root (CAP_BPF and CAP_NET_ADMIN); run it with sudo");
 	if (statfs("/sys/fs/bpf", &st) || st.f_type != BPF_FS_MAGIC)
 		return xrl_fail(-ENOENT, err, len,
-			    "bpffs is not mounted at /sys/fs/bpf: mount it with 'mount -t bpf bpf /sys/fs/bpf'");
+				"bpffs is not mounted at /sys/fs/bpf: mount it with 'mount -t bpf bpf /sys/fs/bpf'");
 	return 0;
 }
 
@@ -46,8 +46,7 @@ static const struct map_want wanted[] = {
 	{ XRL_MAP_PREFIXES, offsetof(struct xrl_maps, prefixes), sizeof(struct xrl_prefix_key),
 	  sizeof(struct xrl_rule) },
 	{ XRL_MAP_STATE, offsetof(struct xrl_maps, state), sizeof(struct xrl_key), sizeof(struct xrl_state) },
-	{ XRL_MAP_RULE_STATS, offsetof(struct xrl_maps, rule_stats), sizeof(__u32),
-	  sizeof(struct xrl_rule_stats) },
+	{ XRL_MAP_RULE_STATS, offsetof(struct xrl_maps, rule_stats), sizeof(__u32), sizeof(struct xrl_rule_stats) },
 	{ XRL_MAP_COUNTERS, offsetof(struct xrl_maps, counters), sizeof(__u32), sizeof(struct xrl_counters) },
 	{ XRL_MAP_CTL, offsetof(struct xrl_maps, ctl), sizeof(__u32), sizeof(struct xrl_ctl) },
 	{ XRL_MAP_LATCHES, offsetof(struct xrl_maps, latches), sizeof(__u32), sizeof(struct xrl_latch) },
@@ -76,8 +75,8 @@ int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len)
 	if (xrl_pin_dir(iface, m->dir, sizeof(m->dir)))
 		return xrl_fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", iface);
 	if (access(m->dir, F_OK))
-		return xrl_fail(-ENOENT, err, len, "xdp-ratelimit is not loaded on %s: run 'xdp-ratelimit load %s' first",
-			    iface, iface);
+		return xrl_fail(-ENOENT, err, len,
+				"xdp-ratelimit is not loaded on %s: run 'xdp-ratelimit load %s' first", iface, iface);
 	m->ncpus = libbpf_num_possible_cpus();
 	if (m->ncpus <= 0)
 		return xrl_fail(-EIO, err, len, "cannot count the possible CPUs: is /sys mounted?");
@@ -94,26 +93,29 @@ int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len)
 			ret = -errno;
 			xrl_maps_close(m);
 			if (ret == -ENOENT)
-				return xrl_fail(ret, err, len,
-					    "%s is missing: the maps under %s are incomplete or from another version; run 'xdp-ratelimit unload %s' and load again",
-					    path, m->dir, iface);
+				return xrl_fail(
+					ret, err, len,
+					"%s is missing: the maps under %s are incomplete or from another version; run 'xdp-ratelimit unload %s' and load again",
+					path, m->dir, iface);
 			return xrl_fail(ret, err, len, "cannot open %s: %s", path, strerror(-ret));
 		}
 		*(int *)((char *)m + wanted[i].off) = fd;
 		if (bpf_obj_get_info_by_fd(fd, &info, &ilen) || info.key_size != wanted[i].key_size ||
 		    info.value_size != wanted[i].value_size) {
 			xrl_maps_close(m);
-			return xrl_fail(-EPROTO, err, len,
-				    "%s was made by another version of xdp-ratelimit (its layout differs from this one's); run 'xdp-ratelimit unload %s' and load again",
-				    path, iface);
+			return xrl_fail(
+				-EPROTO, err, len,
+				"%s was made by another version of xdp-ratelimit (its layout differs from this one's); run 'xdp-ratelimit unload %s' and load again",
+				path, iface);
 		}
 	}
 	ret = xrl_ctl_read(m, &ctl);
 	if (ret || ctl.layout != XRL_LAYOUT_VERSION) {
 		xrl_maps_close(m);
-		return xrl_fail(-EPROTO, err, len,
-			    "the maps under %s have layout %u, this xdp-ratelimit reads layout %u; run 'xdp-ratelimit unload %s' and load again",
-			    m->dir, ret ? 0 : ctl.layout, XRL_LAYOUT_VERSION, iface);
+		return xrl_fail(
+			-EPROTO, err, len,
+			"the maps under %s have layout %u, this xdp-ratelimit reads layout %u; run 'xdp-ratelimit unload %s' and load again",
+			m->dir, ret ? 0 : ctl.layout, XRL_LAYOUT_VERSION, iface);
 	}
 	return 0;
 }

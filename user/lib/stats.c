@@ -18,8 +18,8 @@ int xrl_clock_now(__u32 clock, __u64 *now)
 	return 0;
 }
 
-struct xrl_sum xrl_aggregate(const void *percpu, int ncpus, size_t stride, size_t ring_off, size_t gen_off,
-			     __u32 gen, __u32 buckets, __u64 interval, __u64 now)
+struct xrl_sum xrl_aggregate(const void *percpu, int ncpus, size_t stride, size_t ring_off, size_t gen_off, __u32 gen,
+			     __u32 buckets, __u64 interval, __u64 now)
 {
 	struct xrl_sum acc = { 0, 0, 0, 0 };
 	int cpu;
@@ -104,8 +104,8 @@ out:
 }
 
 /* Blocks the CPUs' latches of key hold for buckets still in its window at now. */
-static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r,
-			  __u64 now, __u64 *block)
+static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
+			  __u64 *block)
 {
 	size_t stride = xrl_percpu_stride(sizeof(struct xrl_latch));
 	char *buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_latch));
@@ -217,8 +217,9 @@ out:
 const char *xrl_malformed_name(int reason)
 {
 	static const char *const names[XRL_MAL_MAX] = {
-		[XRL_MAL_ETH] = "ethernet",   [XRL_MAL_VLAN] = "vlan",	       [XRL_MAL_IPV4] = "ipv4",
-		[XRL_MAL_IPV4_IHL] = "ipv4_ihl", [XRL_MAL_IPV4_LEN] = "ipv4_len", [XRL_MAL_IPV6] = "ipv6",
+		[XRL_MAL_ETH] = "ethernet",	 [XRL_MAL_VLAN] = "vlan",
+		[XRL_MAL_IPV4] = "ipv4",	 [XRL_MAL_IPV4_IHL] = "ipv4_ihl",
+		[XRL_MAL_IPV4_LEN] = "ipv4_len", [XRL_MAL_IPV6] = "ipv6",
 		[XRL_MAL_IPV6_EXT] = "ipv6_ext", [XRL_MAL_L4] = "l4",
 	};
 

@@ -16,16 +16,16 @@ int xrl_clock_now(__u32 clock, __u64 *now);
  * stride is the distance between two CPUs' values; ring_off and gen_off
  * locate the ring and gen inside one value.
  */
-struct xrl_sum xrl_aggregate(const void *percpu, int ncpus, size_t stride, size_t ring_off, size_t gen_off,
-			     __u32 gen, __u32 buckets, __u64 interval, __u64 now);
+struct xrl_sum xrl_aggregate(const void *percpu, int ncpus, size_t stride, size_t ring_off, size_t gen_off, __u32 gen,
+			     __u32 buckets, __u64 interval, __u64 now);
 
 /* Sentinel's QPS: a window's sum over its interval, per second. */
 double xrl_qps(__u64 sum, __u64 interval);
 
 struct xrl_rule_report {
 	struct xrl_spec spec;
-	__u64 pass, block;	/* totals since the rule was created */
-	struct xrl_sum window;	/* the rule-level window at now */
+	__u64 pass, block;     /* totals since the rule was created */
+	struct xrl_sum window; /* the rule-level window at now */
 	double pass_qps, block_qps;
 };
 
