@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -194,6 +195,49 @@ static void test_find_by_prefix(void **state)
 	assert_null(cli_find(cli_commands, "frobnicate", "command"));
 }
 
+/* A name is not a path: what the kernel would refuse as a device name is refused before any path is built. */
+static void test_iface_names(void **state)
+{
+	static const char *const bad[] = {
+		"",	".",	"..",  "../../../../tmp/victim", "a/b", "/", "abcdefghijklmnop", "a b", "a:b",
+		"a\tb", "a\nb", "\x7f"
+	};
+	static const char *const good[] = { "eth0", "abcdefghijklmno", "veth-a.1", "...", ".a", "br_0@x" };
+	char err[XRL_ERRLEN], dir[PATH_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (xrl_iface_check(bad[i], err, sizeof(err)) != -EINVAL || !err[0])
+			fail_msg("'%s' was accepted as an interface name", bad[i]);
+		if (xrl_pin_dir(bad[i], dir, sizeof(dir), err, sizeof(err)) != -EINVAL)
+			fail_msg("a pin folder was made of '%s'", bad[i]);
+	}
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (xrl_iface_check(good[i], err, sizeof(err)))
+			fail_msg("'%s' was refused: %s", good[i], err);
+	assert_int_equal(xrl_pin_dir("eth0", dir, sizeof(dir), err, sizeof(err)), 0);
+	assert_string_equal(dir, XRL_PIN_ROOT "/eth0");
+	/* Through the parser: a usage error, and the command never runs. */
+	assert_int_equal(run(".."), EXIT_USAGE);
+	assert_int_equal(run("../../tmp/x"), EXIT_USAGE);
+	assert_int_equal(runs, 0);
+}
+
+/* Only what load pins is ours to remove. */
+static void test_pins_ours(void **state)
+{
+	(void)state;
+	assert_true(xrl_pin_is_ours("link"));
+	assert_true(xrl_pin_is_ours("prog"));
+	assert_true(xrl_pin_is_ours(XRL_MAP_CTL));
+	assert_true(xrl_pin_is_ours(XRL_MAP_STATE));
+	assert_false(xrl_pin_is_ours("foreign"));
+	assert_false(xrl_pin_is_ours(".."));
+	assert_false(xrl_pin_is_ours(""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +247,8 @@ int main(void)
 		cmocka_unit_test(test_parse_refuses),
 		cmocka_unit_test(test_help_runs_nothing),
 		cmocka_unit_test(test_find_by_prefix),
+		cmocka_unit_test(test_iface_names),
+		cmocka_unit_test(test_pins_ours),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -324,6 +324,9 @@ static int run_cmd(const struct cli_cmd *cmd, struct cli_ctx *ctx)
 		ctx->iface = ctx->argv[0];
 		ctx->argc--;
 		ctx->argv++;
+		/* Before anything is built from it: a name is not a path. */
+		if (xrl_iface_check(ctx->iface, err, sizeof(err)))
+			return cli_usage(cmd, "%s", err);
 	}
 	if (cmd->prepare) {
 		code = cmd->prepare(ctx);

@@ -18,7 +18,10 @@ static int demo_run(struct cli_ctx *ctx)
 	char self[PATH_MAX], script[PATH_MAX + 16], *slash;
 	char *args[3] = { script, ctx->argc ? ctx->argv[0] : NULL, NULL };
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char err[XRL_ERRLEN];
 
+	if (ctx->argc && xrl_iface_check(ctx->argv[0], err, sizeof(err)))
+		return cli_usage(ctx->cmd, "%s", err);
 	if (n < 0)
 		return cli_fail(EXIT_FAIL, "cannot find this program through /proc/self/exe: %s", strerror(errno));
 	self[n] = '\0';

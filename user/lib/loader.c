@@ -14,25 +14,6 @@
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
 
-/* Removes every pin in the folder, then the folder: what xrl_load made, whatever it got to. */
-static void remove_pins(const char *dir)
-{
-	struct dirent *e;
-	DIR *d = opendir(dir);
-	char path[PATH_MAX + 256];
-
-	if (d) {
-		while ((e = readdir(d))) {
-			if (e->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
 /*
  * A pin folder without an attached link is what a killed load or unload
  * leaves: nothing enforces it, so it is removed. One with a live link is
@@ -53,10 +34,8 @@ static int check_leftovers(const char *iface, const char *dir, char *err, size_t
 		live = !bpf_obj_get_info_by_fd(fd, &info, &ilen) && info.xdp.ifindex;
 		close(fd);
 	}
-	if (!live) {
-		remove_pins(dir);
-		return 0;
-	}
+	if (!live)
+		return xrl_pins_remove(dir, err, len);
 	ret = xrl_maps_open(iface, &m, err, len);
 	if (ret == -EPROTO || ret == -ENOENT)
 		return xrl_fail(
@@ -126,13 +105,13 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	int ifindex, link = -1, ret, ncpus;
 
 	ret = xrl_check_env(err, len);
+	if (!ret)
+		ret = xrl_pin_dir(o->iface, dir, sizeof(dir), err, len);
 	if (ret)
 		return ret;
 	ifindex = (int)if_nametoindex(o->iface);
 	if (!ifindex)
 		return xrl_fail(-ENODEV, err, len, "no such interface '%s': see 'ip link' for the names", o->iface);
-	if (xrl_pin_dir(o->iface, dir, sizeof(dir)))
-		return xrl_fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", o->iface);
 	if (!is_ethernet(o->iface))
 		return xrl_fail(
 			-EOPNOTSUPP, err, len,
@@ -226,29 +205,36 @@ fail:
 	if (link >= 0)
 		close(link);
 	xdp_ratelimit_bpf__destroy(skel);
-	remove_pins(dir);
+	xrl_pins_remove(dir, path, sizeof(path));
 	return ret;
 }
 
 int xrl_unload(const char *iface, char *err, size_t len)
 {
-	char dir[PATH_MAX];
+	struct xrl_maps m = { .lock = -1 };
 	int ret = xrl_check_env(err, len);
 
+	if (!ret)
+		ret = xrl_pin_dir(iface, m.dir, sizeof(m.dir), err, len);
 	if (ret)
 		return ret;
-	if (xrl_pin_dir(iface, dir, sizeof(dir)))
-		return xrl_fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", iface);
-	if (access(dir, F_OK))
+	if (access(m.dir, F_OK))
 		return xrl_fail(
 			-ENOENT, err, len,
 			"xdp-ratelimit is not loaded on %s: nothing to unload ('xdp-ratelimit status' lists where it is)",
 			iface);
+	/* After any apply or rule change in progress, which then finds the folder gone. */
+	ret = xrl_maps_lock(&m);
+	if (ret == -ENOENT)
+		ret = xrl_fail(ret, err, len, "xdp-ratelimit was unloaded from %s meanwhile: nothing to unload", iface);
+	else if (ret)
+		ret = xrl_fail(ret, err, len, "cannot lock %s: %s", m.dir, strerror(-ret));
 	/* Unpinning the link drops its last reference: the program detaches. */
-	remove_pins(dir);
-	if (!access(dir, F_OK))
-		return xrl_fail(-EBUSY, err, len, "cannot remove %s: %s", dir, strerror(errno));
-	return 0;
+	if (!ret)
+		ret = xrl_pins_remove(m.dir, err, len);
+	if (m.lock >= 0)
+		close(m.lock);
+	return ret;
 }
 
 static __u64 fd_memlock(int fd)
@@ -315,7 +301,7 @@ int xrl_status_list(struct xrl_status **out, size_t *n)
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || strlen(e->d_name) >= IF_NAMESIZE)
+		if (xrl_iface_check(e->d_name, NULL, 0))
 			continue;
 		tmp = realloc(v, (*n + 1) * sizeof(*v));
 		if (!tmp) {

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
@@ -13,11 +17,38 @@
 #include "maps.h"
 #include "err.h"
 
-int xrl_pin_dir(const char *iface, char *buf, size_t len)
+int xrl_iface_check(const char *iface, char *err, size_t len)
 {
-	int n = snprintf(buf, len, "%s/%s", XRL_PIN_ROOT, iface);
+	const char *c;
 
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	if (!iface || !iface[0])
+		return xrl_fail(-EINVAL, err, len, "an interface name cannot be empty: see 'ip link' for the names");
+	if (!strcmp(iface, ".") || !strcmp(iface, ".."))
+		return xrl_fail(-EINVAL, err, len, "'%s' is not an interface name: 'ip link' lists them", iface);
+	for (c = iface; *c; c++)
+		if (*c == '/' || *c == ':' || isspace((unsigned char)*c) || iscntrl((unsigned char)*c))
+			return xrl_fail(
+				-EINVAL, err, len,
+				"'%s' is not an interface name: names have no '/', ':', spaces or control characters ('ip link' lists them)",
+				iface);
+	if (strnlen(iface, IF_NAMESIZE) >= IF_NAMESIZE)
+		return xrl_fail(
+			-EINVAL, err, len,
+			"'%.64s%s' is not an interface name: names are at most %d characters ('ip link' lists them)",
+			iface, strlen(iface) > 64 ? "..." : "", IF_NAMESIZE - 1);
+	return 0;
+}
+
+int xrl_pin_dir(const char *iface, char *buf, size_t len, char *err, size_t errlen)
+{
+	int n, ret = xrl_iface_check(iface, err, errlen);
+
+	if (ret)
+		return ret;
+	n = snprintf(buf, len, "%s/%s", XRL_PIN_ROOT, iface);
+	if (n < 0 || (size_t)n >= len)
+		return xrl_fail(-ENAMETOOLONG, err, errlen, "interface name '%s' is too long", iface);
+	return 0;
 }
 
 int xrl_check_env(char *err, size_t len)
@@ -52,6 +83,64 @@ static const struct map_want wanted[] = {
 	{ XRL_MAP_LATCHES, offsetof(struct xrl_maps, latches), sizeof(__u32), sizeof(struct xrl_latch) },
 };
 
+/* What xrl_load pins besides the maps. */
+static const char *const other_pins[] = { "prog", "link" };
+
+bool xrl_pin_is_ours(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+		if (!strcmp(name, wanted[i].name))
+			return true;
+	for (i = 0; i < sizeof(other_pins) / sizeof(other_pins[0]); i++)
+		if (!strcmp(name, other_pins[i]))
+			return true;
+	return false;
+}
+
+int xrl_pins_remove(const char *dir, char *err, size_t len)
+{
+	char path[PATH_MAX + 256];
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int ret = 0;
+
+	if (lstat(dir, &st))
+		return xrl_fail(-errno, err, len, "cannot read %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return xrl_fail(-ENOTDIR, err, len, "%s is not a folder xdp-ratelimit made: nothing was removed", dir);
+	d = opendir(dir);
+	if (!d)
+		return xrl_fail(-errno, err, len, "cannot read %s: %s", dir, strerror(errno));
+	/* Look at everything first: a stranger means the folder is not ours to empty. */
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!xrl_pin_is_ours(e->d_name) || lstat(path, &st) || !S_ISREG(st.st_mode)) {
+			ret = xrl_fail(
+				-ENOTEMPTY, err, len,
+				"%s holds '%s', which xdp-ratelimit did not make: nothing was removed (remove what is not yours by hand, or leave it)",
+				dir, e->d_name);
+			break;
+		}
+	}
+	if (!ret) {
+		rewinddir(d);
+		while ((e = readdir(d)))
+			if (xrl_pin_is_ours(e->d_name)) {
+				snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+				unlink(path);
+			}
+	}
+	closedir(d);
+	if (!ret && rmdir(dir))
+		ret = xrl_fail(-errno, err, len, "cannot remove %s: %s", dir, strerror(errno));
+	return ret;
+}
+
 static void init_fds(struct xrl_maps *m)
 {
 	size_t i;
@@ -72,8 +161,9 @@ int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len)
 	ret = xrl_check_env(err, len);
 	if (ret)
 		return ret;
-	if (xrl_pin_dir(iface, m->dir, sizeof(m->dir)))
-		return xrl_fail(-ENAMETOOLONG, err, len, "interface name '%s' is too long", iface);
+	ret = xrl_pin_dir(iface, m->dir, sizeof(m->dir), err, len);
+	if (ret)
+		return ret;
 	if (access(m->dir, F_OK))
 		return xrl_fail(-ENOENT, err, len,
 				"xdp-ratelimit is not loaded on %s: run 'xdp-ratelimit load %s' first", iface, iface);
@@ -110,6 +200,13 @@ int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len)
 		}
 	}
 	ret = xrl_ctl_read(m, &ctl);
+	if (!ret && !ctl.layout) {
+		xrl_maps_close(m);
+		return xrl_fail(
+			-EPROTO, err, len,
+			"the load on %s was interrupted before it finished (its maps are pinned, its settings never written): run 'xdp-ratelimit unload %s', then load again",
+			iface, iface);
+	}
 	if (ret || ctl.layout != XRL_LAYOUT_VERSION) {
 		xrl_maps_close(m);
 		return xrl_fail(
@@ -136,14 +233,39 @@ void xrl_maps_close(struct xrl_maps *m)
 	m->lock = -1;
 }
 
-int xrl_maps_lock(struct xrl_maps *m)
+static int maps_lock(struct xrl_maps *m, int how)
 {
+	struct stat held, now;
+
 	if (m->lock < 0) {
 		m->lock = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (m->lock < 0)
 			return -errno;
 	}
-	return flock(m->lock, LOCK_EX) ? -errno : 0;
+	if (flock(m->lock, how))
+		return -errno;
+	/* An unload that held the lock before us has removed the folder: nothing to change any more. */
+	if (fstat(m->lock, &held) || stat(m->dir, &now) || held.st_ino != now.st_ino || held.st_dev != now.st_dev) {
+		flock(m->lock, LOCK_UN);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int xrl_maps_lock(struct xrl_maps *m)
+{
+	return maps_lock(m, LOCK_EX);
+}
+
+int xrl_maps_lock_shared(struct xrl_maps *m)
+{
+	return maps_lock(m, LOCK_SH);
+}
+
+void xrl_maps_unlock(struct xrl_maps *m)
+{
+	if (m->lock >= 0)
+		flock(m->lock, LOCK_UN);
 }
 
 int xrl_ctl_read(const struct xrl_maps *m, struct xrl_ctl *ctl)

@@ -4,6 +4,7 @@
 #define XRL_LIB_MAPS_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include "xrl_common.h"
 
@@ -14,8 +15,26 @@ struct xrl_maps {
 	int ncpus;
 };
 
-/* XRL_PIN_ROOT/<iface>, checked to fit. */
-int xrl_pin_dir(const char *iface, char *buf, size_t len);
+/*
+ * Whether iface can be an interface's name, as the kernel's dev_valid_name
+ * decides (non-empty, shorter than IFNAMSIZ, not "." or "..", no '/', ':' or
+ * white space), and has no control characters: only then is it safe to build
+ * a path from. -EINVAL and a sentence in err otherwise.
+ */
+int xrl_iface_check(const char *iface, char *err, size_t len);
+
+/* XRL_PIN_ROOT/<iface>, for a name xrl_iface_check accepts; -EINVAL and err otherwise. */
+int xrl_pin_dir(const char *iface, char *buf, size_t len, char *err, size_t errlen);
+
+/* Whether name is one of the pins xrl_load makes in an interface's folder. */
+bool xrl_pin_is_ours(const char *name);
+
+/*
+ * Removes an interface's pin folder: only when it is a folder holding nothing
+ * but the pins xrl_load makes, and then only those. -ENOTEMPTY (nothing
+ * removed) and err naming the stranger otherwise.
+ */
+int xrl_pins_remove(const char *dir, char *err, size_t len);
 
 /*
  * Checks what every command that touches the kernel needs: root (or
@@ -28,8 +47,15 @@ int xrl_check_env(char *err, size_t len);
 int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len);
 void xrl_maps_close(struct xrl_maps *m);
 
-/* Serializes rule changes on one interface (flock on the pin folder). */
+/*
+ * Serializes changes on one interface (flock on the pin folder): exclusive for
+ * apply, rule and unload, shared for the readers, so that they never see a rule
+ * set half written. -ENOENT when the folder was unloaded (or replaced) while
+ * waiting for the lock. xrl_maps_unlock lets it go.
+ */
 int xrl_maps_lock(struct xrl_maps *m);
+int xrl_maps_lock_shared(struct xrl_maps *m);
+void xrl_maps_unlock(struct xrl_maps *m);
 
 int xrl_ctl_read(const struct xrl_maps *m, struct xrl_ctl *ctl);
 int xrl_ctl_write(const struct xrl_maps *m, const struct xrl_ctl *ctl);
