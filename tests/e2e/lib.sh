@@ -13,8 +13,12 @@ failures=0
 pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1: $2"; failures=$((failures + 1)); }
 skip() { echo "SKIP: $1: $2"; }
-# check NAME COMMAND...: PASS when the command succeeds.
-check() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n" "'$*' failed"; fi; }
+# check NAME COMMAND...: PASS when the command succeeds; what it printed shows when it fails.
+check() {
+	local n=$1 out
+	shift
+	if out=$("$@" 2>&1); then pass "$n"; else fail "$n" "'$*' failed: $out"; fi
+}
 # expect_eq NAME GOT WANT
 expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi; }
 # expect_range NAME GOT LO HI

@@ -337,7 +337,9 @@ static int run_cmd(const struct cli_cmd *cmd, struct cli_ctx *ctx)
 		return cmd->run(ctx);
 	if (xrl_maps_open(ctx->iface, &ctx->maps, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
-	code = cmd->run(ctx);
+	code = cmd->flags & CLI_READS ? cli_lock(ctx, true) : EXIT_OK;
+	if (!code)
+		code = cmd->run(ctx);
 	xrl_maps_close(&ctx->maps);
 	return code;
 }
@@ -383,6 +385,21 @@ int cli_run(const struct cli_cmd *cmd, int argc, char **argv)
 out:
 	free(ctx.opts);
 	return code;
+}
+
+int cli_lock(struct cli_ctx *ctx, bool shared)
+{
+	int ret = shared ? xrl_maps_lock_shared(&ctx->maps) : xrl_maps_lock(&ctx->maps);
+
+	if (ret == -ENOENT)
+		return cli_fail(
+			EXIT_FAIL,
+			"xdp-ratelimit was unloaded from %s meanwhile: nothing was done ('xdp-ratelimit load %s' "
+			"attaches it again)",
+			ctx->iface, ctx->iface);
+	if (ret)
+		return cli_fail(EXIT_FAIL, "cannot lock %s: %s", ctx->maps.dir, strerror(-ret));
+	return EXIT_OK;
 }
 
 static void vreport(const char *fmt, va_list ap)

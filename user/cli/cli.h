@@ -61,6 +61,7 @@ struct cli_opt {
 enum cli_cmd_flags {
 	CLI_IFACE = 1 << 0, /* the first argument is an interface: ctx->iface */
 	CLI_MAPS = 1 << 1,  /* ... whose maps are opened before run, closed after: ctx->maps */
+	CLI_READS = 1 << 2, /* ... and read under the interface's shared lock, never while rules change */
 };
 
 /* The usual arguments: one interface, whose maps are opened with CLI_MAPS. */
@@ -118,6 +119,8 @@ void cli_help(const struct cli_cmd *cmd);
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A usage error: the message, then the command's usage line. Returns EXIT_USAGE. */
 int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Takes the interface's lock, shared (readers) or not: 0, or an exit code with the message printed. */
+int cli_lock(struct cli_ctx *ctx, bool shared);
 /* Prints a JSON value and drops it. */
 void cli_json(json_t *v);
 /* Makes libbpf's own log visible with -v. */

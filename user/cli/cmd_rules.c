@@ -81,9 +81,9 @@ static int rule_run(struct cli_ctx *ctx)
 	char err[XRL_ERRLEN], what[300], match[128];
 	int code, idx;
 
-	code = xrl_maps_lock(&ctx->maps);
+	code = cli_lock(ctx, false);
 	if (code)
-		return cli_fail(EXIT_FAIL, "cannot lock %s: %s", ctx->maps.dir, strerror(-code));
+		return code;
 	code = read_rules(iface, &ctx->maps, &set);
 	if (code)
 		return code;
@@ -144,7 +144,7 @@ static const struct cli_cmd rule_list = {
 	.name = "list",
 	.parent = "rule",
 	.summary = "Lists the rules, as dump.",
-	CLI_ONE_IFACE(CLI_MAPS),
+	CLI_ONE_IFACE(CLI_MAPS | CLI_READS),
 	.run = dump_run,
 };
 
@@ -236,6 +236,6 @@ const struct cli_cmd cmd_apply = {
 const struct cli_cmd cmd_dump = {
 	.name = "dump",
 	.summary = "Prints IFACE's rules in the rules grammar: 'dump IFACE | apply IFACE -' round-trips.",
-	CLI_ONE_IFACE(CLI_MAPS),
+	CLI_ONE_IFACE(CLI_MAPS | CLI_READS),
 	.run = dump_run,
 };

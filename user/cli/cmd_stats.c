@@ -172,8 +172,10 @@ static int stats_run(struct cli_ctx *ctx)
 	int code = EXIT_OK;
 	__u32 i;
 
-	if (!so->watch && !so->count)
-		return xrl_stats_print(ctx->iface, &ctx->maps, so->top);
+	if (!so->watch && !so->count) {
+		code = cli_lock(ctx, true);
+		return code ? code : xrl_stats_print(ctx->iface, &ctx->maps, so->top);
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	for (i = 0; !stop && (!so->count || i < so->count); i++) {
@@ -181,7 +183,11 @@ static int stats_run(struct cli_ctx *ctx)
 			sleep(1);
 		if (!cli.json && isatty(STDOUT_FILENO))
 			printf("\033[H\033[J");
-		code = xrl_stats_print(ctx->iface, &ctx->maps, so->top);
+		/* Under the lock one reading at a time: an apply never waits for a whole --watch. */
+		code = cli_lock(ctx, true);
+		if (!code)
+			code = xrl_stats_print(ctx->iface, &ctx->maps, so->top);
+		xrl_maps_unlock(&ctx->maps);
 		if (code)
 			break;
 	}
@@ -330,7 +336,7 @@ const struct cli_cmd cmd_explain = {
 	.summary =
 		"Which rules match a packet from ADDR (to PORT/PROTO), their current windows, and whether the next such\n"
 		"packet passes.",
-	CLI_ONE_IFACE(CLI_MAPS),
+	CLI_ONE_IFACE(CLI_MAPS | CLI_READS),
 	.opts = explain_opts,
 	.opts_size = sizeof(struct explain_opts),
 	.prepare = explain_prepare,

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include "apply.h"
+#include "err.h"
 #include "ports.h"
 #include "prefixes.h"
 
@@ -185,10 +186,10 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 	int ret;
 
 	ret = xrl_maps_lock(m);
-	if (ret) {
-		snprintf(err, len, "cannot lock %s: %s", m->dir, strerror(-ret));
-		return ret;
-	}
+	if (ret == -ENOENT)
+		return xrl_fail(ret, err, len, "%s was unloaded while the rules waited: nothing was applied", m->dir);
+	if (ret)
+		return xrl_fail(ret, err, len, "cannot lock %s: %s", m->dir, strerror(-ret));
 	ret = xrl_ctl_read(m, &ctl);
 	if (!ret)
 		ret = read_set(m, ctl.active_set & 1, &active);

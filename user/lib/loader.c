@@ -268,6 +268,7 @@ static void status_one(const char *iface, struct xrl_status *st)
 	snprintf(st->iface, sizeof(st->iface), "%s", iface);
 	if (xrl_maps_open(iface, &m, st->err, sizeof(st->err)))
 		return;
+	xrl_maps_lock_shared(&m); /* a consistent reading; failing that, one that may be in flux */
 	xrl_ctl_read(&m, &st->ctl);
 	snprintf(path, sizeof(path), "%s/link", m.dir);
 	fd = bpf_obj_get(path);

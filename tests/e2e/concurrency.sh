@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Readers and writers at once: with applies looping, dump, stats -j, explain and status never
+# fail (they read under the interface's shared lock, so never a set half written); unload
+# waits for the lock like apply and rule, and an apply that waited behind an unload says so
+# instead of reporting rules in force on an interface that was just unloaded.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+needs_root concurrency
+
+NS=xrle-q
+veth_lab $NS xrleq0 xrleq1 10.215.0 fd00:215
+lab_undo "$XRL unload xrleq0"
+check "load" "$XRL" load xrleq0
+
+dir=$(mktemp -d)
+lab_undo "rm -rf $dir"
+{ echo "port 53/udp rate 100/s"
+  for i in $(seq 1 60); do echo "prefix 172.17.$i.0/24 rate ${i}0/s"; done
+  for i in $(seq 1 60); do echo "port $((10000 + i))/tcp rate ${i}/s"; done; } >"$dir/a"
+{ echo "port 53/udp rate 200/s"
+  for i in $(seq 1 60); do echo "prefix 2001:db8:$i::/48 rate ${i}k/s"; done
+  for i in $(seq 1 60); do echo "port $((20000 + i))/udp rate ${i}/s"; done; } >"$dir/b"
+
+# Three writers, each alternating the two sets until told to stop.
+touch "$dir/run"
+for _ in 1 2 3; do
+	( while [ -e "$dir/run" ]; do $XRL apply xrleq0 "$dir/a" >/dev/null 2>&1; $XRL apply xrleq0 "$dir/b" >/dev/null 2>&1; done ) &
+	lab_undo "kill $! 2>/dev/null"
+done
+bad=0 reads=0
+for i in $(seq 1 100); do
+	for cmd in "dump xrleq0" "-j stats xrleq0" "explain xrleq0 --src 172.17.5.9 --dport 53/udp" "-j status"; do
+		# shellcheck disable=SC2086 # words on purpose
+		if ! out=$($XRL $cmd 2>&1); then
+			bad=$((bad + 1))
+			echo "$cmd: $out" >>"$dir/errors"
+		fi
+		reads=$((reads + 1))
+	done
+done
+rm -f "$dir/run"
+wait
+expect_eq "$reads reads during three apply loops, none failed" "$bad" 0
+[ -s "$dir/errors" ] && head -3 "$dir/errors"
+n=$($XRL dump xrleq0 | wc -l)
+expect_eq "the set in force is one of the two, whole" "$n" 121
+
+# unload takes the lock: it waits for a holder (here flock(1), standing for an apply in progress).
+lockdir=/sys/fs/bpf/xdp-ratelimit/xrleq0
+flock "$lockdir" sleep 1.5 &
+holder=$!
+sleep 0.3
+$XRL apply xrleq0 "$dir/a" >"$dir/apply.out" 2>&1 &
+applier=$!
+sleep 0.2
+start=$(date +%s%N)
+$XRL unload xrleq0 >/dev/null 2>&1
+took=$((($(date +%s%N) - start) / 1000000))
+wait $holder
+wait $applier
+arc=$?
+expect_range "unload waited for the lock (ms)" "$took" 700 5000
+if [ $arc -eq 0 ]; then
+	pass "the apply went before the unload"
+elif grep -q "unloaded while the rules waited: nothing was applied" "$dir/apply.out"; then
+	pass "the apply that waited behind unload says it applied nothing"
+else
+	fail "the apply that raced unload" "exit $arc: $(cat "$dir/apply.out")"
+fi
+check "unloaded: no folder left" test ! -e "$lockdir"
+check "nothing attached" sh -c "! ip -d link show xrleq0 | grep -q 'prog/xdp'"
+finish
