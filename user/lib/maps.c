@@ -8,6 +8,7 @@
 #include <string.h>
 #include <net/if.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -51,17 +52,78 @@ int xrl_pin_dir(const char *iface, char *buf, size_t len, char *err, size_t errl
 	return 0;
 }
 
-int xrl_check_env(char *err, size_t len)
+static bool is_bpffs(const char *path)
 {
 	struct statfs st;
 
+	return !statfs(path, &st) && st.f_type == BPF_FS_MAGIC;
+}
+
+/*
+ * The host's process to compare with: PID 1, or kthreadd (PID 2, always in
+ * the initial mount namespace) where PID 1 is hidden from us.
+ */
+static const char *host_proc(void)
+{
+	struct stat st;
+
+	return !stat("/proc/1/ns/mnt", &st) ? "/proc/1" : !stat("/proc/2/ns/mnt", &st) ? "/proc/2" : NULL;
+}
+
+/* Whether this process shares the host's mount namespace (not so under 'ip netns exec'). */
+static bool host_mounts(void)
+{
+	const char *host = host_proc();
+	char path[32];
+	struct stat self, init;
+
+	if (!host)
+		return true; /* cannot tell: take it as the host's */
+	snprintf(path, sizeof(path), "%s/ns/mnt", host);
+	return stat("/proc/self/ns/mnt", &self) || stat(path, &init) ||
+	       (self.st_ino == init.st_ino && self.st_dev == init.st_dev);
+}
+
+/* Whether the bpffs at XRL_BPFFS is the one the host sees there. */
+static bool host_bpffs(void)
+{
+	const char *host = host_proc();
+	char path[64];
+	struct stat here, there;
+
+	if (!host)
+		return true;
+	snprintf(path, sizeof(path), "%s/root%s", host, XRL_BPFFS);
+	return !stat(XRL_BPFFS, &here) && !stat(path, &there) && here.st_dev == there.st_dev;
+}
+
+#define XRL_NSENTER_HINT                                                                                    \
+	"pins made here would vanish when the command exits, and the program would detach with them. "      \
+	"'ip netns exec' gives a command a mount namespace of its own: run 'nsenter --net=/run/netns/NAME " \
+	"xdp-ratelimit ...' instead, which enters the network namespace only"
+
+int xrl_check_env(char *err, size_t len)
+{
 	if (geteuid() != 0)
 		return xrl_fail(
 			-EPERM, err, len,
 			"permission denied: xdp-ratelimit needs root (CAP_BPF and CAP_NET_ADMIN); run it with sudo");
-	if (statfs("/sys/fs/bpf", &st) || st.f_type != BPF_FS_MAGIC)
-		return xrl_fail(-ENOENT, err, len,
-				"bpffs is not mounted at /sys/fs/bpf: mount it with 'mount -t bpf bpf /sys/fs/bpf'");
+	if (!host_mounts()) {
+		/* Pins in a bpffs the host does not see last only as long as this mount namespace. */
+		if (!is_bpffs(XRL_BPFFS))
+			return xrl_fail(-ENOENT, err, len, "there is no bpffs at %s in this mount namespace: %s",
+					XRL_BPFFS, XRL_NSENTER_HINT);
+		if (!host_bpffs())
+			return xrl_fail(-EXDEV, err, len, "the bpffs at %s here is not the host's: %s", XRL_BPFFS,
+					XRL_NSENTER_HINT);
+		return 0;
+	}
+	/* As bpftool does: the host's bpffs, mounted where everyone looks for it. */
+	if (!is_bpffs(XRL_BPFFS) && mount("bpf", XRL_BPFFS, "bpf", 0, "mode=0700"))
+		return xrl_fail(
+			-errno, err, len,
+			"bpffs is not mounted at %s and mounting it failed: %s; mount it with 'mount -t bpf bpf %s'",
+			XRL_BPFFS, strerror(errno), XRL_BPFFS);
 	return 0;
 }
 

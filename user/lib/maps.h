@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include "xrl_common.h"
 
+#define XRL_BPFFS "/sys/fs/bpf"
+
 struct xrl_maps {
 	char dir[PATH_MAX];
 	int port_idx, port_rules, prefixes, state, rule_stats, counters, ctl, latches;
@@ -38,8 +40,12 @@ int xrl_pins_remove(const char *dir, char *err, size_t len);
 
 /*
  * Checks what every command that touches the kernel needs: root (or
- * CAP_BPF + CAP_NET_ADMIN), and bpffs mounted at /sys/fs/bpf. On failure err
- * holds one sentence that says what to do.
+ * CAP_BPF + CAP_NET_ADMIN), and the host's bpffs at /sys/fs/bpf, mounted
+ * there when missing in the host's mount namespace (as bpftool does). In a
+ * mount namespace of its own (ip netns exec) it refuses, unless /sys/fs/bpf
+ * is the host's bpffs: pins anywhere else vanish with that namespace, and the
+ * program detaches with them. On failure err holds one sentence that says
+ * what to do.
  */
 int xrl_check_env(char *err, size_t len);
 
