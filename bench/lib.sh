@@ -20,7 +20,7 @@ IF_R=xrlb${XRLB_N}r # receiving end, in NS_R: the program under test
 IF_H=xrlb${XRLB_N}h # never up: holds the generator in the XDP dispatcher (xrl-trafficgen --hold)
 IF_K=xrlb${XRLB_N}k # IF_H's peer
 PIN_BARE=/sys/fs/bpf/xrlb$XRLB_N
-XRL_PIN=/sys/fs/bpf/xdp-ratelimit/$IF_R
+XRL_PIN= # the loaded instance's pin folder (keyed by namespace and ifindex), set by xrl_load
 NCPU=$(nproc)
 CLI=$BUILD/xdp-ratelimit
 TG=$BUILD/xrl-trafficgen
@@ -40,8 +40,8 @@ lab_down() {
 		wait "$p" 2>/dev/null || true
 	done
 	LAB_PIDS=()
-	if [ -d "$XRL_PIN" ]; then
-		in_r "$CLI" unload "$IF_R" >/dev/null 2>&1 || rm -rf "$XRL_PIN"
+	if [ -n "$XRL_PIN" ] && [ -d "$XRL_PIN" ]; then
+		in_r "$CLI" unload "$IF_R" >/dev/null 2>&1
 	fi
 	rm -rf "$PIN_BARE"
 	ip netns del "$NS_G" 2>/dev/null || true
@@ -98,7 +98,8 @@ bare_attach() {
 # xrl_load CLOCK [MAX_KEYS]: a table that holds the 100k sources unless told otherwise.
 xrl_load() {
 	xdp_detach
-	in_r "$CLI" load "$IF_R" --mode native --clock "$1" --max-keys "${2:-262144}" >/dev/null
+	in_r "$CLI" load "$IF_R" --mode native --clock "$1" --max-keys "${2:-262144}" >/dev/null || return
+	XRL_PIN=$(in_r "$CLI" -j status | jq -r --arg i "$IF_R" '.interfaces[] | select(.interface == $i and .this_netns) | .pin_dir')
 }
 xrl_apply() { in_r "$CLI" apply "$IF_R" "$1" >/dev/null; }
 xrl_unload() { in_r "$CLI" unload "$IF_R" >/dev/null; }

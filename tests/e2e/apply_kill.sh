@@ -65,7 +65,7 @@ stats=$($XRL -j stats xrle6)
 expect_eq "the kept rule counted every packet it judged" \
 	"$(echo "$stats" | json '.rules[] | select(.rule | startswith("port 6000/udp")) | .pass + .block')" "$sent"
 
-expect_eq "the pin folder is root's alone" "$(stat -c '%a %U' /sys/fs/bpf/xdp-ratelimit/xrle6)" "700 root"
-expect_eq "the pinned maps are root's alone" \
-	"$(stat -c '%a %U' /sys/fs/bpf/xdp-ratelimit/xrle6/* | sort -u | tr '\n' ' ')" "600 root "
+pins=$(pin_dir xrle6)
+expect_eq "the pin folder is root's alone" "$(stat -c '%a %U' "$pins")" "700 root"
+expect_eq "the pinned maps are root's alone" "$(stat -c '%a %U' "$pins"/* | sort -u | tr '\n' ' ')" "600 root "
 finish

@@ -63,12 +63,15 @@ fi
 
 check "load" "$XRL" load xrle4
 expect_err "load twice" 1 "already loaded on xrle4" "$XRL" load xrle4
+pins=$(pin_dir xrle4)
 check "unload" "$XRL" unload xrle4
 expect_err "unload twice" 1 "not loaded on xrle4" "$XRL" unload xrle4
 
 # Maps from another layout where ours are expected.
-mkdir -p /sys/fs/bpf/xdp-ratelimit/xrle4
-bpftool map create /sys/fs/bpf/xdp-ratelimit/xrle4/xrl_ctl type array key 4 value 8 entries 1 name xrl_ctl
+# (bpftool mounts a bpffs where there is none: never let it near anything but our pins.)
+[[ $pins == /sys/fs/bpf/xdp-ratelimit/net* ]] || { fail "the pin folder" "status gave '$pins'"; finish; }
+mkdir -p "$pins"
+bpftool map create "$pins/xrl_ctl" type array key 4 value 8 entries 1 name xrl_ctl
 expect_err "maps of another version are refused" 1 "another version" "$XRL" dump xrle4
 check "unload removes them" "$XRL" unload xrle4
 

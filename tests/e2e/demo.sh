@@ -25,5 +25,5 @@ expect_range "the service received what passed" "${received:-0}" $((${passed:-0}
 check "it says it removed the lab" grep -q '^lab removed\.' <<<"$out"
 check "no interface left" sh -c '! ip link show xrld0 2>/dev/null'
 check "no namespace left" sh -c '! ip netns list | grep -qw xrl-demo'
-check "no pins left" test ! -e /sys/fs/bpf/xdp-ratelimit/xrld0
+check "no pins left" sh -c "! $XRL -j status | jq -e '.interfaces[] | select(.interface == \"xrld0\")' >/dev/null"
 finish

@@ -6,16 +6,12 @@
 source "$(dirname "$0")/lib.sh"
 needs_root hostile_names
 
-ROOT_PINS=/sys/fs/bpf/xdp-ratelimit
 VICTIM=$(mktemp -d /tmp/xrl-victim.XXXXXX)
 lab_undo "rm -rf $VICTIM"
 touch "$VICTIM/precious"
 # A pin of another tool's at the top of bpffs, and one in a folder under our root.
 bpftool map create /sys/fs/bpf/xrlh_canary type array key 4 value 4 entries 1 name xrlh_canary
 lab_undo "rm -f /sys/fs/bpf/xrlh_canary"
-mkdir -p $ROOT_PINS/xrlh0
-bpftool map create $ROOT_PINS/xrlh0/foreign type array key 4 value 4 entries 1 name foreign
-lab_undo "rm -f $ROOT_PINS/xrlh0/foreign; rmdir $ROOT_PINS/xrlh0"
 rule=(port 53/udp rate 10/s)
 rules=$(mktemp)
 lab_undo "rm -f $rules"
@@ -53,11 +49,22 @@ done
 check "the victim folder and its file are still there" test -f "$VICTIM/precious"
 check "another tool's pin at the top of bpffs is still there" test -e /sys/fs/bpf/xrlh_canary
 
-# A folder under our root holding something we did not make: unload removes nothing.
+# A pin folder holding something we did not make: unload removes nothing, and says what is there.
+ip link add xrlh0 type veth peer name xrlh1 && lab_undo "ip link del xrlh0"
+lab_undo "$XRL unload xrlh0"
+check "load on a veth" "$XRL" load xrlh0 --mode generic
+pins=$(pin_dir xrlh0)
+[[ $pins == /sys/fs/bpf/xdp-ratelimit/net* ]] || { fail "the pin folder" "status gave '$pins'"; finish; }
+bpftool map create "$pins/foreign" type array key 4 value 4 entries 1 name foreign
+lab_undo "rm -f $pins/foreign"
 out=$("$XRL" unload xrlh0 2>&1)
 rc=$?
 if [ $rc -eq 1 ] && grep -q "holds 'foreign', which xdp-ratelimit did not make: nothing was removed" <<<"$out"; then
 	pass "unload refuses a folder holding a stranger, naming it"
 else fail "unload refuses a folder holding a stranger, naming it" "exit $rc: $out"; fi
-check "the stranger is still there" test -e $ROOT_PINS/xrlh0/foreign
+check "the stranger is still there" test -e "$pins/foreign"
+check "... and so are our pins" test -e "$pins/link"
+rm -f "$pins/foreign"
+check "without the stranger, unload works" "$XRL" unload xrlh0
+check "... and removes the folder" test ! -e "$pins"
 finish

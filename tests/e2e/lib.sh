@@ -55,6 +55,13 @@ recv_bg() {
 	lab_wait 10 grep -qx ready "$f" || fail "receiver on $1 port $2" "not ready within 10 s"
 }
 
+# pin_dir IFACE [NS]: where the instance loaded on IFACE (in NS) has its pins, from status -j.
+pin_dir() {
+	local in=()
+	[ -n "${2:-}" ] && in=(nsenter --net="/run/netns/$2")
+	"${in[@]}" "$XRL" -j status | jq -r --arg i "$1" '.interfaces[] | select(.interface == $i and .this_netns) | .pin_dir // empty'
+}
+
 # json FILTER: one value out of JSON on stdin.
 json() { jq -r "$1"; }
 

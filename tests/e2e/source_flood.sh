@@ -16,7 +16,7 @@ KEYS=4096 NEW=2000 RATE=100 FLOOD=1000000
 check "load with a small table and a creation cap" \
 	in_r "$XRL" load "$IF_R" --max-keys $KEYS --new-keys $NEW
 in_r "$XRL" rule add "$IF_R" prefix 10.0.0.0/8 rate $RATE/s per-source >/dev/null
-status() { $XRL -j status | json ".interfaces[] | select(.interface==\"$IF_R\") | .$1"; }
+status() { in_r "$XRL" -j status | json ".interfaces[] | select(.interface==\"$IF_R\") | .$1"; }
 mem0=$(status memory_bytes)
 tmp=$(mktemp -d); lab_undo "rm -rf $tmp"
 
@@ -30,7 +30,7 @@ t0=$(date +%s%N)
 tg --src 10.1.0.0 -s $FLOOD -n $FLOOD -r 500000 -c 1 -j >"$tmp/flood" 2>"$tmp/flood.err" &
 flood=$!
 sleep 1
-e=$($XRL -j explain "$IF_R" --src 10.255.0.1)
+e=$(in_r "$XRL" -j explain "$IF_R" --src 10.255.0.1)
 expect_eq "during the flood the heavy source is still tracked" "$(echo "$e" | json '.rules[0].tracked')" true
 expect_range "during the flood the heavy source's window is at most its limit" \
 	"$(echo "$e" | json '.rules[0].window_pass')" 1 $RATE
@@ -43,7 +43,7 @@ sent=$(json .sent <"$tmp/flood" 2>/dev/null)
 [ -n "$sent" ] || cat "$tmp/flood.err"
 expect_eq "the generator sent a million distinct sources" "$sent" $FLOOD
 
-s=$($XRL -j stats "$IF_R")
+s=$(in_r "$XRL" -j stats "$IF_R")
 new=$(echo "$s" | json .counters.keys_new)
 over=$(echo "$s" | json .counters.overflow)
 pass=$(echo "$s" | json '.rules[0].pass')

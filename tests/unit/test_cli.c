@@ -203,7 +203,9 @@ static void test_iface_names(void **state)
 		"a\tb", "a\nb", "\x7f"
 	};
 	static const char *const good[] = { "eth0", "abcdefghijklmno", "veth-a.1", "...", ".a", "br_0@x" };
-	char err[XRL_ERRLEN], dir[PATH_MAX];
+	char err[XRL_ERRLEN], dir[PATH_MAX], want[PATH_MAX];
+	struct xrl_ifid id;
+	__u64 cookie;
 	size_t i;
 
 	(void)state;
@@ -211,18 +213,45 @@ static void test_iface_names(void **state)
 		err[0] = '\0';
 		if (xrl_iface_check(bad[i], err, sizeof(err)) != -EINVAL || !err[0])
 			fail_msg("'%s' was accepted as an interface name", bad[i]);
-		if (xrl_pin_dir(bad[i], dir, sizeof(dir), err, sizeof(err)) != -EINVAL)
+		if (xrl_pin_dir(bad[i], dir, sizeof(dir), NULL, err, sizeof(err)) != -EINVAL)
 			fail_msg("a pin folder was made of '%s'", bad[i]);
 	}
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		if (xrl_iface_check(good[i], err, sizeof(err)))
 			fail_msg("'%s' was refused: %s", good[i], err);
-	assert_int_equal(xrl_pin_dir("eth0", dir, sizeof(dir), err, sizeof(err)), 0);
-	assert_string_equal(dir, XRL_PIN_ROOT "/eth0");
+	/* lo is in every network namespace, always ifindex 1: the folder is named by the namespace and ifindex. */
+	assert_int_equal(xrl_pin_dir("lo", dir, sizeof(dir), &id, err, sizeof(err)), 0);
+	assert_int_equal(id.ifindex, 1);
+	assert_int_equal(xrl_netns_cookie(&cookie), 0);
+	assert_int_equal(id.netns, cookie);
+	snprintf(want, sizeof(want), "%s/net%llu-if1", XRL_PIN_ROOT, (unsigned long long)cookie);
+	assert_string_equal(dir, want);
+	assert_int_equal(xrl_pin_dir("xrlnosuch0", dir, sizeof(dir), NULL, err, sizeof(err)), -ENODEV);
+	assert_non_null(strstr(err, "no such interface 'xrlnosuch0' in this network namespace"));
 	/* Through the parser: a usage error, and the command never runs. */
 	assert_int_equal(run(".."), EXIT_USAGE);
 	assert_int_equal(run("../../tmp/x"), EXIT_USAGE);
 	assert_int_equal(runs, 0);
+}
+
+/* Instance folders: one spelling, parsed back to what named it. */
+static void test_ifid_names(void **state)
+{
+	static const char *const bad[] = { "eth0",    "net1-if0",  "net01-if2", "net1-if2x",
+					   "net-if2", "net1-if+2", "net1-if2/", "" };
+	struct xrl_ifid id = { .netns = 4096, .ifindex = 7 }, back;
+	char name[64];
+	size_t i;
+
+	(void)state;
+	xrl_ifid_name(&id, name, sizeof(name));
+	assert_string_equal(name, "net4096-if7");
+	assert_int_equal(xrl_ifid_parse(name, &back), 0);
+	assert_int_equal(back.netns, 4096);
+	assert_int_equal(back.ifindex, 7);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (!xrl_ifid_parse(bad[i], &back))
+			fail_msg("'%s' was taken for an instance's folder", bad[i]);
 }
 
 /* Only what load pins is ours to remove. */
@@ -249,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_find_by_prefix),
 		cmocka_unit_test(test_iface_names),
 		cmocka_unit_test(test_pins_ours),
+		cmocka_unit_test(test_ifid_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

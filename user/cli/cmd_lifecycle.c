@@ -74,8 +74,8 @@ static const struct load_opts load_defaults = { .clock = XRL_CLOCK_PRECISE, .max
 const struct cli_cmd cmd_load = {
 	.name = "load",
 	.summary =
-		"Attaches the limiter to IFACE and pins its maps under /sys/fs/bpf/xdp-ratelimit/IFACE/, then exits:\n"
-		"enforcement goes on with no process running. Starts with no rules.",
+		"Attaches the limiter to IFACE and pins its maps under /sys/fs/bpf/xdp-ratelimit/net<netns>-if<ifindex>/,\n"
+		"then exits: enforcement goes on with no process running. Starts with no rules.",
 	CLI_ONE_IFACE(CLI_IFACE),
 	.opts = load_opts,
 	.opts_size = sizeof(struct load_opts),
@@ -125,32 +125,45 @@ static int status_run(struct cli_ctx *ctx)
 		       "rules", "keys", "memory");
 	for (i = 0; i < n; i++) {
 		const char *mode = st[i].ctl.xdp_flags & XDP_FLAGS_SKB_MODE ? "generic" : "native";
-		const char *state = st[i].err[0] ? "broken" : st[i].attached ? "attached" : "detached";
+		const char *state = st[i].gone	   ? "gone" :
+				    st[i].err[0]   ? "broken" :
+				    st[i].attached ? "attached" :
+						     "detached";
+		char name[48];
+
+		/* Instances are keyed by namespace and ifindex: name the others by those. */
+		if (st[i].iface[0])
+			snprintf(name, sizeof(name), "%s", st[i].iface);
+		else
+			snprintf(name, sizeof(name), "if%u@net%llu", st[i].id.ifindex,
+				 (unsigned long long)st[i].id.netns);
 
 		if (cli.json) {
-			json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "interface", st[i].iface,
-					      "state", state, "mode", mode, "clock", clock_name(st[i].ctl.clock),
-					      "prog_id", (json_int_t)st[i].prog_id, "rules", (json_int_t)st[i].rules,
-					      "keys", (json_int_t)st[i].keys, "max_keys",
-					      (json_int_t)st[i].ctl.max_keys, "new_keys_per_second",
-					      (json_int_t)st[i].ctl.new_keys, "memory_bytes",
+			json_t *o = json_pack("{s:s?,s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "interface",
+					      st[i].iface[0] ? st[i].iface : NULL, "state", state, "mode", mode,
+					      "clock", clock_name(st[i].ctl.clock), "prog_id",
+					      (json_int_t)st[i].prog_id, "rules", (json_int_t)st[i].rules, "keys",
+					      (json_int_t)st[i].keys, "max_keys", (json_int_t)st[i].ctl.max_keys,
+					      "new_keys_per_second", (json_int_t)st[i].ctl.new_keys, "memory_bytes",
 					      (json_int_t)st[i].memlock);
 
 			json_object_set_new(o, "malformed", json_string(st[i].ctl.malformed_drop ? "drop" : "pass"));
-			json_object_set_new(o, "ifindex", json_integer((json_int_t)st[i].ctl.ifindex));
+			json_object_set_new(o, "ifindex", json_integer((json_int_t)st[i].id.ifindex));
+			json_object_set_new(o, "netns_cookie", json_integer((json_int_t)st[i].id.netns));
+			json_object_set_new(o, "this_netns", json_boolean(st[i].here));
+			json_object_set_new(o, "pin_dir", json_string(st[i].dir));
 			if (st[i].err[0])
 				json_object_set_new(o, "error", json_string(st[i].err));
 			json_array_append_new(arr, o);
 			continue;
 		}
 		if (st[i].err[0]) {
-			printf("%-16s %-8s %s\n", st[i].iface, state, st[i].err);
+			printf("%-16s %-8s %s\n", name, state, st[i].err);
 			continue;
 		}
 		snprintf(keys, sizeof(keys), "%zu/%u", st[i].keys, st[i].ctl.max_keys);
-		printf("%-16s %-8s %-8s %-8s %6u %10zu %10s %.1fMiB\n", st[i].iface, state, mode,
-		       clock_name(st[i].ctl.clock), st[i].prog_id, st[i].rules, keys,
-		       (double)st[i].memlock / (1024.0 * 1024.0));
+		printf("%-16s %-8s %-8s %-8s %6u %10zu %10s %.1fMiB\n", name, state, mode, clock_name(st[i].ctl.clock),
+		       st[i].prog_id, st[i].rules, keys, (double)st[i].memlock / (1024.0 * 1024.0));
 	}
 	if (cli.json)
 		cli_json(json_pack("{s:o}", "interfaces", arr));

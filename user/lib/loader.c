@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <net/if_arp.h>
 #include <unistd.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
@@ -50,21 +53,55 @@ static int check_leftovers(const char *iface, const char *dir, char *err, size_t
 		iface, iface);
 }
 
-/* ARPHRD_ETHER (1) in /sys/class/net/IFACE/type; tun, wireguard and the like are not. */
+/*
+ * ARPHRD_ETHER; tun, wireguard and the like are not. Asked of this network
+ * namespace (under nsenter --net, /sys/class/net is still the host's).
+ */
 static bool is_ethernet(const char *iface)
 {
-	char path[128];
-	int type = 1;
-	FILE *f;
+	struct ifreq ifr = {};
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool eth = true; /* cannot tell: let the attach decide */
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/type", iface);
-	f = fopen(path, "r");
-	if (!f)
-		return true; /* cannot tell: let the attach decide */
-	if (fscanf(f, "%d", &type) != 1)
-		type = 1;
-	fclose(f);
-	return type == 1;
+	if (fd < 0)
+		return true;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", iface);
+	if (!ioctl(fd, SIOCGIFHWADDR, &ifr))
+		eth = ifr.ifr_hwaddr.sa_family == ARPHRD_ETHER;
+	close(fd);
+	return eth;
+}
+
+/*
+ * The instances whose device was deleted: the kernel detached their link
+ * (its ifindex reads 0), so nothing enforces their rules and nothing can name
+ * them any more. Only folders with a link pinned: a load in progress has none yet.
+ */
+static void sweep_gone(void)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32], err[XRL_ERRLEN];
+	struct xrl_ifid id;
+	struct dirent *e;
+	DIR *d = opendir(XRL_PIN_ROOT);
+
+	while (d && (e = readdir(d))) {
+		struct bpf_link_info info = {};
+		__u32 ilen = sizeof(info);
+		int fd;
+
+		if (xrl_ifid_parse(e->d_name, &id))
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", XRL_PIN_ROOT, e->d_name);
+		snprintf(path, sizeof(path), "%s/link", dir);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &ilen) && !info.xdp.ifindex)
+			xrl_pins_remove(dir, err, sizeof(err));
+		close(fd);
+	}
+	if (d)
+		closedir(d);
 }
 
 static int check_other_xdp(const struct xrl_load_opts *o, int ifindex, char *err, size_t len)
@@ -103,15 +140,15 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	struct bpf_map *map;
 	char dir[PATH_MAX], path[PATH_MAX + 32];
 	int ifindex, link = -1, ret, ncpus;
+	struct xrl_ifid id;
 
 	ret = xrl_check_env(err, len);
 	if (!ret)
-		ret = xrl_pin_dir(o->iface, dir, sizeof(dir), err, len);
+		ret = xrl_pin_dir(o->iface, dir, sizeof(dir), &id, err, len);
 	if (ret)
 		return ret;
-	ifindex = (int)if_nametoindex(o->iface);
-	if (!ifindex)
-		return xrl_fail(-ENODEV, err, len, "no such interface '%s': see 'ip link' for the names", o->iface);
+	ifindex = (int)id.ifindex;
+	sweep_gone();
 	if (!is_ethernet(o->iface))
 		return xrl_fail(
 			-EOPNOTSUPP, err, len,
@@ -215,7 +252,7 @@ int xrl_unload(const char *iface, char *err, size_t len)
 	int ret = xrl_check_env(err, len);
 
 	if (!ret)
-		ret = xrl_pin_dir(iface, m.dir, sizeof(m.dir), err, len);
+		ret = xrl_pin_dir(iface, m.dir, sizeof(m.dir), NULL, err, len);
 	if (ret)
 		return ret;
 	if (access(m.dir, F_OK))
@@ -254,7 +291,7 @@ static __u64 fd_memlock(int fd)
 	return v;
 }
 
-static void status_one(const char *iface, struct xrl_status *st)
+static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, struct xrl_status *st)
 {
 	struct bpf_link_info info = {};
 	__u32 ilen = sizeof(info);
@@ -265,8 +302,14 @@ static void status_one(const char *iface, struct xrl_status *st)
 	int fd;
 
 	memset(st, 0, sizeof(*st));
-	snprintf(st->iface, sizeof(st->iface), "%s", iface);
-	if (xrl_maps_open(iface, &m, st->err, sizeof(st->err)))
+	st->id = *id;
+	st->here = id->netns == here;
+	/* Its name now (it follows renames), when its namespace is this one and it still exists. */
+	if (st->here && !if_indextoname(id->ifindex, st->iface))
+		st->iface[0] = '\0';
+	st->gone = st->here && !st->iface[0];
+	snprintf(st->dir, sizeof(st->dir), "%s/%s", XRL_PIN_ROOT, name);
+	if (xrl_maps_open_dir(st->dir, st->iface[0] ? st->iface : name, &m, st->err, sizeof(st->err)))
 		return;
 	xrl_maps_lock_shared(&m); /* a consistent reading; failing that, one that may be in flux */
 	xrl_ctl_read(&m, &st->ctl);
@@ -275,6 +318,7 @@ static void status_one(const char *iface, struct xrl_status *st)
 	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &ilen)) {
 		st->prog_id = info.prog_id;
 		st->attached = info.xdp.ifindex != 0;
+		st->gone |= !st->attached; /* the kernel detaches a deleted device's link */
 	}
 	if (fd >= 0)
 		close(fd);
@@ -293,16 +337,19 @@ static void status_one(const char *iface, struct xrl_status *st)
 int xrl_status_list(struct xrl_status **out, size_t *n)
 {
 	struct xrl_status *v = NULL, *tmp;
+	struct xrl_ifid id;
 	struct dirent *e;
+	__u64 here = 0;
 	DIR *d;
 
 	*out = NULL;
 	*n = 0;
+	xrl_netns_cookie(&here);
 	d = opendir(XRL_PIN_ROOT);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((e = readdir(d))) {
-		if (xrl_iface_check(e->d_name, NULL, 0))
+		if (xrl_ifid_parse(e->d_name, &id))
 			continue;
 		tmp = realloc(v, (*n + 1) * sizeof(*v));
 		if (!tmp) {
@@ -311,7 +358,7 @@ int xrl_status_list(struct xrl_status **out, size_t *n)
 			return -ENOMEM;
 		}
 		v = tmp;
-		status_one(e->d_name, &v[(*n)++]);
+		status_one(e->d_name, &id, here, &v[(*n)++]);
 	}
 	closedir(d);
 	*out = v;

@@ -17,14 +17,18 @@ struct xrl_load_opts {
 	bool force; /* replace another XDP program */
 };
 
-/* Attaches and pins under XRL_PIN_ROOT/<iface>/. Leaves nothing behind on failure. */
+/* Attaches and pins under xrl_pin_dir's folder. Leaves nothing behind on failure. */
 int xrl_load(const struct xrl_load_opts *o, char *err, size_t len);
 /* Detaches and removes everything xrl_load made. */
 int xrl_unload(const char *iface, char *err, size_t len);
 
 struct xrl_status {
-	char iface[IF_NAMESIZE];
-	bool attached; /* the pinned link still holds the program on the interface */
+	char iface[IF_NAMESIZE]; /* its name now; empty when gone or in another network namespace */
+	struct xrl_ifid id;	 /* what it is loaded on */
+	bool here;		 /* in this network namespace */
+	bool gone;		 /* its device was deleted: nothing enforces its rules */
+	char dir[PATH_MAX];	 /* its pins */
+	bool attached;		 /* the pinned link still holds the program on the interface */
 	__u32 prog_id;
 	struct xrl_ctl ctl;
 	size_t rules, keys;
@@ -32,7 +36,7 @@ struct xrl_status {
 	char err[256]; /* set when the folder could not be read */
 };
 
-/* Every interface with a pin folder; *out is malloc'd. */
+/* Every loaded instance, in every network namespace; *out is malloc'd. */
 int xrl_status_list(struct xrl_status **out, size_t *n);
 
 #endif /* XRL_LOADER_H */

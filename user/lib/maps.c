@@ -8,6 +8,7 @@
 #include <string.h>
 #include <net/if.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -40,15 +41,59 @@ int xrl_iface_check(const char *iface, char *err, size_t len)
 	return 0;
 }
 
-int xrl_pin_dir(const char *iface, char *buf, size_t len, char *err, size_t errlen)
+int xrl_netns_cookie(__u64 *cookie)
 {
-	int n, ret = xrl_iface_check(iface, err, errlen);
+	socklen_t sl = sizeof(*cookie);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &sl))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+void xrl_ifid_name(const struct xrl_ifid *id, char *buf, size_t len)
+{
+	snprintf(buf, len, "net%llu-if%u", (unsigned long long)id->netns, id->ifindex);
+}
+
+int xrl_ifid_parse(const char *name, struct xrl_ifid *id)
+{
+	unsigned long long ns;
+	unsigned int ifindex;
+	char check[64];
+	int n = 0;
+
+	if (sscanf(name, "net%llu-if%u%n", &ns, &ifindex, &n) != 2 || name[n] || !ifindex)
+		return -EINVAL;
+	id->netns = ns;
+	id->ifindex = ifindex;
+	xrl_ifid_name(id, check, sizeof(check));
+	return strcmp(check, name) ? -EINVAL : 0; /* one spelling only: no leading zeros or signs */
+}
+
+int xrl_pin_dir(const char *iface, char *buf, size_t len, struct xrl_ifid *id, char *err, size_t errlen)
+{
+	struct xrl_ifid tmp;
+	char name[64];
+	int ret = xrl_iface_check(iface, err, errlen);
 
 	if (ret)
 		return ret;
-	n = snprintf(buf, len, "%s/%s", XRL_PIN_ROOT, iface);
-	if (n < 0 || (size_t)n >= len)
-		return xrl_fail(-ENAMETOOLONG, err, errlen, "interface name '%s' is too long", iface);
+	if (!id)
+		id = &tmp;
+	id->ifindex = if_nametoindex(iface);
+	if (!id->ifindex)
+		return xrl_fail(-ENODEV, err, errlen,
+				"no such interface '%s' in this network namespace: see 'ip link' for the names", iface);
+	ret = xrl_netns_cookie(&id->netns);
+	if (ret)
+		return xrl_fail(ret, err, errlen, "cannot tell this network namespace (SO_NETNS_COOKIE): %s",
+				strerror(-ret));
+	xrl_ifid_name(id, name, sizeof(name));
+	snprintf(buf, len, "%s/%s", XRL_PIN_ROOT, name);
 	return 0;
 }
 
@@ -214,18 +259,26 @@ static void init_fds(struct xrl_maps *m)
 
 int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len)
 {
+	char dir[PATH_MAX];
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	init_fds(m);
+	ret = xrl_check_env(err, len);
+	if (!ret)
+		ret = xrl_pin_dir(iface, dir, sizeof(dir), NULL, err, len);
+	return ret ? ret : xrl_maps_open_dir(dir, iface, m, err, len);
+}
+
+int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, char *err, size_t len)
+{
 	struct xrl_ctl ctl;
 	size_t i;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
 	init_fds(m);
-	ret = xrl_check_env(err, len);
-	if (ret)
-		return ret;
-	ret = xrl_pin_dir(iface, m->dir, sizeof(m->dir), err, len);
-	if (ret)
-		return ret;
+	snprintf(m->dir, sizeof(m->dir), "%s", dir);
 	if (access(m->dir, F_OK))
 		return xrl_fail(-ENOENT, err, len,
 				"xdp-ratelimit is not loaded on %s: run 'xdp-ratelimit load %s' first", iface, iface);

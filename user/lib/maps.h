@@ -25,8 +25,29 @@ struct xrl_maps {
  */
 int xrl_iface_check(const char *iface, char *err, size_t len);
 
-/* XRL_PIN_ROOT/<iface>, for a name xrl_iface_check accepts; -EINVAL and err otherwise. */
-int xrl_pin_dir(const char *iface, char *buf, size_t len, char *err, size_t errlen);
+/*
+ * A loaded instance is keyed by what identifies its device, not by a name: the
+ * network namespace (its cookie, never reused) and the ifindex in it. Its pins
+ * are under XRL_PIN_ROOT/net<cookie>-if<ifindex>/, so that every namespace can
+ * have its own eth0, and a renamed interface keeps its instance.
+ */
+struct xrl_ifid {
+	__u64 netns;
+	__u32 ifindex;
+};
+
+/* This process's network namespace. */
+int xrl_netns_cookie(__u64 *cookie);
+/* The folder's name of an instance, and back (-EINVAL: not an instance's folder). */
+void xrl_ifid_name(const struct xrl_ifid *id, char *buf, size_t len);
+int xrl_ifid_parse(const char *name, struct xrl_ifid *id);
+
+/*
+ * The pin folder of iface, a name in this network namespace: checked with
+ * xrl_iface_check (-EINVAL), then resolved (-ENODEV when there is no such
+ * interface here). err says which; id, when not NULL, gets the key.
+ */
+int xrl_pin_dir(const char *iface, char *buf, size_t len, struct xrl_ifid *id, char *err, size_t errlen);
 
 /* Whether name is one of the pins xrl_load makes in an interface's folder. */
 bool xrl_pin_is_ours(const char *name);
@@ -51,6 +72,8 @@ int xrl_check_env(char *err, size_t len);
 
 /* Opens the maps pinned for iface; err says what is wrong and what to do. */
 int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len);
+/* The same for a pin folder, named label in messages. */
+int xrl_maps_open_dir(const char *dir, const char *label, struct xrl_maps *m, char *err, size_t len);
 void xrl_maps_close(struct xrl_maps *m);
 
 /*
