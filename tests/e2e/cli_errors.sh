@@ -6,14 +6,6 @@
 source "$(dirname "$0")/lib.sh"
 needs_root cli_errors
 
-# expect_err NAME CODE PATTERN COMMAND...: exit code CODE and PATTERN in what it printed.
-expect_err() {
-	local n=$1 code=$2 pat=$3 out rc; shift 3
-	out=$("$@" 2>&1); rc=$?
-	if [ "$rc" -eq "$code" ] && grep -qE -- "$pat" <<<"$out"; then pass "$n"
-	else fail "$n" "exit $rc, printed: $out"; fi
-}
-
 NS=xrle-b
 veth_lab $NS xrle4 xrle5 10.213.0 fd00:213
 lab_undo "$XRL unload xrle4; rm -f /sys/fs/bpf/xrle_other"
@@ -37,8 +29,8 @@ expect_err "bad rule word" 2 "unknown word 'speed'" "$XRL" rule add xrle4 port 5
 expect_err "mask longer than the address" 2 "longer than" "$XRL" rule add xrle4 prefix 10.0.0.0/8 rate 1/s mask 33
 expect_err "window not dividing into buckets" 2 "does not divide into 3 buckets" \
 	"$XRL" apply xrle4 - --check <<<"port 1/udp rate 10/s window 1s buckets 3"
-expect_err "--check validates without an interface" 0 "1 rule, all valid" \
-	"$XRL" apply nosuch0 - --check <<<"port 1/udp rate 10/s"
+expect_err "lint checks the grammar with no interface" 0 "1 rule, grammar valid \(no interface checked\)" \
+	"$XRL" lint - <<<"port 1/udp rate 10/s"
 expect_err "JSON error" 1 '"error": "no such interface' "$XRL" -j load nosuch0
 expect_err "JSON error after the command" 1 '"error": "no such interface' "$XRL" load nosuch0 -j
 if command -v setpriv >/dev/null; then

@@ -21,6 +21,15 @@ check() {
 }
 # expect_eq NAME GOT WANT
 expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi; }
+# expect_err NAME CODE PATTERN COMMAND...: exit code CODE and PATTERN (grep -E) in what it printed.
+expect_err() {
+	local n=$1 code=$2 pat=$3 out rc
+	shift 3
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq "$code" ] && grep -qE -- "$pat" <<<"$out"; then pass "$n"
+	else fail "$n" "exit $rc, printed: $out"; fi
+}
 # expect_range NAME GOT LO HI
 expect_range() {
 	if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then pass "$1 ($2 in $3..$4)"

@@ -836,20 +836,20 @@ static void test_file_too_many(void **state)
 	char *text;
 
 	(void)state;
-	/* XRL_MAX_RULES port rules, and prefix rules besides: the limit is per kind */
-	text = many_ports(XRL_MAX_RULES, "prefix 10.0.0.0/8 rate 1/s\nprefix 2001:db8::/32 allow\n");
+	/* XRL_MAX_SET_RULES of both kinds together: a set that can always replace another */
+	text = many_ports(XRL_MAX_SET_RULES - 2, "prefix 10.0.0.0/8 rate 1/s\nprefix 2001:db8::/32 allow\n");
 	if (parse_text(text, "big.rules", &set, err))
 		fail_msg("refused: %s", err);
-	assert_int_equal(set.n, XRL_MAX_RULES + 2);
+	assert_int_equal(set.n, XRL_MAX_SET_RULES);
 	xrl_ruleset_free(&set);
 	free(text);
 
-	/* one more port rule is refused, naming its line */
-	text = many_ports(XRL_MAX_RULES + 1, "");
+	/* one more rule is refused, naming its line: with a prefix rule as with a port rule */
+	text = many_ports(XRL_MAX_SET_RULES - 1, "prefix 10.0.0.0/8 rate 1/s\nprefix 2001:db8::/32 allow\n");
 	assert_int_equal(parse_text(text, "big.rules", &set, err), -EINVAL);
-	snprintf(want, sizeof(want), "big.rules:%d: ", XRL_MAX_RULES + 1);
+	snprintf(want, sizeof(want), "big.rules:%d: ", XRL_MAX_SET_RULES + 1);
 	assert_contains(err, want);
-	snprintf(want, sizeof(want), "too many port rules: at most %d", XRL_MAX_RULES);
+	snprintf(want, sizeof(want), "too many rules: at most %d in a set", XRL_MAX_SET_RULES);
 	assert_contains(err, want);
 	assert_int_equal(set.n, 0);
 	assert_null(set.v);

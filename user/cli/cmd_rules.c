@@ -171,7 +171,8 @@ struct apply_opts {
 
 static const struct cli_opt apply_opts[] = {
 	CLI_OPT(struct apply_opts, check, "check", FLAG, .short_name = 'c',
-		.help = "validate the file only (IFACE is not touched)"),
+		.help = "make every check apply would against IFACE (loaded), change nothing;\n"
+			"'xdp-ratelimit lint FILE' checks the grammar alone, with no interface"),
 	{},
 };
 
@@ -193,21 +194,24 @@ static int apply_prepare(struct cli_ctx *ctx)
 		fclose(f);
 	if (ret)
 		return cli_fail(EXIT_USAGE, "%s; nothing was applied", err);
-	ctx->no_maps = ao->check;
 	return EXIT_OK;
 }
 
 static int apply_run(struct cli_ctx *ctx)
 {
 	struct apply_opts *ao = ctx->opts;
+	char err[XRL_ERRLEN];
 	int code = EXIT_OK;
 
 	if (ao->check) {
-		if (cli.json)
-			cli_json(json_pack("{s:s,s:b,s:I}", "file", ctx->argv[0], "valid", 1, "rules",
-					   (json_int_t)ao->set.n));
+		if (xrl_rules_check(&ctx->maps, &ao->set, err, sizeof(err)))
+			code = cli_fail(EXIT_FAIL, "%s: %s", ao->file, err);
+		else if (cli.json)
+			cli_json(json_pack("{s:s,s:s,s:b,s:I}", "interface", ctx->iface, "file", ao->file, "valid", 1,
+					   "rules", (json_int_t)ao->set.n));
 		else
-			printf("%s: %zu rule%s, all valid\n", ao->file, ao->set.n, ao->set.n == 1 ? "" : "s");
+			printf("%s: %zu rule%s, all valid for %s: apply would replace its set\n", ao->file, ao->set.n,
+			       ao->set.n == 1 ? "" : "s", ctx->iface);
 	} else {
 		code = apply_set(ctx->iface, &ctx->maps, &ao->set,
 				 strcmp(ctx->argv[0], "-") ? "applied the file" : "applied standard input");
@@ -231,6 +235,32 @@ const struct cli_cmd cmd_apply = {
 	.opts_size = sizeof(struct apply_opts),
 	.prepare = apply_prepare,
 	.run = apply_run,
+};
+
+static int lint_run(struct cli_ctx *ctx)
+{
+	struct apply_opts *ao = ctx->opts;
+
+	if (cli.json)
+		cli_json(json_pack("{s:s,s:b,s:I}", "file", ao->file, "valid", 1, "rules", (json_int_t)ao->set.n));
+	else
+		printf("%s: %zu rule%s, grammar valid (no interface checked)\n", ao->file, ao->set.n,
+		       ao->set.n == 1 ? "" : "s");
+	xrl_ruleset_free(&ao->set);
+	return EXIT_OK;
+}
+
+const struct cli_cmd cmd_lint = {
+	.name = "lint",
+	.args = "FILE|-",
+	.summary = "Checks a rules file's grammar and limits only, against no interface (for rule files in CI);\n"
+		   "'apply IFACE FILE --check' makes every check apply would against a loaded interface.",
+	.min_args = 1,
+	.max_args = 1,
+	.missing = "missing file",
+	.opts_size = sizeof(struct apply_opts),
+	.prepare = apply_prepare,
+	.run = lint_run,
 };
 
 const struct cli_cmd cmd_dump = {

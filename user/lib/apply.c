@@ -133,7 +133,7 @@ static bool same_shape(const struct xrl_rule *a, const struct xrl_rule *b)
 
 /* Gives each new rule an id and a gen: kept from the active set where the match is the same. */
 static int assign_ids(const struct xrl_maps *m, const struct xrl_ruleset *active, struct xrl_ruleset *set,
-		      struct xrl_ctl *ctl)
+		      struct xrl_ctl *ctl, bool dry)
 {
 	static unsigned char used[XRL_MAX_RULE_IDS];
 	__u32 next = 0;
@@ -160,7 +160,7 @@ static int assign_ids(const struct xrl_maps *m, const struct xrl_ruleset *active
 		used[next] = 1;
 		r->id = next;
 		r->gen = take_gen(ctl);
-		ret = zero_rule_stats(m, r->id);
+		ret = dry ? 0 : zero_rule_stats(m, r->id);
 		if (ret)
 			return ret;
 	}
@@ -175,6 +175,40 @@ static __u8 set_kinds(const struct xrl_ruleset *set)
 	for (i = 0; i < set->n; i++)
 		kinds |= set->v[i].kind == XRL_KIND_PORT ? XRL_HAS_PORTS : XRL_HAS_PREFIXES;
 	return kinds;
+}
+
+static void ids_fail(int ret, const struct xrl_ruleset *active, const struct xrl_ruleset *set, char *err, size_t len)
+{
+	if (ret == -ENOSPC)
+		snprintf(
+			err, len,
+			"the %zu rules in force and the %zu of the new set need more than the %d counter slots they share; nothing was applied",
+			active->n, set->n, XRL_MAX_RULE_IDS);
+	else
+		snprintf(err, len, "cannot give the rules counter slots: %s; nothing was applied", strerror(-ret));
+}
+
+int xrl_rules_check(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size_t len)
+{
+	struct xrl_ruleset active = {};
+	struct xrl_ctl ctl;
+	int ret;
+
+	ret = xrl_maps_lock_shared(m);
+	if (ret == -ENOENT)
+		return xrl_fail(ret, err, len, "%s was unloaded meanwhile", m->dir);
+	if (ret)
+		return xrl_fail(ret, err, len, "cannot lock %s: %s", m->dir, strerror(-ret));
+	ret = xrl_ctl_read(m, &ctl);
+	if (!ret)
+		ret = read_set(m, ctl.active_set & 1, &active);
+	if (ret)
+		xrl_fail(ret, err, len, "cannot read the active rules under %s: %s", m->dir, strerror(-ret));
+	else if ((ret = assign_ids(m, &active, set, &ctl, true)))
+		ids_fail(ret, &active, set, err, len);
+	xrl_ruleset_free(&active);
+	xrl_maps_unlock(m);
+	return ret;
 }
 
 int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size_t len)
@@ -198,9 +232,9 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 		return ret;
 	}
 	next_set = !(ctl.active_set & 1);
-	ret = assign_ids(m, &active, set, &ctl);
+	ret = assign_ids(m, &active, set, &ctl, false);
 	if (ret) {
-		snprintf(err, len, "cannot give the rules counter slots: %s", strerror(-ret));
+		ids_fail(ret, &active, set, err, len);
 		goto out;
 	}
 	/* Whatever a killed apply left in the inactive set goes first. */

@@ -18,4 +18,10 @@ int xrl_rules_read(const struct xrl_maps *m, struct xrl_ruleset *set);
  */
 int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size_t len);
 
+/*
+ * Every check xrl_rules_apply makes before it writes anything, against the
+ * set in force (counter slots included); writes nothing.
+ */
+int xrl_rules_check(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size_t len);
+
 #endif /* XRL_APPLY_H */

@@ -476,6 +476,15 @@ int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err
 				    set->v[dup].line);
 		return fail(err, len, "'%s' already has a rule: delete it first, or use 'apply' to replace the set", m);
 	}
+	/*
+	 * The set in force and the next share XRL_MAX_RULE_IDS counter slots: a
+	 * set of at most half of them can always replace any other at once.
+	 */
+	if (set->n >= XRL_MAX_SET_RULES)
+		return fail(
+			err, len,
+			"too many rules: at most %d in a set, ports and prefixes together (so that any set can replace any other atomically)",
+			XRL_MAX_SET_RULES);
 	for (i = 0; i < set->n; i++)
 		kinds += set->v[i].kind == s->kind;
 	if (kinds >= XRL_MAX_RULES)

@@ -9,6 +9,12 @@
 #include "err.h"
 #include "xrl_common.h"
 
+/*
+ * Rules in one set, both kinds together: half the counter slots, which the set
+ * in force and the next share, so that any set can replace any other.
+ */
+#define XRL_MAX_SET_RULES (XRL_MAX_RULE_IDS / 2)
+
 enum xrl_kind {
 	XRL_KIND_PORT = 1,
 	XRL_KIND_PREFIX = 2,

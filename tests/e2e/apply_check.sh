@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# What --check accepts, apply applies. 'apply IFACE FILE --check' makes every check apply
+# makes, against IFACE, which must exist and be loaded; 'lint FILE' checks the grammar alone.
+# The largest sets replace each other both ways (the counter slots are shared by the set in
+# force and the next), and a set too large for that is refused by lint, --check and apply alike.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+needs_root apply_check
+
+NS=xrle-a
+veth_lab $NS xrlea0 xrlea1 10.217.0 fd00:217
+lab_undo "$XRL unload xrlea0"
+dir=$(mktemp -d)
+lab_undo "rm -rf $dir"
+
+# The largest sets: 100 ports and prefixes up to the limit; b has the same ports, other prefixes.
+max=4096
+for s in a b; do
+	{ for i in $(seq 1 100); do echo "port $((1000 + i))/udp rate 10/s"; done
+	  o=1; [ $s = b ] && o=100
+	  for i in $(seq 0 $((max - 101))); do echo "prefix 10.$((o + i / 256)).$((i % 256)).0/24 rate 5/s"; done
+	} >"$dir/$s"
+done
+{ cat "$dir/a"; echo "prefix 192.0.2.0/24 allow"; } >"$dir/over"
+
+expect_err "--check on no such interface fails" 1 "no such interface 'nosuch0'" "$XRL" apply nosuch0 "$dir/a" --check
+expect_err "--check on an interface not loaded fails" 1 "not loaded on xrlea0" "$XRL" apply xrlea0 "$dir/a" --check
+expect_err "lint checks the grammar alone" 0 "$max rules, grammar valid \(no interface checked\)" "$XRL" lint "$dir/a"
+expect_err "lint refuses a set too large to replace another" 2 "too many rules: at most $max in a set" \
+	"$XRL" lint "$dir/over"
+check "load" "$XRL" load xrlea0
+expect_err "--check refuses it too" 2 "too many rules: at most $max" "$XRL" apply xrlea0 "$dir/over" --check
+expect_err "... and apply" 2 "too many rules: at most $max" "$XRL" apply xrlea0 "$dir/over"
+expect_err "--check against the loaded interface" 0 "$max rules, all valid for xrlea0" "$XRL" apply xrlea0 "$dir/a" --check
+expect_eq "--check changed nothing" "$($XRL dump xrlea0 | wc -l)" 0
+expect_err "-j --check" 0 '"valid": true' "$XRL" -j apply xrlea0 "$dir/a" --check
+check "apply the largest set a" "$XRL" apply xrlea0 "$dir/a"
+expect_err "--check b over a" 0 "all valid for xrlea0" "$XRL" apply xrlea0 "$dir/b" --check
+check "apply b over a" "$XRL" apply xrlea0 "$dir/b"
+expect_eq "b in force" "$($XRL dump xrlea0 | grep -c '^prefix 10.100.0.0/24')" 1
+check "apply a over b" "$XRL" apply xrlea0 "$dir/a"
+check "apply b over a again" "$XRL" apply xrlea0 "$dir/b"
+expect_eq "b in force, whole" "$($XRL dump xrlea0 | wc -l)" $max
+finish
