@@ -245,7 +245,7 @@ cost() {
 
 # Stats figures: the global counters and the first rule's totals.
 stats_vals() {
-	jq -r '"\(.counters.seen) \(.counters.passed) \(.counters.dropped) \(.rules[0].pass) \(.rules[0].block) \(.rules[0].pass_qps)"' <<<"$1"
+	jq -r '"\(.counters.seen) \(.counters.passed) \(.counters.dropped) \(.rules[0].passed) \(.rules[0].blocked) \(.rules[0].passed_qps)"' <<<"$1"
 }
 
 # A flood at ten times a per-source limit, spread over every CPU. Passed

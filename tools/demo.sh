@@ -12,8 +12,13 @@ here=$(dirname "$(readlink -f "$0")")
 . "$here/lab.sh"
 XRL=${XRL:-$(dirname "$0")/xdp-ratelimit}
 UDP=$(dirname "$XRL")/xrl-udp
+# With -j (XRL_JSON=1) stdout carries JSON only, one document a line: the figures each second,
+# then a summary; the narrative goes to stderr.
 JSON=()
-[ "${XRL_JSON:-}" = 1 ] && JSON=(-j)
+if [ "${XRL_JSON:-}" = 1 ]; then
+	JSON=(-j)
+	exec 3>&1 1>&2
+fi
 
 NS=xrl-demo HOST_IF=xrld0 PEER_IF=xrld1 PORT=5000 SECONDS_=8
 RULES='# every client may send 100 packets/s to the service on 5000/udp
@@ -29,11 +34,25 @@ prefix fd00:201::/48 rate 50/s per-source mask 64'
 SRCS=(10.201.0.2 10.201.0.3 10.201.0.4 10.201.0.5 fd00:201::10)
 PPS=(50 400 200 300 200)
 
-fail() { echo "xdp-ratelimit: $*" >&2; exit 1; }
+fail() {
+	if [ ${#JSON[@]} -gt 0 ]; then jq -nc --arg e "$*" '{error: $e}' >&3; else echo "xdp-ratelimit: $*" >&2; fi
+	exit 1
+}
+
+# summary KIND IFACE [RECEIVED]: with -j, the last document: the counters, what the service received.
+summary() {
+	[ ${#JSON[@]} -gt 0 ] || return 0
+	"$XRL" -j stats "$2" | jq -c --arg k "$1" --arg r "${3:-}" \
+		'{demo: $k, interface: .interface, counters: .counters} + if $r == "" then {} else {received: ($r | tonumber)} end' >&3
+}
 
 # show IFACE ROUNDS: the figures once a second.
 show() {
 	local i
+	if [ ${#JSON[@]} -gt 0 ]; then
+		"$XRL" -j stats "$1" --top 8 --count "$2" >&3
+		return
+	fi
 	for ((i = 1; i <= $2; i++)); do
 		sleep 1
 		[ ${#JSON[@]} -eq 0 ] && [ -t 1 ] && printf '\033[H\033[J'
@@ -60,6 +79,7 @@ if [ $# -ge 1 ]; then
 		"$1" $PORT "$RULES"
 	show "$1" 10
 	rc=$?
+	[ $rc -eq 0 ] && summary interface "$1"
 	lab_cleanup
 	echo "unloaded from $1"
 	exit $rc
@@ -102,6 +122,7 @@ if [ $rc -eq 0 ]; then
 	printf ', %s' "${sent[@]:1}"
 	printf '\nthe limiter passed %s and dropped %s of %s; the service received %s\n' \
 		"$passed" "$dropped" "$seen" "$received"
+	summary lab $HOST_IF "$received"
 fi
 lab_cleanup
 echo "lab removed. Try it on a real NIC: xdp-ratelimit load eth0 && xdp-ratelimit rule add eth0 port 53/udp rate 100/s"

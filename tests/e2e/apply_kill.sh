@@ -63,7 +63,7 @@ max=$(( (secs + 1) * 100 + 100 ))
 expect_range "the limit held throughout ($received of $sent passed)" "$received" $((secs * 100 / 2)) $max
 stats=$($XRL -j stats xrle6)
 expect_eq "the kept rule counted every packet it judged" \
-	"$(echo "$stats" | json '.rules[] | select(.rule | startswith("port 6000/udp")) | .pass + .block')" "$sent"
+	"$(echo "$stats" | json '.rules[] | select(.rule | startswith("port 6000/udp")) | .passed + .blocked')" "$sent"
 
 pins=$(pin_dir xrle6)
 expect_eq "the pin folder is root's alone" "$(stat -c '%a %U' "$pins")" "700 root"

@@ -40,20 +40,20 @@ sleep 0.5
 for _ in $(seq 50); do
 	e=$($XRL -j explain xrle0 --src 10.210.0.3 --dport 6000/udp)
 	verdict=$(echo "$e" | json .verdict)
-	[ "$verdict" = drop ] && break
+	[ "$verdict" = block ] && break
 	sleep 0.01
 done
-expect_eq "explain: the flooding source's next packet is dropped" "$verdict" drop
+expect_eq "explain: the flooding source's next packet is blocked" "$verdict" block
 expect_eq "explain: its prefix window holds the threshold" \
-	"$(echo "$e" | json '.rules[] | select(.rule | startswith("prefix")) | .window_pass')" 50
+	"$(echo "$e" | json '.rules[] | select(.rule | startswith("prefix")) | .window_passed')" 50
 wait %2 %3 %4
 expect_eq "explain: an allowed source passes" "$($XRL -j explain xrle0 --src 10.210.0.5 --dport 6000/udp | json .verdict)" pass
 wait $rx
 received=$(tail -1 "$out")
 stats=$($XRL -j stats xrle0)
-port_pass=$(echo "$stats" | json '.rules[] | select(.rule | startswith("port 6000/udp")) | .pass')
-allow_pass=$(echo "$stats" | json '.rules[] | select(.rule | contains("allow")) | .pass')
-prefix_pass=$(echo "$stats" | json '.rules[] | select(.rule | startswith("prefix 10.210.0.3/32")) | .pass')
+port_pass=$(echo "$stats" | json '.rules[] | select(.rule | startswith("port 6000/udp")) | .passed')
+allow_pass=$(echo "$stats" | json '.rules[] | select(.rule | contains("allow")) | .passed')
+prefix_pass=$(echo "$stats" | json '.rules[] | select(.rule | startswith("prefix 10.210.0.3/32")) | .passed')
 expect_eq "stats: passed by the rules equals received by the service" "$((port_pass + allow_pass))" "$received"
 expect_range "the allowed source sent its 600 (or most, if held up for a second)" "$(cat "$sent5")" 300 600
 expect_eq "allow: every packet of the allowed source passes" "$allow_pass" "$(cat "$sent5")"
@@ -68,7 +68,7 @@ expect_eq "counters: seen = passed + dropped" "$sum" "$seen"
 d1=$($XRL dump xrle0)
 check "dump | apply round-trips" sh -c "$XRL dump xrle0 | $XRL apply xrle0 - >/dev/null"
 expect_eq "dump after apply is unchanged" "$($XRL dump xrle0)" "$d1"
-expect_eq "apply keeps a kept rule's counters" "$($XRL -j stats xrle0 | json '.rules[] | select(.rule | startswith("port 6000/udp")) | .pass')" "$port_pass"
+expect_eq "apply keeps a kept rule's counters" "$($XRL -j stats xrle0 | json '.rules[] | select(.rule | startswith("port 6000/udp")) | .passed')" "$port_pass"
 
 # A bad file is refused whole, naming the line.
 printf 'port 7000/udp rate 10/s\nport 7001/udp rate fast\n' >"$rules"

@@ -83,10 +83,10 @@ udp=${hdr}0800${ip}9c401b5800080000
 out=$(taskset -c 0 "$RAW" -n $NS -c 20 $P "$udp")
 expect_eq "20 UDP frames sent" "$out" "42 sent 20"
 rule=$($XRL -j stats $H | json '.rules[] | select(.rule | startswith("port 7000/udp"))')
-pass_n=$(json .pass <<<"$rule")
+pass_n=$(json .passed <<<"$rule")
 # The README's bound: one packet more per other CPU when CPUs decide at once (one CPU here).
 expect_range "the limit still holds: 5 of 20 pass" "$pass_n" 5 $((5 + $(nproc) - 1))
-expect_eq "the rest are blocked" "$(json .block <<<"$rule")" $((20 - pass_n))
+expect_eq "the rest are blocked" "$(json .blocked <<<"$rule")" $((20 - pass_n))
 final=$($XRL -j stats $H | json .counters)
 expect_eq "seen = passed + dropped at the end" "$(json '.passed + .dropped' <<<"$final")" "$(json .seen <<<"$final")"
 finish

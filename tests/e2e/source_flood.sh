@@ -33,8 +33,8 @@ sleep 1
 e=$(in_r "$XRL" -j explain "$IF_R" --src 10.255.0.1)
 expect_eq "during the flood the heavy source is still tracked" "$(echo "$e" | json '.rules[0].tracked')" true
 expect_range "during the flood the heavy source's window is at most its limit" \
-	"$(echo "$e" | json '.rules[0].window_pass')" 1 $RATE
-expect_range "during the flood the table stays within --max-keys" "$(status keys)" 1 $KEYS
+	"$(echo "$e" | json '.rules[0].window_passed')" 1 $RATE
+expect_range "during the flood the table stays within --max-keys" "$(status keys_tracked)" 1 $KEYS
 wait $flood
 t1=$(date +%s%N)
 wait $heavy
@@ -46,7 +46,7 @@ expect_eq "the generator sent a million distinct sources" "$sent" $FLOOD
 s=$(in_r "$XRL" -j stats "$IF_R")
 new=$(echo "$s" | json .counters.keys_new)
 over=$(echo "$s" | json .counters.overflow)
-pass=$(echo "$s" | json '.rules[0].pass')
+pass=$(echo "$s" | json '.rules[0].passed')
 seen=$(echo "$s" | json .counters.seen)
 heavy_sent=$(json .sent <"$tmp/heavy")
 # The heavy source's limit is only put to the test if it sent far above it.

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
 
@@ -102,9 +103,56 @@ static void usage_args(FILE *f, const struct cli_cmd *cmd, size_t col, size_t in
 	}
 }
 
+/* A command's usage line, from its tables, as one string (malloc'd). */
+static char *usage_string(const struct cli_cmd *cmd)
+{
+	char *buf = NULL;
+	size_t len = 0, col;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	col = (size_t)fprintf(f, "xdp-ratelimit %s%s%s", cmd->parent ? cmd->parent : "", cmd->parent ? " " : "",
+			      cmd->name);
+	usage_args(f, cmd, col, (size_t)-1 / 2); /* one line: never wraps */
+	fclose(f);
+	return buf;
+}
+
+/* A command in JSON: its name, usage line, summary and options. */
+static json_t *cmd_json(const struct cli_cmd *cmd)
+{
+	char *usage = usage_string(cmd);
+	json_t *opts = json_array();
+	const struct cli_opt *o;
+	char arg[96];
+
+	for (o = cmd->opts; o && o->name; o++) {
+		json_t *j = json_pack("{s:s,s:s}", "name", o->name, "help", o->help);
+
+		opt_arg(o, arg, sizeof(arg));
+		if (arg[0]) /* flags take none */
+			json_object_set_new(j, "value", json_string(arg));
+		json_array_append_new(opts, j);
+	}
+	json_t *v = json_pack("{s:s,s:s,s:s,s:o}", "command", cmd->name, "usage", usage ? usage : "", "summary",
+			      cmd->summary, "options", opts);
+	free(usage);
+	return v;
+}
+
 void cli_usage_all(FILE *f)
 {
 	size_t i;
+
+	if (cli.json) {
+		json_t *arr = json_array();
+
+		for (i = 0; cli_commands[i]; i++)
+			json_array_append_new(arr, cmd_json(cli_commands[i]));
+		cli_json(json_pack("{s:o}", "commands", arr));
+		return;
+	}
 
 	fprintf(f, "Usage: xdp-ratelimit [-j] [-v] COMMAND [ARGS]\n\n"
 		   "A sliding-window packet-rate limiter in XDP, per destination port and per source prefix.\n\n"
@@ -138,6 +186,10 @@ void cli_help(const struct cli_cmd *cmd)
 	const struct cli_opt *o;
 	size_t i, col;
 
+	if (cli.json) {
+		cli_json(cmd_json(cmd));
+		return;
+	}
 	col = (size_t)printf("Usage: xdp-ratelimit %s%s%s", cmd->parent ? cmd->parent : "", cmd->parent ? " " : "",
 			     cmd->name);
 	usage_args(stdout, cmd, col, 8);
@@ -402,14 +454,19 @@ int cli_lock(struct cli_ctx *ctx, bool shared)
 	return EXIT_OK;
 }
 
-static void vreport(const char *fmt, va_list ap)
+/* The error, and in JSON the usage line of cmd when there is one. */
+static void vreport(const struct cli_cmd *cmd, const char *fmt, va_list ap)
 {
 	char msg[1024];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (cli.json) {
 		json_t *o = json_pack("{s:s}", "error", msg);
+		char *usage = cmd ? usage_string(cmd) : NULL;
 
+		if (usage)
+			json_object_set_new(o, "usage", json_string(usage));
+		free(usage);
 		cli_json(o);
 	} else {
 		fprintf(stderr, "xdp-ratelimit: %s\n", msg);
@@ -421,7 +478,7 @@ int cli_fail(int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport(fmt, ap);
+	vreport(NULL, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -431,7 +488,7 @@ int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vreport(fmt, ap);
+	vreport(cmd, fmt, ap);
 	va_end(ap);
 	if (cmd && !cli.json) {
 		size_t col = (size_t)fprintf(stderr, "usage: xdp-ratelimit %s%s%s", cmd->parent ? cmd->parent : "",
@@ -443,11 +500,23 @@ int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+void cli_timestamp(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	char s[32];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03ldZ", s, ts.tv_nsec / 1000000);
+}
+
 void cli_json(json_t *v)
 {
 	if (!v)
 		return;
-	json_dumpf(v, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_dumpf(v, stdout, (cli.ndjson ? JSON_COMPACT : JSON_INDENT(2)) | JSON_PRESERVE_ORDER);
 	fputc('\n', stdout);
 	fflush(stdout);
 	json_decref(v);

@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include "err.h"
 #include "maps.h"
+#include "rule.h"
 
 #define EXIT_OK 0
 #define EXIT_FAIL 1
@@ -21,6 +22,7 @@
 
 struct xrl_cli {
 	bool json;
+	bool ndjson; /* a stream of documents (stats --watch): one a line */
 	int verbose;
 };
 extern struct xrl_cli cli;
@@ -121,10 +123,15 @@ int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Takes the interface's lock, shared (readers) or not: 0, or an exit code with the message printed. */
 int cli_lock(struct cli_ctx *ctx, bool shared);
-/* Prints a JSON value and drops it. */
+/* The time now, UTC, as RFC 3339 with milliseconds: what every stream's document carries. */
+void cli_timestamp(char *buf, size_t len);
+/* Prints a JSON value and drops it: indented, or on one line with cli.ndjson. */
 void cli_json(json_t *v);
 /* Makes libbpf's own log visible with -v. */
 void cli_libbpf_log(void);
+
+/* A rule in JSON, as every command shows one: its line in the grammar, and its parts. */
+json_t *cli_rule_json(const struct xrl_spec *s);
 
 /* Prints an interface's figures (stats), with the top K keys when top > 0. Returns an exit code. */
 int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top);

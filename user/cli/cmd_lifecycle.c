@@ -60,9 +60,10 @@ static int load_run(struct cli_ctx *ctx)
 	if (xrl_load(&o, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	if (cli.json)
-		cli_json(json_pack("{s:s,s:s,s:s,s:I,s:I}", "interface", o.iface, "mode",
+		cli_json(json_pack("{s:s,s:s,s:s,s:I,s:I,s:s}", "interface", o.iface, "mode",
 				   o.generic ? "generic" : "native", "clock", clock_name(o.clock), "max_keys",
-				   (json_int_t)o.max_keys, "new_keys", (json_int_t)o.new_keys));
+				   (json_int_t)o.max_keys, "new_keys_per_second", (json_int_t)o.new_keys, "malformed",
+				   o.malformed_drop ? "drop" : "pass"));
 	else
 		printf("loaded on %s (%s mode, %s clock, %u keys); no rules yet: add some with 'xdp-ratelimit rule add %s ...' or 'xdp-ratelimit apply %s FILE'\n",
 		       o.iface, o.generic ? "generic" : "native", clock_name(o.clock), o.max_keys, o.iface, o.iface);
@@ -139,13 +140,13 @@ static int status_run(struct cli_ctx *ctx)
 				 (unsigned long long)st[i].id.netns);
 
 		if (cli.json) {
-			json_t *o = json_pack("{s:s?,s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "interface",
-					      st[i].iface[0] ? st[i].iface : NULL, "state", state, "mode", mode,
-					      "clock", clock_name(st[i].ctl.clock), "prog_id",
-					      (json_int_t)st[i].prog_id, "rules", (json_int_t)st[i].rules, "keys",
-					      (json_int_t)st[i].keys, "max_keys", (json_int_t)st[i].ctl.max_keys,
-					      "new_keys_per_second", (json_int_t)st[i].ctl.new_keys, "memory_bytes",
-					      (json_int_t)st[i].memlock);
+			json_t *o =
+				json_pack("{s:s?,s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "interface",
+					  st[i].iface[0] ? st[i].iface : NULL, "state", state, "mode", mode, "clock",
+					  clock_name(st[i].ctl.clock), "prog_id", (json_int_t)st[i].prog_id,
+					  "rule_count", (json_int_t)st[i].rules, "keys_tracked", (json_int_t)st[i].keys,
+					  "max_keys", (json_int_t)st[i].ctl.max_keys, "new_keys_per_second",
+					  (json_int_t)st[i].ctl.new_keys, "memory_bytes", (json_int_t)st[i].memlock);
 
 			json_object_set_new(o, "malformed", json_string(st[i].ctl.malformed_drop ? "drop" : "pass"));
 			json_object_set_new(o, "ifindex", json_integer((json_int_t)st[i].id.ifindex));

@@ -7,6 +7,26 @@
 #include "apply.h"
 #include "cli.h"
 
+json_t *cli_rule_json(const struct xrl_spec *s)
+{
+	bool allow = s->r.flags & XRL_F_ALLOW;
+	char line[256], match[128];
+	json_t *o;
+
+	xrl_spec_format(s, line, sizeof(line));
+	xrl_spec_format_match(s, match, sizeof(match));
+	o = json_pack("{s:s,s:s,s:s,s:s}", "rule", line, "match", match, "kind",
+		      s->kind == XRL_KIND_PORT ? "port" : "prefix", "action", allow ? "allow" : "limit");
+	if (allow)
+		return o;
+	json_object_set_new(o, "threshold", json_integer((json_int_t)s->r.threshold));
+	json_object_set_new(o, "window_ms", json_integer((json_int_t)(s->r.interval_ns / 1000000)));
+	json_object_set_new(o, "buckets", json_integer((json_int_t)s->r.buckets));
+	json_object_set_new(o, "scope", json_string(s->r.flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate"));
+	json_object_set_new(o, "monitor", json_boolean(s->r.flags & XRL_F_MONITOR));
+	return o;
+}
+
 static int print_set(const char *iface, const struct xrl_ruleset *set)
 {
 	json_t *arr = json_array();
@@ -16,7 +36,7 @@ static int print_set(const char *iface, const struct xrl_ruleset *set)
 	for (i = 0; i < set->n; i++) {
 		xrl_spec_format(&set->v[i], line, sizeof(line));
 		if (cli.json)
-			json_array_append_new(arr, json_string(line));
+			json_array_append_new(arr, cli_rule_json(&set->v[i]));
 		else
 			printf("%s\n", line);
 	}
@@ -42,7 +62,8 @@ static int apply_set(const char *iface, struct xrl_maps *m, struct xrl_ruleset *
 	if (xrl_rules_apply(m, set, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	if (cli.json)
-		cli_json(json_pack("{s:s,s:s,s:I}", "interface", iface, "result", what, "rules", (json_int_t)set->n));
+		cli_json(json_pack("{s:s,s:s,s:I}", "interface", iface, "result", what, "rule_count",
+				   (json_int_t)set->n));
 	else
 		printf("%s: %s; %zu rule%s in force\n", iface, what, set->n, set->n == 1 ? "" : "s");
 	return EXIT_OK;
@@ -208,7 +229,7 @@ static int apply_run(struct cli_ctx *ctx)
 			code = cli_fail(EXIT_FAIL, "%s: %s", ao->file, err);
 		else if (cli.json)
 			cli_json(json_pack("{s:s,s:s,s:b,s:I}", "interface", ctx->iface, "file", ao->file, "valid", 1,
-					   "rules", (json_int_t)ao->set.n));
+					   "rule_count", (json_int_t)ao->set.n));
 		else
 			printf("%s: %zu rule%s, all valid for %s: apply would replace its set\n", ao->file, ao->set.n,
 			       ao->set.n == 1 ? "" : "s", ctx->iface);
@@ -242,7 +263,7 @@ static int lint_run(struct cli_ctx *ctx)
 	struct apply_opts *ao = ctx->opts;
 
 	if (cli.json)
-		cli_json(json_pack("{s:s,s:b,s:I}", "file", ao->file, "valid", 1, "rules", (json_int_t)ao->set.n));
+		cli_json(json_pack("{s:s,s:b,s:I}", "file", ao->file, "valid", 1, "rule_count", (json_int_t)ao->set.n));
 	else
 		printf("%s: %zu rule%s, grammar valid (no interface checked)\n", ao->file, ao->set.n,
 		       ao->set.n == 1 ? "" : "s");

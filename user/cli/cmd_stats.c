@@ -96,15 +96,16 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 		if (xrl_rule_report(m, &set.v[i], now, &r))
 			continue;
 		xrl_spec_format(&set.v[i], line, sizeof(line));
-		if (cli.json)
-			json_array_append_new(rules,
-					      json_pack("{s:s,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I}", "rule", line, "id",
-							(json_int_t)set.v[i].r.id, "pass_qps", r.pass_qps, "block_qps",
-							r.block_qps, "pass", (json_int_t)r.pass, "block",
-							(json_int_t)r.block, "window_pass", (json_int_t)r.window.pass,
-							"window_block", (json_int_t)r.window.block, "threshold",
-							(json_int_t)set.v[i].r.threshold));
-		else
+		if (cli.json) {
+			json_t *o = cli_rule_json(&set.v[i]);
+
+			json_object_update_new(
+				o, json_pack("{s:I,s:f,s:f,s:I,s:I,s:I,s:I}", "id", (json_int_t)set.v[i].r.id,
+					     "passed_qps", r.pass_qps, "blocked_qps", r.block_qps, "passed",
+					     (json_int_t)r.pass, "blocked", (json_int_t)r.block, "window_passed",
+					     (json_int_t)r.window.pass, "window_blocked", (json_int_t)r.window.block));
+			json_array_append_new(rules, o);
+		} else
 			printf("%-60s %10.1f %10.1f %12llu %12llu\n", line, r.pass_qps, r.block_qps,
 			       (unsigned long long)r.pass, (unsigned long long)r.block);
 	}
@@ -123,16 +124,20 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 		xrl_spec_format_match(&set.v[keys[i].rule], line, sizeof(line));
 		if (cli.json)
 			json_array_append_new(tops, json_pack("{s:s,s:s,s:s,s:f,s:f,s:I,s:I}", "source", src, "port",
-							      port, "rule", line, "pass_qps", keys[i].pass_qps,
-							      "block_qps", keys[i].block_qps, "window_pass",
-							      (json_int_t)keys[i].window.pass, "window_block",
+							      port, "match", line, "passed_qps", keys[i].pass_qps,
+							      "blocked_qps", keys[i].block_qps, "window_passed",
+							      (json_int_t)keys[i].window.pass, "window_blocked",
 							      (json_int_t)keys[i].window.block));
 		else
 			printf("%-40s %-10s %10.1f %10.1f  %s\n", src, port, keys[i].pass_qps, keys[i].block_qps, line);
 	}
 	if (cli.json) {
-		json_t *o =
-			json_pack("{s:s,s:o,s:o}", "interface", iface, "counters", counters_json(&c), "rules", rules);
+		char ts[40];
+		json_t *o;
+
+		cli_timestamp(ts, sizeof(ts));
+		o = json_pack("{s:s,s:s,s:o,s:o}", "timestamp", ts, "interface", iface, "counters", counters_json(&c),
+			      "rules", rules);
 
 		if (top) {
 			json_object_set_new(o, "keys_tracked", json_integer((json_int_t)tracked));
@@ -178,6 +183,7 @@ static int stats_run(struct cli_ctx *ctx)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	cli.ndjson = true; /* one document a line, each with its timestamp */
 	for (i = 0; !stop && (!so->count || i < so->count); i++) {
 		if (i)
 			sleep(1);
@@ -282,10 +288,14 @@ static int explain_run(struct cli_ctx *ctx)
 		snprintf(why, sizeof(why), "allowed by '%s': it bypasses every limit", line);
 		verdict = "passes";
 		match[1] = NULL;
-		if (cli.json)
-			json_array_append_new(arr, json_pack("{s:s,s:s}", "rule", line, "result", "allow"));
-		else
+		if (cli.json) {
+			json_t *o = cli_rule_json(match[0]);
+
+			json_object_set_new(o, "result", json_string("allow"));
+			json_array_append_new(arr, o);
+		} else {
 			printf("  %s\n      matches: allowed traffic bypasses every limit\n", line);
+		}
 		match[0] = NULL;
 	}
 	for (i = 1; i >= 0; i--) {
@@ -307,12 +317,16 @@ static int explain_run(struct cli_ctx *ctx)
 			snprintf(why, sizeof(why), "over the limit of '%s'", line);
 		}
 		if (cli.json) {
-			json_array_append_new(arr,
-					      json_pack("{s:s,s:s,s:I,s:I,s:I,s:b,s:s}", "rule", line, "key",
-							s->r.flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate",
-							"window_pass", (json_int_t)sum.pass, "window_block",
-							(json_int_t)sum.block, "threshold", (json_int_t)s->r.threshold,
-							"tracked", tracked, "result", res));
+			json_t *o = cli_rule_json(s);
+
+			/* What the next such packet meets here: pass, block, or monitor (would block, passes). */
+			json_object_update_new(o, json_pack("{s:I,s:I,s:b,s:s}", "window_passed", (json_int_t)sum.pass,
+							    "window_blocked", (json_int_t)sum.block, "tracked", tracked,
+							    "result",
+							    !over			 ? "pass" :
+							    (s->r.flags & XRL_F_MONITOR) ? "monitor" :
+											   "block"));
+			json_array_append_new(arr, o);
 			continue;
 		}
 		printf("  %s\n      window: %llu passed, %llu blocked of %llu allowed per %llums%s; next packet %s\n",
@@ -324,7 +338,7 @@ static int explain_run(struct cli_ctx *ctx)
 		snprintf(why, sizeof(why), "no rule matches: it passes unlimited");
 	if (cli.json)
 		cli_json(json_pack("{s:s,s:s,s:o,s:s,s:s}", "interface", ctx->iface, "source", src_arg, "rules", arr,
-				   "verdict", strcmp(verdict, "passes") ? "drop" : "pass", "why", why));
+				   "verdict", strcmp(verdict, "passes") ? "block" : "pass", "why", why));
 	else
 		printf("verdict: the next such packet %s%s%s\n", verdict, why[0] ? ": " : "", why);
 	xrl_ruleset_free(&set);

@@ -13,7 +13,11 @@ int main(int argc, char **argv)
 
 	cli_libbpf_log();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (; i < argc && argv[i][0] == '-'; i++) {
+	/* -j anywhere means JSON from the first word on: errors in the options before it included. */
+	for (; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json"))
+			cli.json = true;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
 			cli.json = true;
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
@@ -23,13 +27,18 @@ int main(int argc, char **argv)
 			cli_usage_all(stdout);
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
-			printf("xdp-ratelimit %s\n", XRL_VERSION);
+			if (cli.json)
+				cli_json(json_pack("{s:s}", "version", XRL_VERSION));
+			else
+				printf("xdp-ratelimit %s\n", XRL_VERSION);
 			return EXIT_OK;
 		} else {
 			return cli_usage(NULL, "unknown option '%s': see 'xdp-ratelimit help'", argv[i]);
 		}
 	}
 	if (i == argc) {
+		if (cli.json)
+			return cli_usage(NULL, "missing command: 'xdp-ratelimit help' lists them");
 		cli_usage_all(stderr);
 		return EXIT_USAGE;
 	}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# One JSON, everywhere: every command's -j output, its errors and usage errors included,
+# conforms to docs/json-schema.json (checked by tests/e2e/json_check.py); stats --watch and
+# --count print NDJSON, each line with a timestamp; -j anywhere on the line counts.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+needs_root json_schema
+
+SCHEMA=$ROOT/docs/json-schema.json
+NS=xrle-j
+veth_lab $NS xrlej0 xrlej1 10.218.0 fd00:218
+lab_undo "$XRL unload xrlej0"
+dir=$(mktemp -d)
+lab_undo "rm -rf $dir"
+printf '%s\n' "port 53/udp rate 10/s" "prefix 10.218.0.0/24 rate 5/s aggregate monitor" \
+	"prefix 192.0.2.0/24 allow" >"$dir/rules"
+
+# conforms DEF CODE COMMAND... [--ndjson after --]: the command exits CODE and prints only JSON of $defs/DEF.
+conforms() {
+	local def=$1 code=$2 out rc why mode=()
+	shift 2
+	if [ "$1" = --ndjson ]; then mode=(--ndjson); shift; fi
+	out=$("$@" 2>"$dir/stderr")
+	rc=$?
+	if [ $rc -ne "$code" ]; then
+		fail "$def: $*" "exit $rc, want $code: $out $(cat "$dir/stderr")"
+	elif ! why=$(python3 "$ROOT/tests/e2e/json_check.py" "$SCHEMA" "$def" "${mode[@]}" <<<"$out" 2>&1); then
+		fail "$def: $*" "$why; it printed: $out"
+	else
+		pass "$def: ${*#"$XRL" }"
+	fi
+}
+
+conforms load 0 "$XRL" -j load xrlej0 --malformed drop
+conforms change 0 "$XRL" -j apply xrlej0 "$dir/rules"
+conforms change 0 "$XRL" -j rule add xrlej0 port 54/udp rate 1k/s window 2s buckets 4
+conforms change 0 "$XRL" -j rule del xrlej0 port 54/udp
+conforms check 0 "$XRL" -j apply xrlej0 "$dir/rules" --check
+conforms lint 0 "$XRL" -j lint "$dir/rules"
+conforms dump 0 "$XRL" -j dump xrlej0
+conforms dump 0 "$XRL" -j rule list xrlej0
+conforms status 0 "$XRL" -j status
+conforms stats 0 "$XRL" -j stats xrlej0 --top 5
+conforms stats 0 --ndjson "$XRL" -j stats xrlej0 --count 2
+conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dport 53/udp
+conforms explain 0 "$XRL" -j explain xrlej0 --src 192.0.2.1
+conforms help 0 "$XRL" -j help stats
+conforms help 0 "$XRL" -j stats -h
+conforms commands 0 "$XRL" -j help
+conforms version 0 "$XRL" -j -V
+# Errors and usage errors, wherever -j is on the line.
+conforms error 2 "$XRL" --bogus -j status
+conforms error 2 "$XRL" -j
+conforms error 2 "$XRL" -j frobnicate
+conforms error 2 "$XRL" -j load
+conforms error 2 "$XRL" load xrlej0 --mode turbo -j
+conforms error 1 "$XRL" -j load nosuch0
+conforms error 1 "$XRL" -j load xrlej0
+conforms error 2 "$XRL" -j rule add xrlej0 port 53/udp speed 5
+conforms error 2 "$XRL" -j unload ../x
+conforms error 1 "$XRL" -j stats xrlej1
+conforms error 2 "$XRL" -j lint /nonexistent
+conforms error 2 "$XRL" -j demo ../x
+conforms unload 0 "$XRL" -j unload xrlej0
+
+# dump's rule lines are the grammar: they apply back.
+check "load again" "$XRL" load xrlej0
+check "apply" "$XRL" apply xrlej0 "$dir/rules"
+"$XRL" -j dump xrlej0 | jq -r '.rules[].rule' >"$dir/back"
+check "dump -j's rule lines apply back" "$XRL" apply xrlej0 "$dir/back"
+expect_eq "... to the same set" "$("$XRL" dump xrlej0 | sort)" "$(sort "$dir/back")"
+check "unload" "$XRL" unload xrlej0
+
+# The demo under -j: stats each second, then its summary, one document a line; text on stderr.
+if [ -x "$BUILD/xrl-udp" ]; then
+	"$XRL" -j demo >"$dir/demo" 2>/dev/null
+	expect_eq "demo -j exits 0" $? 0
+	if head -n -1 "$dir/demo" | python3 "$ROOT/tests/e2e/json_check.py" "$SCHEMA" stats --ndjson &&
+		tail -1 "$dir/demo" | python3 "$ROOT/tests/e2e/json_check.py" "$SCHEMA" demo; then
+		pass "demo -j: NDJSON of stats, then a summary"
+	else fail "demo -j: NDJSON of stats, then a summary" "$(head -c 600 "$dir/demo")"; fi
+fi
+finish
