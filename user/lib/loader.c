@@ -298,6 +298,7 @@ static void status_one(const char *iface, struct xrl_status *st)
 		prev = &k;
 		st->keys++;
 	}
+	st->state_memlock = fd_memlock(m.state);
 	st->memlock = fd_memlock(m.port_idx) + fd_memlock(m.port_rules) + fd_memlock(m.prefixes) + fd_memlock(m.state) +
 		      fd_memlock(m.rule_stats) + fd_memlock(m.counters) + fd_memlock(m.ctl) + fd_memlock(m.latches);
 	xrl_maps_close(&m);
