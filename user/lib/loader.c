@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "apply.h"
 #include "loader.h"
+#include "memory.h"
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
 
@@ -251,23 +252,6 @@ int xrl_unload(const char *iface, char *err, size_t len)
 	return 0;
 }
 
-static __u64 fd_memlock(int fd)
-{
-	char path[64], line[256];
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock: %llu", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 static void status_one(const char *iface, struct xrl_status *st)
 {
 	struct bpf_link_info info = {};
@@ -298,9 +282,9 @@ static void status_one(const char *iface, struct xrl_status *st)
 		prev = &k;
 		st->keys++;
 	}
-	st->state_memlock = fd_memlock(m.state);
-	st->memlock = fd_memlock(m.port_idx) + fd_memlock(m.port_rules) + fd_memlock(m.prefixes) + fd_memlock(m.state) +
-		      fd_memlock(m.rule_stats) + fd_memlock(m.counters) + fd_memlock(m.ctl) + fd_memlock(m.latches);
+	st->state_memlock = xrl_fd_memlock(m.state);
+	st->memlock = xrl_fd_memlock(m.port_idx) + xrl_fd_memlock(m.port_rules) + xrl_fd_memlock(m.prefixes) + xrl_fd_memlock(m.state) +
+		      xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) + xrl_fd_memlock(m.ctl) + xrl_fd_memlock(m.latches);
 	xrl_maps_close(&m);
 }
 
