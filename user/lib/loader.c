@@ -177,7 +177,7 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	if (ret) {
 		ret = xrl_fail(
 			ret, err, len,
-			"the kernel refused the program: %s; xdp-ratelimit needs Linux 5.19 or later with BTF (run with -v for the verifier's log)",
+			"the kernel refused the program: %s; xdp-ratelimit needs Linux 5.12 or later with BTF (run with -v for the verifier's log)",
 			strerror(-ret));
 		goto fail;
 	}
