@@ -298,16 +298,17 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struc
 			__sync_val_compare_and_swap(&r->c[i].word, w, 0);
 		}
 	/*
-	 * Without a branch in the loop (the verifier walks every branch of
-	 * every iteration): each test is a 0 or 1 from a borrow (xrl_lt).
+	 * The rule's n cells only (a slow-path packet reads no more lines than
+	 * it must), and no branch in the body (the verifier walks every branch
+	 * of every iteration): each test is a 0 or 1 from a borrow (xrl_lt).
 	 */
-	for (i = 0; i < XRL_MAX_BUCKETS && !idle; i++) {
-		__u64 in = xrl_lt(i, n), pass;
+	for (i = 0; i < XRL_MAX_BUCKETS && i < n && !idle; i++) {
+		__u64 pass;
 
 		w = XRL_READ_ONCE(r->c[i].word);
 		e = xrl_word_epoch(w);
-		pass = xrl_word_pass(w) * in;
-		ahead |= in & xrl_lt(0, e | xrl_word_pass(w)) & xrl_lt((__u32)(e - E - 1), 1);
+		pass = xrl_word_pass(w);
+		ahead |= xrl_lt(0, e | pass) & xrl_lt((__u32)(e - E - 1), 1);
 		sum += pass * (xrl_lt(0, i ^ s->idx) & xrl_lt((__u32)(E - e), n));
 		sum_next += pass * (xrl_lt(0, i ^ next) & xrl_lt((__u32)(E + 1 - e), n));
 	}

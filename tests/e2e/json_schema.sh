@@ -48,6 +48,7 @@ conforms help 0 "$XRL" -j help stats
 conforms help 0 "$XRL" -j stats -h
 conforms commands 0 "$XRL" -j help
 conforms version 0 "$XRL" -j -V
+conforms memory 0 "$XRL" -j memory --cpus 64 --max-keys 4096
 # Errors and usage errors, wherever -j is on the line.
 conforms error 2 "$XRL" --bogus -j status
 conforms error 2 "$XRL" -j

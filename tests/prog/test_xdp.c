@@ -1354,23 +1354,6 @@ static void test_cpus_concurrent(void **state)
 		      T, ROUNDS);
 }
 
-/* The kernel's own figure for one map: fdinfo's memlock. */
-static __u64 memlock_of(int fd)
-{
-	char path[64], line[256];
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock: %llu", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 /*
  * The memory model (user/memory.c), computed from the maps' definitions and
  * the kernel's struct sizes, is the kernel's own figure for every map loaded
@@ -1395,7 +1378,7 @@ static void test_memory_model(void **state)
 		__u64 kernel;
 
 		assert_non_null(m);
-		kernel = memlock_of(bpf_map__fd(m));
+		kernel = xrl_fd_memlock(bpf_map__fd(m));
 		if (kernel != mem.map[i].bytes)
 			fail_msg("%s: the model says %llu bytes, the kernel %llu", mem.map[i].name,
 				 (unsigned long long)mem.map[i].bytes, (unsigned long long)kernel);

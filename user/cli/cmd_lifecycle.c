@@ -122,8 +122,8 @@ static int status_run(struct cli_ctx *ctx)
 	if (!cli.json && !n)
 		printf("xdp-ratelimit is not loaded on any interface: 'xdp-ratelimit load IFACE' attaches it\n");
 	if (!cli.json && n)
-		printf("%-16s %-8s %-8s %-8s %6s %10s %10s %s\n", "interface", "state", "mode", "clock", "prog",
-		       "rules", "keys", "memory");
+		printf("%-16s %-8s %-8s %-8s %6s %10s %16s %10s %s\n", "interface", "state", "mode", "clock", "prog",
+		       "rules", "keys", "memory", "per key");
 	for (i = 0; i < n; i++) {
 		const char *mode = st[i].ctl.xdp_flags & XDP_FLAGS_SKB_MODE ? "generic" : "native";
 		const char *state = st[i].gone	   ? "gone" :
@@ -148,6 +148,11 @@ static int status_run(struct cli_ctx *ctx)
 					  "max_keys", (json_int_t)st[i].ctl.max_keys, "new_keys_per_second",
 					  (json_int_t)st[i].ctl.new_keys, "memory_bytes", (json_int_t)st[i].memlock);
 
+			json_object_set_new(o, "state_bytes", json_integer((json_int_t)st[i].state_memlock));
+			json_object_set_new(o, "bytes_per_key",
+					    json_integer(st[i].ctl.max_keys ? (json_int_t)(st[i].state_memlock /
+											   st[i].ctl.max_keys) :
+									      0));
 			json_object_set_new(o, "malformed", json_string(st[i].ctl.malformed_drop ? "drop" : "pass"));
 			json_object_set_new(o, "ifindex", json_integer((json_int_t)st[i].id.ifindex));
 			json_object_set_new(o, "netns_cookie", json_integer((json_int_t)st[i].id.netns));
@@ -163,8 +168,10 @@ static int status_run(struct cli_ctx *ctx)
 			continue;
 		}
 		snprintf(keys, sizeof(keys), "%zu/%u", st[i].keys, st[i].ctl.max_keys);
-		printf("%-16s %-8s %-8s %-8s %6u %10zu %10s %.1fMiB\n", name, state, mode, clock_name(st[i].ctl.clock),
-		       st[i].prog_id, st[i].rules, keys, (double)st[i].memlock / (1024.0 * 1024.0));
+		printf("%-16s %-8s %-8s %-8s %6u %10zu %16s %7.1fMiB %lluB\n", name, state, mode,
+		       clock_name(st[i].ctl.clock), st[i].prog_id, st[i].rules, keys,
+		       (double)st[i].memlock / (1024.0 * 1024.0),
+		       (unsigned long long)(st[i].ctl.max_keys ? st[i].state_memlock / st[i].ctl.max_keys : 0));
 	}
 	if (cli.json)
 		cli_json(json_pack("{s:o}", "interfaces", arr));

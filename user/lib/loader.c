@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include "apply.h"
 #include "loader.h"
+#include "memory.h"
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
 
@@ -192,7 +193,7 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	if (ret) {
 		ret = xrl_fail(
 			ret, err, len,
-			"the kernel refused the program: %s; xdp-ratelimit needs Linux 5.19 or later with BTF (run with -v for the verifier's log)",
+			"the kernel refused the program: %s; xdp-ratelimit needs Linux 5.12 or later with BTF (run with -v for the verifier's log)",
 			strerror(-ret));
 		goto fail;
 	}
@@ -274,23 +275,6 @@ int xrl_unload(const char *iface, char *err, size_t len)
 	return ret;
 }
 
-static __u64 fd_memlock(int fd)
-{
-	char path[64], line[256];
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock: %llu", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, struct xrl_status *st)
 {
 	struct bpf_link_info info = {};
@@ -329,8 +313,10 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		prev = &k;
 		st->keys++;
 	}
-	st->memlock = fd_memlock(m.port_idx) + fd_memlock(m.port_rules) + fd_memlock(m.prefixes) + fd_memlock(m.state) +
-		      fd_memlock(m.rule_stats) + fd_memlock(m.counters) + fd_memlock(m.ctl) + fd_memlock(m.latches);
+	st->state_memlock = xrl_fd_memlock(m.state);
+	st->memlock = xrl_fd_memlock(m.port_idx) + xrl_fd_memlock(m.port_rules) + xrl_fd_memlock(m.prefixes) +
+		      xrl_fd_memlock(m.state) + xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) +
+		      xrl_fd_memlock(m.ctl) + xrl_fd_memlock(m.latches);
 	xrl_maps_close(&m);
 }
 

@@ -32,8 +32,9 @@ struct xrl_status {
 	__u32 prog_id;
 	struct xrl_ctl ctl;
 	size_t rules, keys;
-	__u64 memlock; /* bytes charged for the maps */
-	char err[256]; /* set when the folder could not be read */
+	__u64 memlock;	     /* bytes charged for the maps */
+	__u64 state_memlock; /* ... of which the window states: max_keys of them */
+	char err[256];	     /* set when the folder could not be read */
 };
 
 /* Every loaded instance, in every network namespace; *out is malloc'd. */

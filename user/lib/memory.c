@@ -111,3 +111,20 @@ int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, struct xrl_mem *out, c
 	xdp_ratelimit_bpf__destroy(skel);
 	return 0;
 }
+
+__u64 xrl_fd_memlock(int fd)
+{
+	char path[64], line[256];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}

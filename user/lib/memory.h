@@ -31,4 +31,7 @@ struct xrl_mem {
  */
 int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, struct xrl_mem *out, char *err, size_t len);
 
+/* The kernel's own figure for a map: the memlock line of its fdinfo; 0 if unknown. */
+__u64 xrl_fd_memlock(int fd);
+
 #endif /* XRL_MEMORY_H */

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* memory: what the maps will take, for this machine or another. */
+#include <stdio.h>
+#include <bpf/libbpf.h>
+#include "cli.h"
+#include "memory.h"
+
+struct memory_opts {
+	__u32 cpus, max_keys, prefixes;
+};
+
+static const struct cli_opt memory_opts[] = {
+	CLI_OPT(struct memory_opts, cpus, "cpus", UINT, .arg = "N", .min = 1, .max = 8192, .what = "a CPU count",
+		.help = "possible CPUs of the machine (default: this one's)"),
+	CLI_OPT(struct memory_opts, max_keys, "max-keys", UINT, .short_name = 'k', .arg = "N", .min = 16,
+		.max = 16777216, .what = "a key count", .help = "window states kept, as load takes it; default 65536"),
+	CLI_OPT(struct memory_opts, prefixes, "prefixes", UINT, .arg = "N", .min = 0, .max = 2 * XRL_MAX_RULES,
+		.what = "a rule count", .help = "prefix rules in the trie (both rule sets); default 0"),
+	{},
+};
+
+static int memory_run(struct cli_ctx *ctx)
+{
+	const struct memory_opts *o = ctx->opts;
+	int ncpus = o->cpus ? (int)o->cpus : libbpf_num_possible_cpus();
+	char err[XRL_ERRLEN];
+	struct xrl_mem mem;
+	json_t *maps;
+	size_t i;
+
+	if (ncpus <= 0)
+		return cli_fail(EXIT_FAIL, "cannot count this machine's possible CPUs: give --cpus N");
+	if (xrl_memory(ncpus, o->max_keys, o->prefixes, &mem, err, sizeof(err)))
+		return cli_fail(EXIT_FAIL, "%s", err);
+	if (!cli.json) {
+		printf("%d possible CPUs, %u keys, %u prefix rules:\n", ncpus, o->max_keys, o->prefixes);
+		for (i = 0; i < mem.n; i++)
+			printf("  %-16s %12llu bytes\n", mem.map[i].name, (unsigned long long)mem.map[i].bytes);
+		printf("  %-16s %12llu bytes (%.1f MiB); %.0f bytes a key\n", "total", (unsigned long long)mem.total,
+		       (double)mem.total / (1024.0 * 1024.0), mem.per_key);
+		return EXIT_OK;
+	}
+	maps = json_object();
+	for (i = 0; i < mem.n; i++)
+		json_object_set_new(maps, mem.map[i].name, json_integer((json_int_t)mem.map[i].bytes));
+	cli_json(json_pack("{s:i,s:I,s:I,s:o,s:I,s:I,s:f}", "cpus", ncpus, "max_keys", (json_int_t)o->max_keys,
+			   "prefixes", (json_int_t)o->prefixes, "maps", maps, "total_bytes", (json_int_t)mem.total,
+			   "state_bytes", (json_int_t)mem.state, "bytes_per_key", mem.per_key));
+	return EXIT_OK;
+}
+
+static const struct memory_opts memory_defaults = { .max_keys = XRL_DEFAULT_KEYS };
+
+const struct cli_cmd cmd_memory = {
+	.name = "memory",
+	.summary = "What the maps of one interface take in kernel memory, as the kernel counts it, for this machine\n"
+		   "or one with --cpus possible CPUs: computed from the maps' definitions, nothing is loaded.",
+	.opts = memory_opts,
+	.opts_size = sizeof(struct memory_opts),
+	.defaults = &memory_defaults,
+	.run = memory_run,
+};
