@@ -41,4 +41,12 @@ expect_eq "b in force" "$($XRL dump xrlea0 | grep -c '^prefix 10.100.0.0/24')" 1
 check "apply a over b" "$XRL" apply xrlea0 "$dir/a"
 check "apply b over a again" "$XRL" apply xrlea0 "$dir/b"
 expect_eq "b in force, whole" "$($XRL dump xrlea0 | wc -l)" $max
+
+# A rule as one quoted argument (a line of a rules file, pasted) is the same rule.
+check "apply an empty set" sh -c "$XRL apply xrlea0 - </dev/null"
+check "rule add with the rule quoted" "$XRL" rule add xrlea0 "port 53/udp rate 1/s"
+expect_eq "... is the rule" "$($XRL dump xrlea0)" "port 53/udp rate 1/s window 1s buckets 2 per-source"
+check "rule del with the match quoted" "$XRL" rule del xrlea0 "port 53/udp"
+printf 'port\0 53/udp rate 1/s' >"$dir/nul"
+expect_err "a NUL byte is named, not taken for a long line" 2 "nul:1: a NUL byte at column 5" "$XRL" lint "$dir/nul"
 finish

@@ -23,6 +23,14 @@ if ip link show xrletun0 >/dev/null 2>&1; then
 else
 	skip "a non-Ethernet device is refused" "cannot create a tun device"
 fi
+# A 9000-byte MTU on a veth: the kernel says ERANGE, and only in its extack; we name the MTU.
+if ip link add xrlemtu0 mtu 9000 type veth peer name xrlemtu1 mtu 9000 2>/dev/null; then
+	lab_undo "ip link del xrlemtu0"
+	expect_err "an MTU too large for XDP is named" 1 "MTU \(9000\) is too large.*--mode generic" "$XRL" load xrlemtu0
+	check "... and nothing is left attached" sh -c "! ip -d link show xrlemtu0 | grep -q prog/xdp"
+else
+	skip "an MTU too large for XDP is named" "cannot make a veth with MTU 9000"
+fi
 expect_err "no such interface" 1 "no such interface 'nosuch0'" "$XRL" load nosuch0
 expect_err "not loaded" 1 "not loaded on xrle4: run 'xdp-ratelimit load xrle4' first" "$XRL" stats xrle4
 expect_err "bad rule word" 2 "unknown word 'speed'" "$XRL" rule add xrle4 port 53/udp speed 5

@@ -426,7 +426,7 @@ static void test_key_v4(void **state)
 	r = rule_of("prefix 10.0.0.0/8 rate 100/s mask 20");
 	a = key_of(&r, "10.1.255.7", 0, XRL_PROTO_TCP);
 	assert_key(&a, 42, 0, 0, XRL_FAMILY_V4, "10.1.240.0");
-	r = rule_of("prefix 10.0.0.0/8 rate 100/s mask 0");
+	r.src_mask4 = 0; /* the grammar refuses it on a prefix rule (an aggregate in disguise): the key still works */
 	a = key_of(&r, "10.1.255.7", 0, XRL_PROTO_TCP);
 	assert_key(&a, 42, 0, 0, XRL_FAMILY_V4, "0.0.0.0");
 }

@@ -369,8 +369,7 @@ static void test_rule_every_keyword(void **state)
 	assert_rule(&s.r, 100, NS_PER_S, 2, XRL_F_PER_SOURCE, 32, 48);
 	parse_ok("prefix 2001:db8::/32 rate 100/s mask 128", &s);
 	assert_rule(&s.r, 100, NS_PER_S, 2, XRL_F_PER_SOURCE, 32, 128);
-	parse_ok("prefix 10.0.0.0/8 rate 100/s mask 0", &s);
-	assert_rule(&s.r, 100, NS_PER_S, 2, XRL_F_PER_SOURCE, 0, 64);
+	parse_bad("prefix 10.0.0.0/8 rate 100/s mask 0", "mask 0 is no longer than the prefix's /8", NULL);
 
 	parse_ok("prefix 192.0.2.0/24 allow", &s);
 	assert_int_equal(s.r.flags, XRL_F_ALLOW);
@@ -446,6 +445,31 @@ static void test_rule_bad_match(void **state)
 	parse_bad("port -53/udp rate 100/s", "not a port", NULL);
 	parse_bad("prefix 10.0.0.0/33 rate 100/s", "at most /32", NULL);
 	parse_bad("prefix 10.0.0.1/8 rate 100/s", "did you mean 10.0.0.0/8?", NULL);
+}
+
+/* Rules that would be accepted and never do what they say. */
+static void test_rule_misleading(void **state)
+{
+	struct xrl_spec s;
+
+	(void)state;
+	/* an IPv4-mapped prefix: IPv4 traffic arrives as IPv4, so it never matched */
+	parse_bad("prefix ::ffff:1.2.3.4/128 rate 1/s", "IPv4-mapped IPv6 prefix", "write it as 1.2.3.4/32");
+	parse_bad("prefix ::ffff:10.0.0.0/104 rate 1/s", "IPv4-mapped", "10.0.0.0/8");
+	parse_ok("prefix ::/0 rate 1/s", &s);
+	/* a mask no longer than the prefix: one window for every source, an aggregate in disguise */
+	parse_bad("prefix 10.0.0.0/16 rate 1/s mask 8", "mask 8 is no longer than the prefix's /16", "'aggregate'");
+	parse_bad("prefix 10.0.0.0/16 rate 1/s mask 16", "mask 16 is no longer", NULL);
+	parse_bad("prefix 10.0.0.0/16 rate 1/s mask4 12", "mask 12 is no longer", NULL);
+	parse_bad("prefix 2001:db8::/32 rate 1/s mask 32", "mask 32 is no longer", NULL);
+	parse_ok("prefix 10.0.0.0/16 rate 1/s mask 24", &s);
+	parse_ok("prefix 10.0.0.1/32 rate 1/s", &s); /* the default mask is not a choice: it stays allowed */
+	/* repeats */
+	parse_bad("port 1/udp rate 1/s monitor monitor", "'monitor' is given twice", NULL);
+	parse_bad("prefix 10.0.0.0/8 rate 1/s mask 24 mask 16", "'mask' is given twice", NULL);
+	parse_bad("port 1/udp rate 1/s mask4 24 mask4 16", "'mask4' is given twice", NULL);
+	parse_bad("prefix 10.0.0.0/8 allow allow", "'allow' is given twice", NULL);
+	parse_bad("port 1/udp rate 5/s 5/s", "unknown word '5/s'", NULL);
 }
 
 static void test_rule_bad_combinations(void **state)
@@ -553,7 +577,6 @@ static void test_format_roundtrip(void **state)
 		"port 1/udp rate 1/min window 1m buckets 1",
 		"port 123/udp rate 10/s window 1500ms buckets 3 per-source monitor",
 		"prefix 10.0.0.0/8 rate 100/s mask 24 monitor",
-		"prefix 10.0.0.0/8 rate 100/s mask 0",
 		"prefix 2001:db8::/32 rate 3600/h window 1s mask 48",
 		"prefix 2001:db8::/32 rate 100/s mask 128",
 		"prefix 192.0.2.1 rate 5/s window 200ms",
@@ -873,6 +896,29 @@ static void test_file_long_line(void **state)
 	assert_null(set.v);
 }
 
+/* A NUL byte is named where it is, in any line, the last one without a newline included. */
+static void test_file_nul(void **state)
+{
+	static const char mid[] = "port 53/udp rate 1/s\nport 80/tcp\0 rate 1/s\nport 81/tcp rate 1/s\n";
+	static const char last[] = "port 53/udp rate 1/s\nport 80/tcp rate 1/s\0port 99/udp rate 1/s";
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN];
+	FILE *f;
+
+	(void)state;
+	f = fmemopen((void *)mid, sizeof(mid) - 1, "r");
+	assert_non_null(f);
+	assert_int_equal(xrl_ruleset_parse(f, "nul.rules", &set, err, sizeof(err)), -EINVAL);
+	fclose(f);
+	assert_contains(err, "nul.rules:2: a NUL byte at column 12");
+	f = fmemopen((void *)last, sizeof(last) - 1, "r");
+	assert_non_null(f);
+	assert_int_equal(xrl_ruleset_parse(f, "nul.rules", &set, err, sizeof(err)), -EINVAL);
+	fclose(f);
+	assert_contains(err, "nul.rules:2: a NUL byte at column 21");
+	assert_null(set.v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -889,6 +935,7 @@ int main(void)
 		cmocka_unit_test(test_rule_threshold),
 		cmocka_unit_test(test_rule_bad_match),
 		cmocka_unit_test(test_rule_bad_combinations),
+		cmocka_unit_test(test_rule_misleading),
 		cmocka_unit_test(test_format_roundtrip),
 		cmocka_unit_test(test_format_roundtrip_no_silent_loss),
 		cmocka_unit_test(test_format_match),
@@ -900,6 +947,7 @@ int main(void)
 		cmocka_unit_test(test_ruleset_add),
 		cmocka_unit_test(test_file_too_many),
 		cmocka_unit_test(test_file_long_line),
+		cmocka_unit_test(test_file_nul),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

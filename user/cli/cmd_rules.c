@@ -74,12 +74,42 @@ struct rule_opts {
 	struct xrl_spec spec;
 };
 
+/*
+ * The rule as words, however it was quoted: 'rule add eth0 "port 53/udp rate
+ * 1/s"' is the same rule as the unquoted one (a line of a rules file, pasted).
+ */
+static void rule_words(struct cli_ctx *ctx)
+{
+	static char buf[1024];
+	static char *words[64];
+	size_t off = 0;
+	int i, n = 0;
+
+	for (i = 0; i < ctx->argc && !strpbrk(ctx->argv[i], " \t"); i++)
+		;
+	if (i == ctx->argc)
+		return; /* nothing quoted: the words are the arguments */
+	for (i = 0; i < ctx->argc; i++) {
+		int w = snprintf(buf + off, sizeof(buf) - off, "%s ", ctx->argv[i]);
+
+		if (w < 0 || (size_t)w >= sizeof(buf) - off)
+			return; /* too long to be a rule: the parser says what is wrong with it as given */
+		off += (size_t)w;
+	}
+	for (char *save = NULL, *t = strtok_r(buf, " \t", &save); t && n < 63; t = strtok_r(NULL, " \t", &save))
+		words[n++] = t;
+	words[n] = NULL;
+	ctx->argc = n;
+	ctx->argv = words;
+}
+
 static int rule_prepare(struct cli_ctx *ctx)
 {
 	struct rule_opts *ro = ctx->opts;
 	bool add = ctx->cmd->name[0] == 'a';
 	char err[XRL_ERRLEN];
 
+	rule_words(ctx);
 	if (add ? xrl_spec_parse(ctx->argc, ctx->argv, &ro->spec, err, sizeof(err)) :
 		  xrl_spec_parse_match(ctx->argc, ctx->argv, &ro->spec, err, sizeof(err)))
 		return cli_usage(ctx->cmd, "%s", err);

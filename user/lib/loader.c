@@ -105,6 +105,20 @@ static void sweep_gone(void)
 		closedir(d);
 }
 
+static int iface_mtu(const char *iface)
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), mtu = -1;
+
+	if (fd < 0)
+		return -1;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", iface);
+	if (!ioctl(fd, SIOCGIFMTU, &ifr))
+		mtu = ifr.ifr_mtu;
+	close(fd);
+	return mtu;
+}
+
 static int check_other_xdp(const struct xrl_load_opts *o, int ifindex, char *err, size_t len)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
@@ -224,6 +238,12 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 		if (ret == -EOPNOTSUPP || ret == -EINVAL)
 			xrl_fail(ret, err, len, "%s does not support XDP in %s mode: try --mode generic", o->iface,
 				 o->generic ? "generic" : "native");
+		else if (ret == -ERANGE)
+			/* The kernel's reason goes to the extack only: ERANGE from a driver is its MTU check. */
+			xrl_fail(
+				ret, err, len,
+				"%s refused XDP in %s mode: its MTU (%d) is too large for it (a frame must fit in one page; on a veth the peer's MTU counts too): lower it, e.g. 'ip link set %s mtu 1500', or use --mode generic",
+				o->iface, o->generic ? "generic" : "native", iface_mtu(o->iface), o->iface);
 		else if (ret == -EBUSY || ret == -EEXIST)
 			xrl_fail(ret, err, len, "%s already has an XDP program attached: add --force to replace it",
 				 o->iface);

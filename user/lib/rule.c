@@ -213,8 +213,20 @@ int xrl_spec_parse_match(int argc, char **argv, struct xrl_spec *out, char *err,
 		return parse_port(argv[1], out, err, len);
 	}
 	if (!strcmp(argv[0], "prefix")) {
+		static const __u8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+		int ret;
+
 		out->kind = XRL_KIND_PREFIX;
-		return xrl_parse_prefix(argv[1], &out->family, out->addr, &out->plen, err, len);
+		ret = xrl_parse_prefix(argv[1], &out->family, out->addr, &out->plen, err, len);
+		if (ret)
+			return ret;
+		/* IPv4 arrives as IPv4: no frame carries a source in ::ffff:0:0/96. */
+		if (out->family == XRL_FAMILY_V6 && out->plen >= 96 && !memcmp(out->addr, mapped, sizeof(mapped)))
+			return fail(
+				err, len,
+				"'%s' is an IPv4-mapped IPv6 prefix, which no packet matches (IPv4 traffic arrives as IPv4): write it as %u.%u.%u.%u/%u",
+				argv[1], out->addr[12], out->addr[13], out->addr[14], out->addr[15], out->plen - 96);
+		return 0;
 	}
 	return fail(err, len, "unknown rule '%s': expected 'port' or 'prefix'", argv[0]);
 }
@@ -238,6 +250,18 @@ static int parse_mask(const char *word, const char *val, unsigned int max, __u8 
 	return 0;
 }
 
+/* The keywords that may appear once in a rule (the scope words have their own message). */
+static bool is_repeatable_word(const char *w)
+{
+	static const char *const words[] = { "rate", "window", "buckets", "mask4", "mask6", "mask", "monitor", "allow" };
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(w, words[i]))
+			return true;
+	return false;
+}
+
 int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
 {
 	bool have_rate = false, have_scope = false, allow = false, have_mask = false, have_shape = false;
@@ -255,7 +279,12 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 	r->src_mask6 = 64;
 	for (i = 2; i < argc; i++) {
 		const char *w = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int j;
 
+		/* Values are never keywords: a keyword met before is a repeat ("monitor monitor", "mask 24 mask 16"). */
+		for (j = 2; j < i && is_repeatable_word(w); j++)
+			if (!strcmp(argv[j], w))
+				return fail(err, len, "'%s' is given twice: give it once", w);
 		if ((!strcmp(w, "rate") && have_rate) || (!strcmp(w, "window") && have_window) ||
 		    (!strcmp(w, "buckets") && have_buckets))
 			return fail(err, len, "'%s' is given twice: give it once", w);
@@ -345,6 +374,15 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 	if (have_mask && !(r->flags & XRL_F_PER_SOURCE))
 		return fail(err, len,
 			    "a source mask needs 'per-source': an aggregate rule has one window for all sources");
+	if (have_mask && out->kind == XRL_KIND_PREFIX) {
+		__u8 mask = out->family == XRL_FAMILY_V4 ? r->src_mask4 : r->src_mask6;
+
+		if (mask <= out->plen)
+			return fail(
+				err, len,
+				"mask %u is no longer than the prefix's /%u: every source in it shares one window, which is 'aggregate'; use 'aggregate', or a mask longer than %u",
+				mask, out->plen, out->plen);
+	}
 	switch (xrl_shape_check((__u32)buckets, interval)) {
 	case XRL_SHAPE_OK:
 		break;
@@ -511,22 +549,35 @@ void xrl_ruleset_free(struct xrl_ruleset *set)
 
 #define MAX_WORDS 32
 
+#define XRL_MAX_LINE 1022 /* characters a line, its newline aside */
+
 int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *err, size_t len)
 {
 	struct xrl_ruleset out = {};
-	char line[1024], msg[XRL_ERRLEN];
+	char *line = NULL, *nul, msg[XRL_ERRLEN];
+	size_t cap = 0;
+	ssize_t got;
 	int lineno = 0;
 
-	while (fgets(line, sizeof(line), f)) {
+	/* getline, not fgets: the line's length counts what is after a NUL byte too. */
+	while ((got = getline(&line, &cap, f)) > 0) {
 		char *words[MAX_WORDS], *save = NULL, *w, *hash;
 		struct xrl_spec s;
 		int n = 0, ret;
 
 		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
+		nul = memchr(line, '\0', (size_t)got);
+		if (nul) {
 			xrl_ruleset_free(&out);
-			return fail(err, len, "%s:%d: line is too long (at most %zu characters)", name, lineno,
-				    sizeof(line) - 2);
+			free(line);
+			return fail(err, len, "%s:%d: a NUL byte at column %td: a rules file is text", name, lineno,
+				    nul - line + 1);
+		}
+		if ((size_t)got - (line[got - 1] == '\n') > XRL_MAX_LINE) {
+			xrl_ruleset_free(&out);
+			free(line);
+			return fail(err, len, "%s:%d: line is too long (at most %d characters)", name, lineno,
+				    XRL_MAX_LINE);
 		}
 		hash = strchr(line, '#');
 		if (hash)
@@ -534,6 +585,7 @@ int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *
 		for (w = strtok_r(line, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
 			if (n == MAX_WORDS) {
 				xrl_ruleset_free(&out);
+				free(line);
 				return fail(err, len, "%s:%d: too many words (at most %d)", name, lineno, MAX_WORDS);
 			}
 			words[n++] = w;
@@ -547,9 +599,11 @@ int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *
 		}
 		if (ret) {
 			xrl_ruleset_free(&out);
+			free(line);
 			return fail(err, len, "%s:%d: %s", name, lineno, msg);
 		}
 	}
+	free(line);
 	if (ferror(f)) {
 		xrl_ruleset_free(&out);
 		return fail(err, len, "%s: read error: %s", name, strerror(errno));
