@@ -42,7 +42,15 @@ expect_err "lint checks the grammar with no interface" 0 "1 rule, grammar valid 
 expect_err "JSON error" 1 '"error": "no such interface' "$XRL" -j load nosuch0
 expect_err "JSON error after the command" 1 '"error": "no such interface' "$XRL" load nosuch0 -j
 if command -v setpriv >/dev/null; then
-	expect_err "not root" 1 "needs root .* run it with sudo" setpriv --reuid=65534 --clear-groups "$XRL" status
+	expect_err "not root" 1 "needs root, or CAP_BPF and CAP_NET_ADMIN \(this process lacks CAP_BPF and CAP_NET_ADMIN\); run it with sudo" \
+		setpriv --reuid=65534 --clear-groups "$XRL" status
+	c=+bpf,+net_admin
+	caps=(--reuid=65534 --regid=65534 --clear-groups "--inh-caps=$c" "--ambient-caps=$c")
+	expect_err "CAP_BPF and CAP_NET_ADMIN without root: what is really missing" 1 \
+		"not enough here: the pins .* root's alone .* also needs CAP_DAC_OVERRIDE" setpriv "${caps[@]}" "$XRL" status
+	c=+bpf,+net_admin,+dac_override
+	caps=(--reuid=65534 --regid=65534 --clear-groups "--inh-caps=$c" "--ambient-caps=$c")
+	check "... and with CAP_DAC_OVERRIDE too, it works" setpriv "${caps[@]}" "$XRL" status
 else
 	skip "not root" "setpriv missing"
 fi

@@ -40,6 +40,8 @@ conforms lint 0 "$XRL" -j lint "$dir/rules"
 conforms dump 0 "$XRL" -j dump xrlej0
 conforms dump 0 "$XRL" -j rule list xrlej0
 conforms status 0 "$XRL" -j status
+check "status shows every load option, the malformed policy included" \
+	sh -c "$XRL status | grep '^xrlej0 ' | grep -qE ' native +precise .* 65536 +drop\$'"
 conforms stats 0 "$XRL" -j stats xrlej0 --top 5
 conforms stats 0 --ndjson "$XRL" -j stats xrlej0 --count 2
 conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dport 53/udp

@@ -122,8 +122,8 @@ static int status_run(struct cli_ctx *ctx)
 	if (!cli.json && !n)
 		printf("xdp-ratelimit is not loaded on any interface: 'xdp-ratelimit load IFACE' attaches it\n");
 	if (!cli.json && n)
-		printf("%-16s %-8s %-8s %-8s %6s %10s %16s %10s %s\n", "interface", "state", "mode", "clock", "prog",
-		       "rules", "keys", "memory", "per key");
+		printf("%-16s %-8s %-8s %-8s %6s %10s %16s %10s %7s %10s %s\n", "interface", "state", "mode", "clock",
+		       "prog", "rules", "keys", "memory", "per key", "new keys/s", "malformed");
 	for (i = 0; i < n; i++) {
 		const char *mode = st[i].ctl.xdp_flags & XDP_FLAGS_SKB_MODE ? "generic" : "native";
 		const char *state = st[i].gone	   ? "gone" :
@@ -168,10 +168,11 @@ static int status_run(struct cli_ctx *ctx)
 			continue;
 		}
 		snprintf(keys, sizeof(keys), "%zu/%u", st[i].keys, st[i].ctl.max_keys);
-		printf("%-16s %-8s %-8s %-8s %6u %10zu %16s %7.1fMiB %lluB\n", name, state, mode,
+		printf("%-16s %-8s %-8s %-8s %6u %10zu %16s %7.1fMiB %6lluB %10u %s\n", name, state, mode,
 		       clock_name(st[i].ctl.clock), st[i].prog_id, st[i].rules, keys,
 		       (double)st[i].memlock / (1024.0 * 1024.0),
-		       (unsigned long long)(st[i].ctl.max_keys ? st[i].state_memlock / st[i].ctl.max_keys : 0));
+		       (unsigned long long)(st[i].ctl.max_keys ? st[i].state_memlock / st[i].ctl.max_keys : 0),
+		       st[i].ctl.new_keys, st[i].ctl.malformed_drop ? "drop" : "pass");
 	}
 	if (cli.json)
 		cli_json(json_pack("{s:o}", "interfaces", arr));

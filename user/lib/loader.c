@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,7 +170,7 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 			-EOPNOTSUPP, err, len,
 			"%s is not an Ethernet device: xdp-ratelimit parses Ethernet frames and would see no rule match there",
 			o->iface);
-	if (!access(dir, F_OK)) {
+	if (!faccessat(AT_FDCWD, dir, F_OK, AT_EACCESS)) {
 		ret = check_leftovers(o->iface, dir, err, len);
 		if (ret)
 			return ret;
@@ -276,7 +277,7 @@ int xrl_unload(const char *iface, char *err, size_t len)
 		ret = xrl_pin_dir(iface, m.dir, sizeof(m.dir), NULL, err, len);
 	if (ret)
 		return ret;
-	if (access(m.dir, F_OK))
+	if (faccessat(AT_FDCWD, m.dir, F_OK, AT_EACCESS))
 		return xrl_fail(
 			-ENOENT, err, len,
 			"xdp-ratelimit is not loaded on %s: nothing to unload ('xdp-ratelimit status' lists where it is)",

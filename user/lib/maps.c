@@ -147,12 +147,39 @@ static bool host_bpffs(void)
 	"'ip netns exec' gives a command a mount namespace of its own: run 'nsenter --net=/run/netns/NAME " \
 	"xdp-ratelimit ...' instead, which enters the network namespace only"
 
+/* The effective capabilities, from /proc/self/status; 0 when it cannot be read. */
+static unsigned long long cap_eff(void)
+{
+	unsigned long long caps = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return caps;
+}
+
+#define CAP_BIT(n) (1ULL << (n))
+
 int xrl_check_env(char *err, size_t len)
 {
-	if (geteuid() != 0)
+	/* CAP_NET_ADMIN 12, CAP_DAC_OVERRIDE 1, CAP_BPF 39: the pins are root's, mode 0600, in a 0700 folder. */
+	unsigned long long caps = geteuid() ? cap_eff() : ~0ULL;
+	bool bpf = caps & CAP_BIT(39), net = caps & CAP_BIT(12), dac = caps & CAP_BIT(1);
+
+	if (!bpf || !net)
 		return xrl_fail(
 			-EPERM, err, len,
-			"permission denied: xdp-ratelimit needs root (CAP_BPF and CAP_NET_ADMIN); run it with sudo");
+			"permission denied: xdp-ratelimit needs root, or CAP_BPF and CAP_NET_ADMIN (this process lacks %s%s%s); run it with sudo",
+			bpf ? "" : "CAP_BPF", !bpf && !net ? " and " : "", net ? "" : "CAP_NET_ADMIN");
+	if (!dac)
+		return xrl_fail(
+			-EPERM, err, len,
+			"permission denied: CAP_BPF and CAP_NET_ADMIN are not enough here: the pins under %s are root's alone (mode 0600 in 0700 folders), so reaching them as uid %u also needs CAP_DAC_OVERRIDE; run it as root (sudo)",
+			XRL_PIN_ROOT, (unsigned int)geteuid());
 	if (!host_mounts()) {
 		/* Pins in a bpffs the host does not see last only as long as this mount namespace. */
 		if (!is_bpffs(XRL_BPFFS))
@@ -279,7 +306,7 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 	memset(m, 0, sizeof(*m));
 	init_fds(m);
 	snprintf(m->dir, sizeof(m->dir), "%s", dir);
-	if (access(m->dir, F_OK))
+	if (faccessat(AT_FDCWD, m->dir, F_OK, AT_EACCESS)) /* the effective ids: CAP_DAC_OVERRIDE counts */
 		return xrl_fail(-ENOENT, err, len,
 				"xdp-ratelimit is not loaded on %s: run 'xdp-ratelimit load %s' first", iface, iface);
 	m->ncpus = libbpf_num_possible_cpus();
