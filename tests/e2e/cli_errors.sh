@@ -72,6 +72,13 @@ fi
 check "load" "$XRL" load xrle4
 expect_err "load twice" 1 "already loaded on xrle4" "$XRL" load xrle4
 pins=$(pin_dir xrle4)
+# A load killed after pinning its maps, before writing its settings: the control map all zeros.
+size=$(bpftool -j map show pinned "$pins/xrl_ctl" | jq .bytes_value)
+# shellcheck disable=SC2046 # one word a byte
+bpftool map update pinned "$pins/xrl_ctl" key hex 00 00 00 00 value hex $(printf '00 %.0s' $(seq "$size"))
+expect_err "an interrupted load is named as such, with what to run" 1 \
+	"the load on xrle4 was interrupted before it finished .*: run 'xdp-ratelimit unload xrle4', then load again" \
+	"$XRL" dump xrle4
 check "unload" "$XRL" unload xrle4
 expect_err "unload twice" 1 "not loaded on xrle4" "$XRL" unload xrle4
 
