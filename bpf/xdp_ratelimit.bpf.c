@@ -116,15 +116,35 @@ static __always_inline int xrl_latched(const struct xrl_latch *l, const struct x
 	       xrl_key_equal(&l->key, k) && xrl_jiffies() < l->until_jiffies;
 }
 
-/* Latches k as over until the end of bucket s, unless the slot holds another key's live latch. */
+/* The blocks a latch holds go to its key's ring (st, or looked up), in the bucket they were counted in. */
+static __always_inline void xrl_latch_flush(struct xrl_latch *l, struct xrl_state *st)
+{
+	struct xrl_slot ls = { .start = l->start, .epoch = l->epoch, .idx = l->idx };
+
+	if (!l->block)
+		return;
+	if (!st)
+		st = bpf_map_lookup_elem(&xrl_state, &l->key);
+	if (st && st->gen == l->gen)
+		xrl_block_add(&st->ring, &ls, l->block, 0);
+	l->block = 0;
+}
+
+/*
+ * Latches k as over until the end of bucket s, unless the slot holds another
+ * key's live latch; an expired one of another key hands its blocks on first.
+ */
 static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_rule *r, const struct xrl_key *k,
 					  const struct xrl_slot *s, __u64 now)
 {
 	__u64 tick, ticks, j;
 
 	j = xrl_jiffies();
-	if (l->gen && j < l->until_jiffies && !xrl_key_equal(&l->key, k))
-		return;
+	if (l->gen && !xrl_key_equal(&l->key, k)) {
+		if (j < l->until_jiffies)
+			return;
+		xrl_latch_flush(l, NULL);
+	}
 	tick = CONFIG_HZ ? 1000000000ULL / CONFIG_HZ : 0;
 	ticks = tick && s->end > now ? (s->end - now) / tick : 0;
 	__builtin_memcpy(&l->key, k, sizeof(*k));
@@ -223,8 +243,16 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 	if (!st)
 		return 0;
 	if (st->gen != r->gen) {
-		xrl_ring_reset(&st->ring);
-		st->gen = r->gen;
+		__u32 old = st->gen;
+
+		/*
+		 * A new key or a new window shape: one CPU empties the ring. Race:
+		 * a pass another CPU counts between this swap and the reset is
+		 * lost, so the first moment of a key may admit one more packet a
+		 * CPU racing there.
+		 */
+		if (__sync_val_compare_and_swap(&st->gen, old, r->gen) == old)
+			xrl_ring_reset(&st->ring);
 	}
 	*slot = rs->slot;
 	h = xrl_key_hash(k);
@@ -235,22 +263,19 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 		return XRL_JUDGED_OVER;
 	}
 	if (l && l->gen && xrl_key_equal(&l->key, k)) {
-		/* The key's latch retires: its blocks go to the bucket they were counted in. */
-		struct xrl_slot ls = { .start = l->start, .epoch = l->epoch, .idx = l->idx };
-
-		if (l->gen == r->gen && l->block)
-			xrl_block_add(&st->ring, &ls, l->block, 0);
+		/* The key's latch retires. */
+		xrl_latch_flush(l, st);
 		l->gen = 0;
 	}
 	res = xrl_reserve(&st->ring, r->buckets, r->interval_ns, slot, r->threshold, XRL_RESERVE_TRIES, dropping);
-	if (res != XRL_OVER)
-		return res == XRL_PASSED && !dropping ? XRL_JUDGED_COUNTED : 0;
+	if (res == XRL_PASSED)
+		return dropping ? 0 : XRL_JUDGED_COUNTED;
 	/*
 	 * Over: it counts a block whatever the other rule decides, in the latch
 	 * this CPU now holds for the key (no atomic on a line other CPUs share),
 	 * else in the key's ring.
 	 */
-	if (l)
+	if (l && res == XRL_OVER) /* not when races alone made it over: it may not stay so */
 		xrl_latch_set(l, r, k, slot, now);
 	if (l && l->gen == r->gen && l->epoch == slot->epoch && xrl_key_equal(&l->key, k)) {
 		xrl_block_add(&st->ring, slot, 0, 1); /* the ring shows the bucket its blocks are in */

@@ -117,7 +117,7 @@ struct xrl_state {
 	__u32 pad;
 	struct xrl_ring ring;
 };
-_Static_assert(sizeof(struct xrl_state) == 16 + 16 * XRL_MAX_BUCKETS, "xrl_state layout");
+_Static_assert(sizeof(struct xrl_state) == 24 + 16 * XRL_MAX_BUCKETS, "xrl_state layout");
 
 /*
  * Per CPU, XRL_LATCHES of them, indexed by xrl_key_hash: a key found over its
@@ -159,7 +159,7 @@ struct xrl_rule_stats {
 	struct xrl_slot slot; /* the current bucket, until time leaves it */
 	struct xrl_ring ring;
 };
-_Static_assert(sizeof(struct xrl_rule_stats) == 80 + 16 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
+_Static_assert(sizeof(struct xrl_rule_stats) == 88 + 16 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
 
 /* Why a frame was judged malformed. */
 enum xrl_malformed {

@@ -40,6 +40,7 @@ struct xrl_cell {
 
 struct xrl_ring {
 	__u64 last; /* start of the newest bucket written: a ring idle for long is empty */
+	__u64 seq;  /* shared rings: passes committed (see xrl_reserve) */
 	struct xrl_cell c[XRL_MAX_BUCKETS];
 };
 
@@ -187,6 +188,7 @@ static inline void xrl_ring_reset(struct xrl_ring *r)
 	__u32 i;
 
 	r->last = 0;
+	r->seq = 0;
 	for (i = 0; i < XRL_MAX_BUCKETS; i++) {
 		r->c[i].word = 0;
 		r->c[i].block = 0;
@@ -237,12 +239,12 @@ static inline struct xrl_sum xrl_sum(struct xrl_ring *r, __u32 n, __u64 interval
 	return xrl_window_at(r, n, interval, now);
 }
 
-/* Counts one packet in a cell current_at returned (a ring one CPU owns). */
+/* Counts one packet in a cell current_at returned (a ring one CPU owns); a full count stays full. */
 static inline void xrl_cell_count(struct xrl_cell *c, int blocked)
 {
 	if (blocked)
 		c->block++;
-	else
+	else if (xrl_word_pass(c->word) != 0xffffffffU)
 		c->word++;
 }
 
@@ -257,101 +259,33 @@ static inline int xrl_over(__u64 pass_sum, __u64 threshold)
 
 enum xrl_verdict {
 	XRL_PASSED = 0,	   /* passed and counted */
-	XRL_OVER = 1,	   /* over the threshold: nothing counted */
-	XRL_UNCOUNTED = 2, /* passed; time went backwards, so not counted (the spec's current()) */
+	XRL_OVER = 1,	   /* over the threshold: nothing counted; it stays over until the bucket ends */
+	XRL_CONTENDED = 2, /* judged over after every try lost a race: nothing counted, not latched */
 };
 
 /*
- * sum(now) + 1 > T, and when the packet passes, its count in the current
- * bucket, in one step on a ring every CPU shares: the count is a
- * compare-and-swap of the word that also holds the bucket's epoch, made only
- * while the sum still allows it. So no two CPUs ever pass the same last
- * packet of a window, and a bucket moves on exactly once. With check_only
- * the verdict is given and nothing is written.
- *
- * The other cells hold older buckets, which only a CPU still in them writes
- * to: they are summed once, and a failed swap re-reads the current cell
- * only. A cell already at the bucket after ours means another CPU read the
- * clock after us and is there: time is at least that, so we judge and count
- * as of that bucket (*s is moved to it). After tries failed swaps in a row
- * (CPUs racing for the same key) the packet is judged over: the limit is
- * never exceeded.
+ * A read that later reads may not pass: x86 keeps loads in order; elsewhere a
+ * fully ordered atomic does it (BPF atomics that fetch are).
  */
-static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struct xrl_slot *s, __u64 threshold,
-			      int tries, int check_only)
+#if defined(__x86_64__) || defined(__TARGET_ARCH_x86)
+#define XRL_READ_ACQUIRE(x) XRL_READ_ONCE(x)
+#else
+#define XRL_READ_ACQUIRE(x) __sync_fetch_and_add(&(x), 0)
+#endif
+
+/* Takes one pass back from cell c, only while it still holds bucket epoch. */
+static inline void xrl_take_back(struct xrl_cell *c, __u32 epoch, int tries)
 {
-	__u64 sum = 0, sum_next = 0, w, nw;
-	__u32 i, E = s->epoch, e, cnt, next = s->idx + 1 == n ? 0 : s->idx + 1;
-	__u64 ahead = 0;
-	int idle, k;
-	struct xrl_cell *c;
+	__u64 w;
+	int k;
 
-	/* Whatever an idle ring holds is older than the window: clear it. */
-	idle = xrl_ring_idle(r, s->start, interval);
-	/*
-	 * A swap, not a store: another CPU that found the ring idle too may
-	 * have counted in it already, and that count must stay.
-	 */
-	if (idle && !check_only)
-		for (i = 0; i < XRL_MAX_BUCKETS; i++) {
-			w = XRL_READ_ONCE(r->c[i].word);
-			__sync_val_compare_and_swap(&r->c[i].word, w, 0);
-		}
-	/*
-	 * The rule's n cells only (a slow-path packet reads no more lines than
-	 * it must), and no branch in the body (the verifier walks every branch
-	 * of every iteration): each test is a 0 or 1 from a borrow (xrl_lt).
-	 */
-	for (i = 0; i < XRL_MAX_BUCKETS && i < n && !idle; i++) {
-		__u64 pass;
-
-		w = XRL_READ_ONCE(r->c[i].word);
-		e = xrl_word_epoch(w);
-		pass = xrl_word_pass(w);
-		ahead |= xrl_lt(0, e | pass) & xrl_lt((__u32)(e - E - 1), 1);
-		sum += pass * (xrl_lt(0, i ^ s->idx) & xrl_lt((__u32)(E - e), n));
-		sum_next += pass * (xrl_lt(0, i ^ next) & xrl_lt((__u32)(E + 1 - e), n));
-	}
-	if (ahead) {
-		E = E + 1;
-		sum = sum_next;
-		s->epoch = E;
-		s->idx = next;
-		s->start += interval / n;
-		s->end += interval / n;
-	}
-	i = s->idx;
-	xrl_barrier_var(i);
-	if (i >= XRL_MAX_BUCKETS)
-		return XRL_OVER;
-	c = &r->c[i];
 	for (k = 0; k < tries; k++) {
 		w = XRL_READ_ONCE(c->word);
-		e = xrl_word_epoch(w);
-		if (idle && check_only)
-			cnt = 0;
-		else if (w && e == E)
-			cnt = xrl_word_pass(w);
-		else if (w && (int)(e - E) > 0)
-			return xrl_over(sum, threshold) ? XRL_OVER : XRL_UNCOUNTED;
-		else
-			cnt = 0;
-		/* A pass count at its largest cannot take another: over. */
-		if (cnt == 0xffffffffU || xrl_over(sum + cnt, threshold))
-			return XRL_OVER;
-		if (check_only)
-			return XRL_PASSED;
-		nw = xrl_word(E, cnt + 1);
-		if (__sync_val_compare_and_swap(&c->word, w, nw) != w)
-			continue;
-		if (!w || e != E) {
-			/* This CPU moved the cell to bucket E: its blocks start over. */
-			c->block = 0;
-			r->last = s->start;
-		}
-		return XRL_PASSED;
+		if (xrl_word_epoch(w) != epoch || !xrl_word_pass(w))
+			return;
+		if (__sync_val_compare_and_swap(&c->word, w, w - 1) == w)
+			return;
 	}
-	return XRL_OVER;
 }
 
 /*
@@ -360,22 +294,119 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struc
  */
 static inline void xrl_unreserve(struct xrl_ring *r, const struct xrl_slot *s, int tries)
 {
-	struct xrl_cell *c;
 	__u32 i = s->idx;
-	__u64 w;
-	int k;
 
 	xrl_barrier_var(i);
-	if (i >= XRL_MAX_BUCKETS)
-		return;
-	c = &r->c[i];
-	for (k = 0; k < tries; k++) {
-		w = XRL_READ_ONCE(c->word);
-		if (xrl_word_epoch(w) != s->epoch || !xrl_word_pass(w))
-			return;
-		if (__sync_val_compare_and_swap(&c->word, w, w - 1) == w)
-			return;
+	if (i < XRL_MAX_BUCKETS)
+		xrl_take_back(&r->c[i], s->epoch, tries);
+}
+
+/*
+ * sum(now) + 1 > T, and when the packet passes, its count in the current
+ * bucket, on a ring every CPU shares, with no surplus ever:
+ *  - the count is a compare-and-swap of the word that holds the bucket's
+ *    epoch and pass count, made only while the sum read allows it;
+ *  - the sum spans several cells, so the pass is committed by a
+ *    compare-and-swap of the ring's seq from the value read before the
+ *    cells: if another CPU committed a pass in between (into any cell), the
+ *    count is taken back and the packet judged again on fresh reads. A CPU
+ *    whose read came after another's commit sees that commit's cell (the
+ *    cell is written before seq, and seq read before the cells).
+ * So no two CPUs can pass the same last packet of a window, even from two
+ * sides of a bucket boundary. A cell already at a later bucket than ours
+ * means another CPU (or this one, earlier) read the clock later: time is at
+ * least that, so we judge and count as of the newest bucket in the ring (*s
+ * is moved to it). After tries rounds lost to other CPUs' commits the
+ * packet is judged over (XRL_CONTENDED). With check_only the verdict is
+ * given and nothing is written.
+ */
+static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struct xrl_slot *s, __u64 threshold,
+			      int tries, int check_only)
+{
+	__u64 sum, w, nw, seq, last, blen = interval / n;
+	__u32 i, E, e, cnt, newest, im;
+	struct xrl_cell *c;
+	int k;
+
+	/*
+	 * An idle ring holds nothing live, but its 32-bit epochs may look
+	 * live: clear them, but never a cell another CPU has just moved to
+	 * this bucket or the next (it set last before it did).
+	 */
+	last = XRL_READ_ONCE(r->last);
+	if (!check_only && xrl_ring_idle(r, s->start, interval)) {
+		for (i = 0; i < XRL_MAX_BUCKETS && i < n; i++) {
+			w = XRL_READ_ONCE(r->c[i].word);
+			e = xrl_word_epoch(w);
+			if (w && ((e != s->epoch && e != s->epoch + 1) || XRL_READ_ONCE(r->last) == last))
+				__sync_val_compare_and_swap(&r->c[i].word, w, 0);
+		}
+		r->last = s->start;
 	}
+	for (k = 0; k < tries; k++) {
+		seq = XRL_READ_ACQUIRE(r->seq);
+		E = s->epoch;
+		/* The newest bucket in the ring, with no branch in the loop (see below). */
+		newest = E;
+		im = s->idx;
+		for (i = 0; i < XRL_MAX_BUCKETS && i < n; i++) {
+			__u64 newer;
+
+			w = XRL_READ_ONCE(r->c[i].word);
+			e = xrl_word_epoch(w);
+			/* e is after newest: (e - newest) mod 2^32 in 1 .. 2^31 - 1 */
+			newer = xrl_lt(0, e | xrl_word_pass(w)) & xrl_lt((__u32)(e - newest - 1), 0x7fffffffU);
+			newest += (__u32)((e - newest) * newer);
+			im += (__u32)((i - im) * newer);
+		}
+		if (newest != E) {
+			s->start += (__u64)(newest - E) * blen;
+			s->end = s->start + blen;
+			s->idx = im;
+			s->epoch = newest;
+			E = newest;
+		}
+		/*
+		 * The other live cells. No branch in the body (the verifier walks
+		 * every branch of every iteration): each test is a 0 or 1 from a
+		 * borrow (xrl_lt).
+		 */
+		sum = 0;
+		for (i = 0; i < XRL_MAX_BUCKETS && i < n; i++) {
+			w = XRL_READ_ONCE(r->c[i].word);
+			e = xrl_word_epoch(w);
+			sum += xrl_word_pass(w) *
+			       (xrl_lt(0, i ^ s->idx) & xrl_lt(0, e | xrl_word_pass(w)) & xrl_lt((__u32)(E - e), n));
+		}
+		i = s->idx;
+		xrl_barrier_var(i);
+		if (i >= XRL_MAX_BUCKETS)
+			return XRL_OVER;
+		c = &r->c[i];
+		w = XRL_READ_ONCE(c->word);
+		e = xrl_word_epoch(w);
+		cnt = w && e == E ? xrl_word_pass(w) : 0;
+		/* A pass count at its largest cannot take another: over. */
+		if (cnt == 0xffffffffU || xrl_over(sum + cnt, threshold))
+			return XRL_OVER;
+		if (check_only)
+			return XRL_PASSED;
+		nw = xrl_word(E, cnt + 1);
+		if (__sync_val_compare_and_swap(&c->word, w, nw) != w)
+			continue;
+		if (__sync_val_compare_and_swap(&r->seq, seq, seq + 1) != seq) {
+			/* Another CPU committed since our reads: take ours back, judge again. */
+			xrl_take_back(c, E, tries);
+			continue;
+		}
+		if (!w || e != E) {
+			/* This CPU moved the cell to bucket E: its blocks start over. */
+			c->block = 0;
+			r->last = s->start;
+		}
+		return XRL_PASSED;
+	}
+	return XRL_CONTENDED;
 }
 
 /*

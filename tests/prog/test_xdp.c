@@ -1025,7 +1025,11 @@ static void test_window_one_bucket(void **state)
 	}
 }
 
-/* Time going back: the newer bucket is kept, the packets are not counted in it. */
+/*
+ * Time going back: the newer bucket is kept, and a packet whose clock reads
+ * before it is judged and counted as of it (time is at least that: a later
+ * reading put it there), so going back frees nothing.
+ */
 static void test_window_time_backwards(void **state)
 {
 	struct fx *f = fx_get(state);
@@ -1037,9 +1041,13 @@ static void test_window_time_backwards(void **state)
 	set_now(f, T0 + 1100 * MS);
 	assert_int_equal(run(f, &p), XDP_PASS);
 	set_now(f, T0 + 100 * MS); /* same slot, older start */
-	assert_int_equal(run_n(f, &p, 3), 3);
-	set_now(f, T0 + 1100 * MS);
 	assert_int_equal(run_n(f, &p, 3), 1);
+	set_now(f, T0 + 1100 * MS);
+	assert_int_equal(run_n(f, &p, 3), 0);
+	set_now(f, T0 + 1500 * MS); /* the bucket of T0+1000 is still in the window */
+	assert_int_equal(run(f, &p), XDP_DROP);
+	set_now(f, T0 + 2000 * MS); /* and leaves it */
+	assert_int_equal(run_n(f, &p, 3), 2);
 }
 
 /* A new threshold applies to the next packet, even while the key is latched over. */
@@ -1205,10 +1213,9 @@ static void test_cpus_sliding(void **state)
 
 /*
  * CPUs read the clock at slightly different moments. One that finds the key's
- * ring already in the bucket after its own knows time is at least that, and
- * judges as of it: here, over. One a whole window behind (its slot holds a
- * newer bucket: time went backwards) passes without counting into that
- * bucket, the spec's current(), and leaves the newer window as it was.
+ * ring already in a later bucket than its own (another CPU read the clock
+ * later) knows time is at least that, and judges as of it: here, over, both
+ * a nanosecond behind and a whole window behind.
  */
 static void test_cpus_clock_skew(void **state)
 {
@@ -1231,7 +1238,7 @@ static void test_cpus_clock_skew(void **state)
 	assert_int_equal(run_n(f, &p, 5), 5);
 	set_now(f, T0 + 10 * SEC_NS - 1);
 	pin(0);
-	assert_int_equal(run_n(f, &p, 6), 6);
+	assert_int_equal(run_n(f, &p, 6), 0);
 	set_now(f, T0 + 10 * SEC_NS + 500 * MS);
 	pin(1);
 	assert_int_equal(run(f, &p), XDP_DROP);
@@ -1483,6 +1490,56 @@ static void test_latch_reads_jiffies_only(void **state)
 	assert_int_equal(latch_of(f, &r, SRC4, 53).gen, 0);
 }
 
+/*
+ * A latch slot taken by another key once it has expired hands the blocks it
+ * held on to their own key's window: a's figures keep them.
+ */
+static void test_latch_takeover_hands_on_blocks(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus };
+	struct xrl_key ka = {}, kb = {};
+	__u8 a[16] = { 198, 51, 100, 1 }, b[16] = { 203, 0, 113, 0 };
+	char bs[32];
+	struct xrl_sum s;
+	struct pkt p;
+	int i;
+
+	if (!fx_tick(f)) {
+		print_message("[   SKIP   ] the kernel's CONFIG_HZ is unknown: no latches to test\n");
+		skip();
+	}
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	xrl_key_make(&ka, &r, XRL_FAMILY_V4, a, 53, XRL_PROTO_UDP);
+	for (i = 0; i < 65536; i++) { /* a source whose key shares a's latch slot */
+		b[2] = (__u8)(i >> 8);
+		b[3] = (__u8)i;
+		memset(&kb, 0, sizeof(kb));
+		xrl_key_make(&kb, &r, XRL_FAMILY_V4, b, 53, XRL_PROTO_UDP);
+		if (xrl_key_hash(&kb) == xrl_key_hash(&ka))
+			break;
+	}
+	assert_true(i < 65536);
+	snprintf(bs, sizeof(bs), "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
+
+	/* a: 1 pass and 4 blocks at T0+100 (bucket T0, live until T0+1000) */
+	set_now(f, T0 + 100 * MS);
+	udp4(&p, "198.51.100.1", 53);
+	assert_int_equal(run_n(f, &p, 5), 1);
+	assert_int_equal(xrl_key_window(&m, &ka, &r, T0 + 600 * MS, &s), 0);
+	assert_true(s.pass == 1 && s.block == 4); /* all 4 held in a's latch */
+
+	/* b at T0+600: over, takes the slot (a's latch has expired) */
+	set_now(f, T0 + 600 * MS);
+	udp4(&p, bs, 53);
+	assert_int_equal(run_n(f, &p, 2), 1);
+
+	/* a's window at T0+600 still holds its bucket of T0: 1 pass, 4 blocks */
+	assert_int_equal(xrl_key_window(&m, &ka, &r, T0 + 600 * MS, &s), 0);
+	assert_true(s.pass == 1 && s.block == 4);
+}
+
 /* seen == passed + dropped, and each rule's pass + block is every packet it judged. */
 static void test_counters_add_up(void **state)
 {
@@ -1566,6 +1623,7 @@ int main(void)
 		T(test_memory_model),
 		T(test_latch_boundary_verdicts),
 		T(test_latch_reads_jiffies_only),
+		T(test_latch_takeover_hands_on_blocks),
 	};
 
 	fx_init();

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Races of CPUs on one shared window (include/xrl_window.h, xrl_reserve),
+ * made deterministic by a hook on the compare-and-swap: the hook runs "the
+ * other CPU" just before a chosen swap of this one (every plain read this
+ * CPU made before it is then stale, as on real hardware). Each of these let
+ * a window pass more than its threshold, or judged a key over for no reason,
+ * in the first version of the shared window.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <linux/types.h>
+
+static void (*cas_hook)(void);
+static int cas_calls, cas_hook_at; /* run the hook before the cas_hook_at-th CAS (1-based) */
+
+static __u64 hooked_cas(__u64 *p, __u64 o, __u64 n)
+{
+	if (cas_hook && ++cas_calls == cas_hook_at) {
+		void (*h)(void) = cas_hook;
+
+		cas_hook = NULL; /* the other CPU's own CASes run unhooked */
+		h();
+	}
+	return __sync_val_compare_and_swap(p, o, n);
+}
+#define __sync_val_compare_and_swap(p, o, n) hooked_cas((__u64 *)(p), (o), (n))
+
+#include "xrl_window.h"
+
+#define MS 1000000ULL
+#define S (1700000000000ULL * MS)
+
+static void arm(void (*h)(void), int at)
+{
+	cas_hook = h;
+	cas_calls = 0;
+	cas_hook_at = at;
+}
+
+static int reserve_at(struct xrl_ring *r, __u32 n, __u64 I, __u64 t, __u64 T, int check_only)
+{
+	struct xrl_slot s;
+
+	xrl_slot_at(&s, t, I / n, n);
+	return xrl_reserve(r, n, I, &s, T, 8, check_only);
+}
+
+/* ---- two CPUs on either side of a bucket boundary ---- */
+
+static struct xrl_ring R;
+static int other_res;
+static const __u64 I = 1000 * MS, W = 500 * MS;
+
+static void cpu_b_next_bucket(void)
+{
+	/* CPU B read its clock just after the boundary: bucket S+W. */
+	other_res = reserve_at(&R, 2, I, S + W + 1, 1, 0);
+}
+
+/* T = 1 per 1000 ms, n = 2: A at S+W-1, B at S+W+1, B's whole pass between A's reads and A's swap. */
+static void test_boundary_race(void **state)
+{
+	int a;
+
+	(void)state;
+	memset(&R, 0, sizeof(R));
+	R.last = S - W; /* not idle */
+	arm(cpu_b_next_bucket, 1);
+	a = reserve_at(&R, 2, I, S + W - 1, 1, 0);
+	assert_int_equal(other_res, XRL_PASSED);
+	assert_int_equal(a, XRL_OVER);
+	assert_true(xrl_window_at(&R, 2, I, S + W + 1).pass == 1);
+}
+
+static void cpu_b_fills_window(void)
+{
+	int i;
+
+	for (i = 0; i < 10; i++)
+		other_res += reserve_at(&R, 10, I, S + 300 * MS, 10, 0) == XRL_PASSED;
+}
+
+/* A CPU delayed between its clock read and its swap by three buckets, while another fills the window. */
+static void test_straggler(void **state)
+{
+	int a;
+
+	(void)state;
+	memset(&R, 0, sizeof(R));
+	other_res = 0;
+	R.last = S - 100 * MS;
+	arm(cpu_b_fills_window, 1);
+	a = reserve_at(&R, 10, I, S + 50 * MS, 10, 0);
+	assert_int_equal(other_res, 10);
+	assert_int_equal(a, XRL_OVER);
+	assert_true(xrl_window_at(&R, 10, I, S + 300 * MS).pass == 10);
+}
+
+/* ---- the first packets after an idle gap, on two CPUs ---- */
+
+static void cpu_b_idle_too(void)
+{
+	other_res = reserve_at(&R, 4, I, S + 250 * MS, 1, 0);
+}
+
+static void test_idle_clear_keeps_fresh_count(void **state)
+{
+	int a;
+
+	(void)state;
+	memset(&R, 0, sizeof(R));
+	R.c[0].word = xrl_word(1, 5); /* anything old */
+	R.last = S - 10 * I;	      /* idle */
+	arm(cpu_b_idle_too, 1);
+	a = reserve_at(&R, 4, I, S + 250 * MS, 1, 0);
+	assert_int_equal(other_res, XRL_PASSED);
+	assert_int_equal(a, XRL_OVER);
+	assert_true(xrl_window_at(&R, 4, I, S + 250 * MS).pass == 1);
+}
+
+/* ---- contention ---- */
+
+static int contended, contend_times;
+
+static void other_cpus_pass(void)
+{
+	reserve_at(&R, 2, I, S + 100 * MS, 1000000, 0);
+	if (++contended < contend_times)
+		arm(other_cpus_pass, 1);
+}
+
+/* Rounds lost to other CPUs' passes are not "over": the key is far below its limit. */
+static void test_contention(void **state)
+{
+	int a;
+
+	(void)state;
+	memset(&R, 0, sizeof(R));
+	assert_int_equal(reserve_at(&R, 2, I, S + 100 * MS, 1000000, 0), XRL_PASSED);
+	/* lost 3 times, then it passes */
+	contended = 0;
+	contend_times = 3;
+	arm(other_cpus_pass, 1);
+	a = reserve_at(&R, 2, I, S + 100 * MS, 1000000, 0);
+	assert_int_equal(a, XRL_PASSED);
+	assert_true(xrl_window_at(&R, 2, I, S + 100 * MS).pass == 1 + 3 + 1);
+	/* lost every time: judged over as contended (the program does not latch that), nothing counted */
+	contended = 0;
+	contend_times = 8;
+	arm(other_cpus_pass, 1);
+	a = reserve_at(&R, 2, I, S + 100 * MS, 1000000, 0);
+	assert_int_equal(a, XRL_CONTENDED);
+	assert_true(xrl_window_at(&R, 2, I, S + 100 * MS).pass == 5 + 8);
+}
+
+/* ---- a rule's per-CPU figures ---- */
+
+/* The 2^32nd pass of a bucket on one CPU stays in the count (full), never in the epoch. */
+static void test_rule_ring_count_saturates(void **state)
+{
+	const __u64 H = 3600000 * MS;
+	struct xrl_ring r = {};
+	struct xrl_slot s;
+	struct xrl_cell *c;
+
+	(void)state;
+	xrl_slot_at(&s, S, H, 1);
+	c = xrl_current_at(&r, &s, H);
+	assert_non_null(c);
+	c->word = xrl_word(s.epoch, 0xffffffffU);
+	xrl_cell_count(c, 0);
+	assert_true(xrl_word_epoch(c->word) == s.epoch);
+	assert_ptr_equal(xrl_current_at(&r, &s, H), c);
+	assert_true(xrl_window_at(&r, 1, H, S).pass == 0xffffffffULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_boundary_race),
+		cmocka_unit_test(test_straggler),
+		cmocka_unit_test(test_idle_clear_keeps_fresh_count),
+		cmocka_unit_test(test_contention),
+		cmocka_unit_test(test_rule_ring_count_saturates),
+	};
+
+	return cmocka_run_group_tests_name("window races", tests, NULL, NULL);
+}
