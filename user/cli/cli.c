@@ -385,7 +385,7 @@ static int run_cmd(const struct cli_cmd *cmd, struct cli_ctx *ctx)
 		if (code)
 			return code;
 	}
-	if (!(cmd->flags & CLI_MAPS) || ctx->no_maps)
+	if (!(cmd->flags & CLI_MAPS))
 		return cmd->run(ctx);
 	if (xrl_maps_open(ctx->iface, &ctx->maps, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);

@@ -97,7 +97,6 @@ struct cli_ctx {
 	char **argv;
 	const char *iface;    /* CLI_IFACE */
 	struct xrl_maps maps; /* CLI_MAPS */
-	bool no_maps;	      /* set by prepare: this run needs no maps (apply --check) */
 };
 
 /* The commands, in the order help lists them; ends with NULL. */

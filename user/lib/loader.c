@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -147,7 +148,45 @@ static int check_other_xdp(const struct xrl_load_opts *o, int ifindex, char *err
 	return 0;
 }
 
+/*
+ * Loads and unloads hold the pin root's lock: a load looks for leftovers,
+ * sweeps, creates and pins as one step, so that two at once on one interface
+ * cannot take each other's folder for a killed load's. Returns the locked
+ * descriptor, or -errno and err.
+ */
+static int lock_root(char *err, size_t len)
+{
+	int fd;
+
+	if (mkdir(XRL_PIN_ROOT, 0700) && errno != EEXIST)
+		return xrl_fail(-errno, err, len, "cannot create %s: %s", XRL_PIN_ROOT, strerror(errno));
+	fd = open(XRL_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return xrl_fail(-errno, err, len, "cannot open %s: %s", XRL_PIN_ROOT, strerror(errno));
+	if (flock(fd, LOCK_EX)) {
+		close(fd);
+		return xrl_fail(-errno, err, len, "cannot lock %s: %s", XRL_PIN_ROOT, strerror(errno));
+	}
+	return fd;
+}
+
+static int load_locked(const struct xrl_load_opts *o, char *err, size_t len);
+
 int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
+{
+	int ret = xrl_check_env(err, len), fd;
+
+	if (ret)
+		return ret;
+	fd = lock_root(err, len);
+	if (fd < 0)
+		return fd;
+	ret = load_locked(o, err, len);
+	close(fd);
+	return ret;
+}
+
+static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 	struct xdp_ratelimit_bpf *skel = NULL;
@@ -158,9 +197,7 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	int ifindex, link = -1, ret, ncpus;
 	struct xrl_ifid id;
 
-	ret = xrl_check_env(err, len);
-	if (!ret)
-		ret = xrl_pin_dir(o->iface, dir, sizeof(dir), &id, err, len);
+	ret = xrl_pin_dir(o->iface, dir, sizeof(dir), &id, err, len);
 	if (ret)
 		return ret;
 	ifindex = (int)id.ifindex;
@@ -182,8 +219,6 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	ret = check_other_xdp(o, ifindex, err, len);
 	if (ret)
 		return ret;
-	if (mkdir(XRL_PIN_ROOT, 0700) && errno != EEXIST)
-		return xrl_fail(-errno, err, len, "cannot create %s: %s", XRL_PIN_ROOT, strerror(errno));
 	if (mkdir(dir, 0700))
 		return xrl_fail(-errno, err, len, "cannot create %s: %s", dir, strerror(errno));
 
@@ -271,7 +306,7 @@ fail:
 int xrl_unload(const char *iface, char *err, size_t len)
 {
 	struct xrl_maps m = { .lock = -1 };
-	int ret = xrl_check_env(err, len);
+	int ret = xrl_check_env(err, len), root;
 
 	if (!ret)
 		ret = xrl_pin_dir(iface, m.dir, sizeof(m.dir), NULL, err, len);
@@ -282,6 +317,9 @@ int xrl_unload(const char *iface, char *err, size_t len)
 			-ENOENT, err, len,
 			"xdp-ratelimit is not loaded on %s: nothing to unload ('xdp-ratelimit status' lists where it is)",
 			iface);
+	root = lock_root(err, len);
+	if (root < 0)
+		return root;
 	/* After any apply or rule change in progress, which then finds the folder gone. */
 	ret = xrl_maps_lock(&m);
 	if (ret == -ENOENT)
@@ -293,6 +331,7 @@ int xrl_unload(const char *iface, char *err, size_t len)
 		ret = xrl_pins_remove(m.dir, err, len);
 	if (m.lock >= 0)
 		close(m.lock);
+	close(root);
 	return ret;
 }
 
