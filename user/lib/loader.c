@@ -285,7 +285,7 @@ static void status_one(const char *iface, struct xrl_status *st)
 	st->state_memlock = xrl_fd_memlock(m.state);
 	st->memlock = xrl_fd_memlock(m.port_idx) + xrl_fd_memlock(m.port_rules) + xrl_fd_memlock(m.prefixes) +
 		      xrl_fd_memlock(m.state) + xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) +
-		      xrl_fd_memlock(m.ctl) + xrl_fd_memlock(m.latches);
+		      xrl_fd_memlock(m.ctl) + xrl_fd_memlock(m.latches) + xrl_fd_memlock(m.scratch);
 	xrl_maps_close(&m);
 }
 
