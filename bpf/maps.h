@@ -42,6 +42,14 @@ struct {
 	__type(value, struct xrl_state);
 } xrl_state SEC(".maps");
 
+/* Per CPU: room for xrl_reserve's snapshot of a ring, which the stack has no room for. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[XRL_MAX_BUCKETS]);
+} xrl_scratch SEC(".maps");
+
 /* Keys over their limit, per CPU: an array the verifier inlines, indexed by xrl_key_hash. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

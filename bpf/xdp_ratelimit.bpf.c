@@ -230,6 +230,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;
 	struct xrl_state *st;
+	__u64(*snap)[XRL_MAX_BUCKETS];
 	__u32 zero = 0, h;
 	int res;
 
@@ -267,7 +268,11 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 		xrl_latch_flush(l, st);
 		l->gen = 0;
 	}
-	res = xrl_reserve(&st->ring, r->buckets, r->interval_ns, slot, r->threshold, XRL_RESERVE_TRIES, dropping);
+	snap = bpf_map_lookup_elem(&xrl_scratch, &zero);
+	if (!snap)
+		return 0;
+	res = xrl_reserve(&st->ring, r->buckets, r->interval_ns, slot, r->threshold, XRL_RESERVE_TRIES, dropping,
+			  *snap);
 	if (res == XRL_PASSED)
 		return dropping ? 0 : XRL_JUDGED_COUNTED;
 	/*
@@ -339,7 +344,7 @@ static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocke
 		rs->pass++;
 	if (!rs->shape_ok)
 		return;
-	c = xrl_current_at(&rs->ring, &rs->slot, rs->interval);
+	c = xrl_current_at(&rs->ring, &rs->slot);
 	if (c)
 		xrl_cell_count(c, blocked);
 }

@@ -21,7 +21,7 @@
 /* The most packets a rule's window may admit: a bucket counts passes in 32 bits. */
 #define XRL_MAX_THRESHOLD 4294967295U
 /* Compare-and-swap attempts on a contended window before a packet is judged over. */
-#define XRL_RESERVE_TRIES 8
+#define XRL_RESERVE_TRIES 4
 
 /* Map names (at most 15 characters: the kernel's object name limit). */
 #define XRL_MAP_PORT_IDX "xrl_port_idx"
@@ -32,6 +32,7 @@
 #define XRL_MAP_COUNTERS "xrl_counters"
 #define XRL_MAP_CTL "xrl_ctl"
 #define XRL_MAP_LATCHES "xrl_latches"
+#define XRL_MAP_SCRATCH "xrl_scratch"
 
 /* Rule flags. */
 #define XRL_F_ALLOW (1U << 0)	   /* prefix only: matching traffic bypasses every limit */
@@ -159,7 +160,7 @@ struct xrl_rule_stats {
 	struct xrl_slot slot; /* the current bucket, until time leaves it */
 	struct xrl_ring ring;
 };
-_Static_assert(sizeof(struct xrl_rule_stats) == 88 + 16 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
+_Static_assert(sizeof(struct xrl_rule_stats) == 96 + 16 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
 
 /* Why a frame was judged malformed. */
 enum xrl_malformed {

@@ -39,7 +39,7 @@ struct xrl_cell {
 };
 
 struct xrl_ring {
-	__u64 last; /* start of the newest bucket written: a ring idle for long is empty */
+	__u64 last; /* full epoch of the newest bucket a cell was moved to; 0: none yet (see xrl_valid) */
 	__u64 seq;  /* shared rings: passes committed (see xrl_reserve) */
 	struct xrl_cell c[XRL_MAX_BUCKETS];
 };
@@ -98,8 +98,9 @@ static inline int xrl_shape_check(__u32 n, __u64 interval)
 struct xrl_slot {
 	__u64 start;
 	__u64 end;
+	__u64 q; /* start / bucket length: the full epoch */
 	__u32 idx;
-	__u32 epoch;
+	__u32 epoch; /* q mod 2^32, as cells keep it */
 };
 
 static inline void xrl_slot_at(struct xrl_slot *s, __u64 t, __u64 blen, __u32 n)
@@ -109,6 +110,7 @@ static inline void xrl_slot_at(struct xrl_slot *s, __u64 t, __u64 blen, __u32 n)
 	s->start = q * blen;
 	s->end = s->start + blen;
 	s->idx = (__u32)(q % n);
+	s->q = q;
 	s->epoch = (__u32)q;
 }
 
@@ -140,28 +142,51 @@ static inline int xrl_live(__u32 E, __u32 e, __u32 n)
 }
 
 /*
- * Epochs are 32 bits: a ring left idle for 2^32 buckets would see its old
- * cells as live again. Its last write says whether anything in it can be.
+ * Cells keep 32-bit epochs, compared modulo 2^32, so a cell left alone for
+ * 2^31 buckets would look newer than now. Every writer moves the ring's last
+ * (a full 64-bit epoch) forward before it moves a cell to a new bucket, so:
+ * a cell after last is such an old one, and so is every cell of a ring whose
+ * last is 2^31 buckets before now (q). Neither counts. (A cell left alone for
+ * a multiple of 2^32 buckets while the ring was in use looks live: it can
+ * only make the window block.)
  */
-static inline int xrl_ring_idle(const struct xrl_ring *r, __u64 now, __u64 interval)
+static inline int xrl_ring_fresh(__u64 last, __u64 q)
 {
-	return now - XRL_READ_ONCE(r->last) > 2 * interval && now > XRL_READ_ONCE(r->last);
+	return last && !(q > last && q - last >= 0x80000000ULL);
 }
 
-/* Adds the live cells of a ring at now (bucket s->epoch) into *acc. */
-static inline void xrl_ring_add(const struct xrl_ring *r, __u32 n, __u32 E, __u64 now, __u64 interval,
-				struct xrl_sum *acc)
+static inline int xrl_valid(__u64 last, __u64 q, __u64 w)
 {
-	__u64 w;
+	return w && xrl_ring_fresh(last, q) && (__u32)((__u32)last - xrl_word_epoch(w)) < 0x80000000U;
+}
+
+/* Moves a ring's last forward to full epoch q, never back; 0 when other CPUs kept winning the swap. */
+static inline int xrl_last_advance(struct xrl_ring *r, __u64 q, int tries)
+{
+	__u64 old;
+	int k;
+
+	for (k = 0; k < tries; k++) {
+		old = XRL_READ_ONCE(r->last);
+		if (old >= q)
+			return 1;
+		if (__sync_val_compare_and_swap(&r->last, old, q) == old)
+			return 1;
+	}
+	return 0;
+}
+
+/* Adds the live cells of a ring at bucket s into *acc. */
+static inline void xrl_ring_add(const struct xrl_ring *r, __u32 n, const struct xrl_slot *s, struct xrl_sum *acc)
+{
+	__u64 w, last = XRL_READ_ONCE(r->last);
 	__u32 i;
 
-	if (xrl_ring_idle(r, now, interval))
-		return;
 	for (i = 0; i < XRL_MAX_BUCKETS; i++) {
 		if (i >= n)
 			break;
 		w = XRL_READ_ONCE(r->c[i].word);
-		if (!w || !xrl_live(E, xrl_word_epoch(w), n))
+		if (!xrl_valid(last, s->q, w) || !xrl_live(s->epoch, xrl_word_epoch(w), n))
 			continue;
 		acc->pass += xrl_word_pass(w);
 		acc->block += XRL_READ_ONCE(r->c[i].block);
@@ -178,7 +203,7 @@ static inline struct xrl_sum xrl_window_at(const struct xrl_ring *r, __u32 n, __
 	if (xrl_shape_check(n, interval) != XRL_SHAPE_OK)
 		return s;
 	xrl_slot_at(&sl, now, interval / n, n);
-	xrl_ring_add(r, n, sl.epoch, now, interval, &s);
+	xrl_ring_add(r, n, &sl, &s);
 	return s;
 }
 
@@ -200,7 +225,7 @@ static inline void xrl_ring_reset(struct xrl_ring *r)
  * reset in place when it holds an older bucket. NULL when it holds a newer
  * one (time went backwards): the event must not be counted into it.
  */
-static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, const struct xrl_slot *s, __u64 interval)
+static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, const struct xrl_slot *s)
 {
 	struct xrl_cell *c;
 	__u32 i = s->idx;
@@ -209,17 +234,16 @@ static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, const struct x
 	xrl_barrier_var(i);
 	if (i >= XRL_MAX_BUCKETS) /* for the verifier: n <= XRL_MAX_BUCKETS */
 		return (struct xrl_cell *)0;
-	if (xrl_ring_idle(r, s->start, interval))
-		xrl_ring_reset(r);
 	c = &r->c[i];
 	w = c->word;
-	if (w && xrl_word_epoch(w) == s->epoch)
+	if (xrl_valid(r->last, s->q, w) && xrl_word_epoch(w) == s->epoch)
 		return c;
-	if (w && (int)(xrl_word_epoch(w) - s->epoch) > 0)
+	if (xrl_valid(r->last, s->q, w) && (int)(xrl_word_epoch(w) - s->epoch) > 0)
 		return (struct xrl_cell *)0;
+	if (r->last < s->q)
+		r->last = s->q;
 	c->word = xrl_word(s->epoch, 0);
 	c->block = 0;
-	r->last = s->start;
 	return c;
 }
 
@@ -229,7 +253,7 @@ static inline struct xrl_cell *xrl_current(struct xrl_ring *r, __u32 n, __u64 in
 	struct xrl_slot s;
 
 	xrl_slot_at(&s, t, interval / n, n);
-	return xrl_current_at(r, &s, interval);
+	return xrl_current_at(r, &s);
 }
 
 /* sum(now) of a ring one CPU owns: refresh current(now), then add the live cells. */
@@ -318,80 +342,86 @@ static inline void xrl_unreserve(struct xrl_ring *r, const struct xrl_slot *s, i
  * least that, so we judge and count as of the newest bucket in the ring (*s
  * is moved to it). After tries rounds lost to other CPUs' commits the
  * packet is judged over (XRL_CONTENDED). With check_only the verdict is
- * given and nothing is written.
+ * given and nothing is written. snap: room for XRL_MAX_BUCKETS words (the
+ * program's stack has no room for them beside its caller's).
+ *
+ * A cell moved to a new bucket is moved after the ring's last, so that no
+ * CPU takes it for an old cell from 2^31 buckets ago (xrl_valid).
  */
 static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struct xrl_slot *s, __u64 threshold,
-			      int tries, int check_only)
+			      int tries, int check_only, __u64 *snap)
 {
-	__u64 sum, w, nw, seq, last, blen = interval / n;
-	__u32 i, E, e, cnt, newest, im;
+	__u64 sum, w, nw, seq, last, fresh, valid, blen = interval / n;
+	__u32 i, E, e, cnt, newest, im, le;
 	struct xrl_cell *c;
 	int k;
 
-	/*
-	 * An idle ring holds nothing live, but its 32-bit epochs may look
-	 * live: clear them, but never a cell another CPU has just moved to
-	 * this bucket or the next (it set last before it did).
-	 */
-	last = XRL_READ_ONCE(r->last);
-	if (!check_only && xrl_ring_idle(r, s->start, interval)) {
-		for (i = 0; i < XRL_MAX_BUCKETS && i < n; i++) {
-			w = XRL_READ_ONCE(r->c[i].word);
-			e = xrl_word_epoch(w);
-			if (w && ((e != s->epoch && e != s->epoch + 1) || XRL_READ_ONCE(r->last) == last))
-				__sync_val_compare_and_swap(&r->c[i].word, w, 0);
-		}
-		r->last = s->start;
-	}
 	for (k = 0; k < tries; k++) {
+		/*
+		 * seq, then the cells, then last: a cell another CPU moved is in
+		 * the snapshot only after that CPU moved last (xrl_valid) and,
+		 * once committed, after it moved seq.
+		 */
 		seq = XRL_READ_ACQUIRE(r->seq);
+		for (i = 0; i < XRL_MAX_BUCKETS && i < n; i++)
+			snap[i] = XRL_READ_ONCE(r->c[i].word);
+		last = XRL_READ_ONCE(r->last);
+		fresh = xrl_ring_fresh(last, s->q);
+		le = (__u32)last;
 		E = s->epoch;
-		/* The newest bucket in the ring, with no branch in the loop (see below). */
+		/*
+		 * The newest bucket in the ring, and then the other live cells,
+		 * with no branch in the loops (the verifier walks every branch of
+		 * every iteration): each test is a 0 or 1 from a borrow (xrl_lt).
+		 */
 		newest = E;
 		im = s->idx;
 		for (i = 0; i < XRL_MAX_BUCKETS && i < n; i++) {
 			__u64 newer;
 
-			w = XRL_READ_ONCE(r->c[i].word);
+			w = snap[i];
 			e = xrl_word_epoch(w);
-			/* e is after newest: (e - newest) mod 2^32 in 1 .. 2^31 - 1 */
-			newer = xrl_lt(0, e | xrl_word_pass(w)) & xrl_lt((__u32)(e - newest - 1), 0x7fffffffU);
+			/* valid (not after last), and after newest: (e - newest) mod 2^32 in 1 .. 2^31 - 1 */
+			newer = xrl_lt(0, e | xrl_word_pass(w)) & fresh & xrl_lt((__u32)(le - e), 0x80000000U) &
+				xrl_lt((__u32)(e - newest - 1), 0x7fffffffU);
 			newest += (__u32)((e - newest) * newer);
 			im += (__u32)((i - im) * newer);
 		}
 		if (newest != E) {
+			s->q += (__u32)(newest - E);
 			s->start += (__u64)(newest - E) * blen;
 			s->end = s->start + blen;
 			s->idx = im;
 			s->epoch = newest;
 			E = newest;
 		}
-		/*
-		 * The other live cells. No branch in the body (the verifier walks
-		 * every branch of every iteration): each test is a 0 or 1 from a
-		 * borrow (xrl_lt).
-		 */
 		sum = 0;
 		for (i = 0; i < XRL_MAX_BUCKETS && i < n; i++) {
-			w = XRL_READ_ONCE(r->c[i].word);
+			w = snap[i];
 			e = xrl_word_epoch(w);
-			sum += xrl_word_pass(w) *
-			       (xrl_lt(0, i ^ s->idx) & xrl_lt(0, e | xrl_word_pass(w)) & xrl_lt((__u32)(E - e), n));
+			sum += xrl_word_pass(w) * (xrl_lt(0, i ^ s->idx) & xrl_lt(0, e | xrl_word_pass(w)) & fresh &
+						   xrl_lt((__u32)(le - e), 0x80000000U) & xrl_lt((__u32)(E - e), n));
 		}
 		i = s->idx;
 		xrl_barrier_var(i);
 		if (i >= XRL_MAX_BUCKETS)
 			return XRL_OVER;
 		c = &r->c[i];
-		w = XRL_READ_ONCE(c->word);
+		w = snap[i];
 		e = xrl_word_epoch(w);
-		cnt = w && e == E ? xrl_word_pass(w) : 0;
+		valid = xrl_lt(0, e | xrl_word_pass(w)) & fresh & xrl_lt((__u32)(le - e), 0x80000000U);
+		if (valid && (int)(e - E) > 0)
+			continue; /* moved on since our clock read: never move a cell back */
+		cnt = valid && e == E ? xrl_word_pass(w) : 0;
 		/* A pass count at its largest cannot take another: over. */
 		if (cnt == 0xffffffffU || xrl_over(sum + cnt, threshold))
 			return XRL_OVER;
 		if (check_only)
 			return XRL_PASSED;
 		nw = xrl_word(E, cnt + 1);
+		/* A cell moving to a new bucket: last first (see xrl_valid). */
+		if (!cnt && !xrl_last_advance(r, s->q, tries))
+			continue;
 		if (__sync_val_compare_and_swap(&c->word, w, nw) != w)
 			continue;
 		if (__sync_val_compare_and_swap(&r->seq, seq, seq + 1) != seq) {
@@ -399,11 +429,8 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struc
 			xrl_take_back(c, E, tries);
 			continue;
 		}
-		if (!w || e != E) {
-			/* This CPU moved the cell to bucket E: its blocks start over. */
-			c->block = 0;
-			r->last = s->start;
-		}
+		if (!cnt)
+			c->block = 0; /* this CPU moved the cell to bucket E: its blocks start over */
 		return XRL_PASSED;
 	}
 	return XRL_CONTENDED;
@@ -417,19 +444,18 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struc
 static inline void xrl_block_add(struct xrl_ring *r, const struct xrl_slot *s, __u64 count, int move)
 {
 	struct xrl_cell *c;
+	__u64 w, last = XRL_READ_ONCE(r->last);
 	__u32 i = s->idx;
-	__u64 w;
 
 	xrl_barrier_var(i);
 	if (i >= XRL_MAX_BUCKETS)
 		return;
 	c = &r->c[i];
 	w = XRL_READ_ONCE(c->word);
-	if (move && (!w || (int)(s->epoch - xrl_word_epoch(w)) > 0)) {
-		if (__sync_val_compare_and_swap(&c->word, w, xrl_word(s->epoch, 0)) == w) {
+	if (move && (!xrl_valid(last, s->q, w) || (int)(s->epoch - xrl_word_epoch(w)) > 0) &&
+	    xrl_last_advance(r, s->q, 4)) {
+		if (__sync_val_compare_and_swap(&c->word, w, xrl_word(s->epoch, 0)) == w)
 			c->block = 0;
-			r->last = s->start;
-		}
 		w = XRL_READ_ONCE(c->word);
 	}
 	if (count && xrl_word_epoch(w) == s->epoch)

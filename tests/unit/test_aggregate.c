@@ -54,8 +54,8 @@ static void put(struct xrl_ring *r, __u32 n, __u64 interval, __u64 start, __u64 
 	assert_int_equal(start % blen, 0);
 	c->word = xrl_word((__u32)(start / blen), (__u32)pass);
 	c->block = block;
-	if (start > r->last)
-		r->last = start;
+	if (start / blen > r->last)
+		r->last = start / blen;
 }
 
 static struct xrl_sum agg_rs(struct percpu *p, __u32 gen, __u32 n, __u64 interval, __u64 now)

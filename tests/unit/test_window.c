@@ -12,6 +12,9 @@
 #include <cmocka.h>
 
 #include "xrl_window.h"
+
+/* xrl_reserve's room for a ring's words, one per thread. */
+static _Thread_local __u64 snap[XRL_MAX_BUCKETS];
 #include "stats.h" /* xrl_qps: the one place QPS is computed */
 
 #define MS 1000000ULL
@@ -318,7 +321,7 @@ static int reserve_at(struct xrl_ring *r, __u32 n, __u64 I, __u64 t, __u64 T, in
 	struct xrl_slot s;
 
 	xrl_slot_at(&s, t, I / n, n);
-	return xrl_reserve(r, n, I, &s, T, 8, check_only);
+	return xrl_reserve(r, n, I, &s, T, 8, check_only, snap);
 }
 
 /* Spec case 5 and case 4's sliding, decided and counted in one step. */
@@ -347,7 +350,7 @@ static void test_reserve_decides_and_counts(void **state)
 	/* a pass count at its 32-bit largest takes no more, whatever the threshold */
 	memset(&r, 0, sizeof(r));
 	r.c[0].word = xrl_word((__u32)(S / (I / 2)), 0xffffffffU);
-	r.last = S;
+	r.last = S / (I / 2);
 	assert_int_equal(reserve_at(&r, 2, I, S, ~0ULL, 0), XRL_OVER);
 }
 
@@ -390,31 +393,43 @@ static void test_reserve_clock_skew(void **state)
 	for (i = 0; i < 3; i++)
 		assert_int_equal(reserve_at(&r, 2, I, S + W, 3, 0), XRL_PASSED);
 	xrl_slot_at(&s, S + W - 1, W, 2);
-	assert_int_equal(xrl_reserve(&r, 2, I, &s, 3, 8, 0), XRL_OVER);
+	assert_int_equal(xrl_reserve(&r, 2, I, &s, 3, 8, 0, snap), XRL_OVER);
 	assert_true(s.start == S + W && s.idx == 1 && s.epoch == (__u32)((S + W) / W));
 
 	/* a whole window behind: the same */
 	xrl_slot_at(&s, S - W, W, 2);
-	assert_int_equal(xrl_reserve(&r, 2, I, &s, 4, 8, 0), XRL_PASSED);
+	assert_int_equal(xrl_reserve(&r, 2, I, &s, 4, 8, 0, snap), XRL_PASSED);
 	assert_true(s.start == S + W && s.idx == 1);
 	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 4);
 }
 
-/* A ring idle for more than two intervals is empty, whatever its 32-bit epochs say. */
-static void test_reserve_idle_ring(void **state)
+/*
+ * Cells keep 32-bit epochs: left alone for 2^31 buckets they look newer than
+ * now. They count for nothing, in the figures or the decision, and the key
+ * gets its whole threshold.
+ */
+static void test_reserve_old_cells(void **state)
 {
 	const __u64 I = 1000 * MS, W = I / 2;
+	__u64 later = S + (((__u64)1 << 31) + 10) * W;
 	struct xrl_ring r = {};
-	__u64 later = S + ((__u64)1 << 32) * W; /* the same epochs, 2^32 buckets later */
 	int i;
 
 	(void)state;
 	for (i = 0; i < 3; i++)
 		assert_int_equal(reserve_at(&r, 2, I, S, 3, 0), XRL_PASSED);
+	/* modulo 2^32 the cells of S are 2^31 - 10 buckets after later */
+	assert_true((int)((__u32)(S / W) - (__u32)(later / W)) > 0);
 	assert_true(xrl_window_at(&r, 2, I, later).pass == 0);
 	for (i = 0; i < 3; i++)
 		assert_int_equal(reserve_at(&r, 2, I, later, 3, 0), XRL_PASSED);
 	assert_int_equal(reserve_at(&r, 2, I, later, 3, 0), XRL_OVER);
+	/* and a cell after the ring's last (left alone while others moved on) counts for nothing either */
+	memset(&r, 0, sizeof(r));
+	r.last = S / W;
+	r.c[1].word = xrl_word((__u32)(S / W) + 1, 7); /* after last: an old one */
+	assert_true(xrl_window_at(&r, 2, I, S).pass == 0);
+	assert_int_equal(reserve_at(&r, 2, I, S, 1, 0), XRL_PASSED);
 }
 
 /* Blocks land in the bucket they happened in, which a bucket without passes moves to. */
@@ -525,7 +540,7 @@ int main(void)
 		cmocka_unit_test(test_reserve_decides_and_counts),
 		cmocka_unit_test(test_reserve_boundary_nanosecond),
 		cmocka_unit_test(test_reserve_clock_skew),
-		cmocka_unit_test(test_reserve_idle_ring),
+		cmocka_unit_test(test_reserve_old_cells),
 		cmocka_unit_test(test_block_add),
 		cmocka_unit_test(test_reserve_racing_threads),
 		cmocka_unit_test(test_lt),
