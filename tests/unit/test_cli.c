@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "xdp_ratelimit.skel.h"
 
 struct t_opts {
 	__u32 count, mode;
@@ -267,6 +268,27 @@ static void test_pins_ours(void **state)
 	assert_false(xrl_pin_is_ours(""));
 }
 
+/* Every map load pins is one unload will remove: a map added to bpf/ without this would make unload refuse. */
+static void test_pins_ours_cover_the_object(void **state)
+{
+	struct xdp_ratelimit_bpf *skel = xdp_ratelimit_bpf__open();
+	struct bpf_map *map;
+	int n = 0;
+
+	(void)state;
+	assert_non_null(skel);
+	bpf_object__for_each_map(map, skel->obj)
+	{
+		if (bpf_map__is_internal(map))
+			continue;
+		if (!xrl_pin_is_ours(bpf_map__name(map)))
+			fail_msg("load pins map '%s', which unload would not remove", bpf_map__name(map));
+		n++;
+	}
+	assert_true(n >= 8);
+	xdp_ratelimit_bpf__destroy(skel);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_find_by_prefix),
 		cmocka_unit_test(test_iface_names),
 		cmocka_unit_test(test_pins_ours),
+		cmocka_unit_test(test_pins_ours_cover_the_object),
 		cmocka_unit_test(test_ifid_names),
 	};
 
