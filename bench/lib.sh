@@ -40,9 +40,8 @@ lab_down() {
 		wait "$p" 2>/dev/null || true
 	done
 	LAB_PIDS=()
-	if [ -n "$XRL_PIN" ] && [ -d "$XRL_PIN" ]; then
-		in_r "$CLI" unload "$IF_R" >/dev/null 2>&1
-	fi
+	# Before the namespace goes: its instance is keyed by it, and would be left 'gone'.
+	[ -e "/var/run/netns/$NS_R" ] && in_r "$CLI" unload "$IF_R" >/dev/null 2>&1
 	rm -rf "$PIN_BARE"
 	ip netns del "$NS_G" 2>/dev/null || true
 	ip netns del "$NS_R" 2>/dev/null || true
@@ -99,6 +98,7 @@ bare_attach() {
 xrl_load() {
 	xdp_detach
 	in_r "$CLI" load "$IF_R" --mode native --clock "$1" --max-keys "${2:-262144}" >/dev/null || return
+	# shellcheck disable=SC2034 # read by bench/run.sh
 	XRL_PIN=$(in_r "$CLI" -j status | jq -r --arg i "$IF_R" '.interfaces[] | select(.interface == $i and .this_netns) | .pin_dir')
 }
 xrl_apply() { in_r "$CLI" apply "$IF_R" "$1" >/dev/null; }
