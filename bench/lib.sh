@@ -41,7 +41,9 @@ lab_down() {
 	done
 	LAB_PIDS=()
 	# Before the namespace goes: its instance is keyed by it, and would be left 'gone'.
-	[ -e "/var/run/netns/$NS_R" ] && in_r "$CLI" unload "$IF_R" >/dev/null 2>&1
+	if [ -e "/var/run/netns/$NS_R" ]; then
+		in_r "$CLI" unload "$IF_R" >/dev/null 2>&1 || true
+	fi
 	rm -rf "$PIN_BARE"
 	ip netns del "$NS_G" 2>/dev/null || true
 	ip netns del "$NS_R" 2>/dev/null || true

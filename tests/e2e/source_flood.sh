@@ -15,6 +15,8 @@ lab_up >/dev/null
 KEYS=4096 NEW=2000 RATE=100 FLOOD=1000000
 check "load with a small table and a creation cap" \
 	in_r "$XRL" load "$IF_R" --max-keys $KEYS --new-keys $NEW
+# Before the namespace goes (undone first): the instance is keyed by it, and would be left 'gone'.
+lab_undo "in_r $XRL unload $IF_R"
 in_r "$XRL" rule add "$IF_R" prefix 10.0.0.0/8 rate $RATE/s per-source >/dev/null
 status() { in_r "$XRL" -j status | json ".interfaces[] | select(.interface==\"$IF_R\") | .$1"; }
 mem0=$(status memory_bytes)
