@@ -43,9 +43,9 @@ static int memory_run(struct cli_ctx *ctx)
 	maps = json_object();
 	for (i = 0; i < mem.n; i++)
 		json_object_set_new(maps, mem.map[i].name, json_integer((json_int_t)mem.map[i].bytes));
-	cli_json(json_pack("{s:i,s:I,s:I,s:o,s:I,s:I,s:f}", "cpus", ncpus, "max_keys", (json_int_t)o->max_keys,
+	cli_json(json_pack("{s:i,s:I,s:I,s:o,s:I,s:I,s:I}", "cpus", ncpus, "max_keys", (json_int_t)o->max_keys,
 			   "prefixes", (json_int_t)o->prefixes, "maps", maps, "total_bytes", (json_int_t)mem.total,
-			   "state_bytes", (json_int_t)mem.state, "bytes_per_key", mem.per_key));
+			   "state_bytes", (json_int_t)mem.state, "bytes_per_key", (json_int_t)mem.per_key));
 	return EXIT_OK;
 }
 
