@@ -35,6 +35,11 @@ XRL_LDFLAGS += -fsanitize=address,undefined
 endif
 cc = $(CC) $(XRL_CFLAGS) $(CFLAGS)
 
+# One version string, from VERSION: --version, and (later) the metrics' build info.
+XRL_VERSION := $(shell cat VERSION)
+$(OUT)/xrl_version.h: VERSION | $(OUT)
+	$(Q)printf '#define XRL_VERSION "%s"\n' "$(XRL_VERSION)" > $@
+
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Ivmlinux -Iinclude -MMD -MP
 
 # bpf/: the product's XDP program. tools/bpf/: the generator's and the benchmark's.
@@ -109,8 +114,8 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-# A skeleton is order-only: -MMD records which objects include it.
-$(OUT)/user/%.o: user/%.c | $(PROG_SKEL)
+# A skeleton (and the version header) is order-only: -MMD records which objects include it.
+$(OUT)/user/%.o: user/%.c | $(PROG_SKEL) $(OUT)/xrl_version.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(cc) -Iuser/lib -Iuser/cli -c $< -o $@
@@ -136,7 +141,7 @@ $(CLI): $(OUT)/user/cli/main.o $(CLI_LIB) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XRL_LDFLAGS) $(LDFLAGS) $^ $(XRL_LDLIBS) $(LDLIBS) -o $@
 
-$(OUT)/tests/%: tests/%.c $(LIB) | $(PROG_SKEL)
+$(OUT)/tests/%: tests/%.c $(LIB) | $(PROG_SKEL) $(OUT)/xrl_version.h
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(cc) -Iuser/lib -Iuser/cli -Itests -MF $@.d $(XRL_LDFLAGS) $(LDFLAGS) $< $(TEST_LIBS) $(LIB) $(CMOCKA_LIBS) \

@@ -3,8 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-
-#define XRL_VERSION "0.1.0"
+#include "xrl_version.h" /* made from VERSION by the Makefile */
 
 int main(int argc, char **argv)
 {
