@@ -42,6 +42,19 @@ struct {
 	__type(value, struct xrl_state);
 } xrl_state SEC(".maps");
 
+/*
+ * The sketch that judges new sources past the cap on states (xrl_sketch.h):
+ * XRL_SKETCH_DEPTH rows of xrl_cfg.sketch_width cells, row after row, shared
+ * by the CPUs. An array, so the verifier inlines its lookups; the loader
+ * sizes it (--sketch-width), and its memory is fixed from then on.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XRL_SKETCH_DEPTH *XRL_SKETCH_DEFAULT_WIDTH);
+	__type(key, __u32);
+	__type(value, struct xrl_sketch_cell);
+} xrl_sketch SEC(".maps");
+
 /* Per CPU: room for xrl_reserve's snapshot of a ring, which the stack has no room for. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

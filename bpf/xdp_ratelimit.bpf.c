@@ -16,6 +16,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile struct xrl_config xrl_cfg = {
 	.clock = XRL_CLOCK_PRECISE,
 	.malformed_drop = 0,
+	.sketch_width = XRL_SKETCH_DEFAULT_WIDTH,
 };
 
 /* The kernel's tick, for reading bpf_jiffies64 as a bound on time; 0 if unknown. */
@@ -35,6 +36,7 @@ struct xrl_eval {
 	struct xrl_slot slot;	 /* the bucket the packet was judged in */
 	struct xrl_key key;
 	int over;
+	int sketch;  /* judged by the sketch: the key has no state */
 	int counted; /* its pass was counted in the key's window: taken back if the packet is dropped */
 };
 
@@ -151,7 +153,8 @@ static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_
 	l->gen = r->gen;
 	l->epoch = s->epoch;
 	l->threshold = r->threshold;
-	l->idx = s->idx;
+	l->idx = (__u16)s->idx;
+	l->sketch = 0;
 	l->start = s->start;
 	l->until_jiffies = ticks > XRL_JIFFIES_MARGIN ? j + ticks - XRL_JIFFIES_MARGIN : 0;
 	l->block = 0;
@@ -161,8 +164,8 @@ static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_
  * The cap on new per-source states: each CPU creates at most
  * new_keys_cpu a second. Past it, a spoofed flood of new sources can neither
  * churn the LRU (evicting tracked sources and resetting their windows) nor
- * pass a fresh window's worth per fake source: it shares one overflow window
- * per rule, limited like a single source.
+ * pass a fresh window's worth per fake source: each new source is judged by
+ * the sketch (xrl_sketch.h), in fixed memory, held near its own limit.
  */
 static __always_inline int xrl_may_create(struct xrl_counters *cnt, __u64 now)
 {
@@ -180,25 +183,21 @@ static __always_inline int xrl_may_create(struct xrl_counters *cnt, __u64 now)
 	return 1;
 }
 
-/* The key's window state, made when it has none (or its rule's overflow window past the cap). */
-static __always_inline struct xrl_state *xrl_state_of(struct xrl_key *k, __u64 now, struct xrl_counters *cnt)
+/* The key's window state, made when it has none; NULL and *past_cap set for a new source past the cap. */
+static __always_inline struct xrl_state *xrl_state_of(struct xrl_key *k, __u64 now, struct xrl_counters *cnt,
+						      int *past_cap)
 {
 	struct xrl_state *st = bpf_map_lookup_elem(&xrl_state, k);
 
 	if (st)
 		return st;
 	if (k->family && !xrl_may_create(cnt, now)) {
-		/* Past the cap: the new source shares its rule's overflow window. */
-		k->family = XRL_FAMILY_OVERFLOW;
-		__builtin_memset(k->addr, 0, sizeof(k->addr));
-		cnt->overflow++;
-		st = bpf_map_lookup_elem(&xrl_state, k);
+		*past_cap = 1;
+		return NULL;
 	}
-	if (!st) {
-		if (bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0)
-			cnt->keys_new++;
-		st = bpf_map_lookup_elem(&xrl_state, k);
-	}
+	if (bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0)
+		cnt->keys_new++;
+	st = bpf_map_lookup_elem(&xrl_state, k);
 	if (!st)
 		cnt->keys_failed++;
 	return st;
@@ -207,7 +206,50 @@ static __always_inline struct xrl_state *xrl_state_of(struct xrl_key *k, __u64 n
 enum {
 	XRL_JUDGED_OVER = 1,
 	XRL_JUDGED_COUNTED = 2,
+	XRL_JUDGED_SKETCH = 4,
 };
+
+/*
+ * Judges a new source past the cap in the sketch (see xrl_sketch.h for the
+ * design and its bounds). A global function, verified once. A pass is
+ * counted in the cells and never taken back when another rule then drops
+ * the packet: an over-count of one, which can only block. A key found over
+ * is latched like a tracked one, until the end of its rule's bucket, when
+ * that bucket ends no later than the sketch's (then the cells cannot fall
+ * before it ends): so a heavy new source costs what a tracked one does.
+ */
+__noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_key *k, struct xrl_slot *slot, __u64 now, int dropping)
+{
+	struct xrl_sketch_cell *cell[XRL_SKETCH_DEPTH];
+	struct xrl_latch *l;
+	__u64 h, est, blen;
+	__u32 i, ix;
+	int res;
+
+	if (!r || !k || !slot)
+		return 0;
+	h = xrl_key_hash64(k);
+	for (i = 0; i < XRL_SKETCH_DEPTH; i++) {
+		ix = i * xrl_cfg.sketch_width + xrl_sketch_col(h, i, xrl_cfg.sketch_width);
+		cell[i] = bpf_map_lookup_elem(&xrl_sketch, &ix);
+		if (!cell[i])
+			return 0;
+	}
+	res = xrl_sketch_judge(cell, r->interval_ns, r->threshold, now, dropping, &est);
+	if (res == XRL_PASSED)
+		return XRL_JUDGED_SKETCH;
+	blen = xrl_sketch_blen(r->interval_ns);
+	if (res == XRL_OVER && slot->end <= ((__u64)now / blen + 1) * blen) {
+		ix = xrl_key_hash(k);
+		l = bpf_map_lookup_elem(&xrl_latches, &ix);
+		if (l) {
+			xrl_latch_set(l, r, k, slot, now);
+			if (l->gen == r->gen && l->epoch == slot->epoch && xrl_key_equal(&l->key, k))
+				l->sketch = 1;
+		}
+	}
+	return XRL_JUDGED_OVER | XRL_JUDGED_SKETCH;
+}
 
 /*
  * Judges one rule for one packet on the precise clock: the slow path, for a
@@ -232,7 +274,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 	struct xrl_state *st;
 	__u64(*snap)[XRL_MAX_BUCKETS];
 	__u32 zero = 0, h;
-	int res;
+	int res, past_cap = 0;
 
 	if (!r || !k || !slot)
 		return 0;
@@ -240,9 +282,11 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 	rs = xrl_rule_stats_at(r, now);
 	if (!cnt || !rs || !rs->shape_ok)
 		return 0;
-	st = xrl_state_of(k, now, cnt); /* k may become the rule's overflow key */
-	if (!st)
-		return 0;
+	st = xrl_state_of(k, now, cnt, &past_cap);
+	if (!st) {
+		*slot = rs->slot;
+		return past_cap ? xrl_judge_sketch(r, k, slot, now, dropping) : 0;
+	}
 	if (st->gen != r->gen) {
 		__u32 old = st->gen;
 
@@ -259,7 +303,6 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 	h = xrl_key_hash(k);
 	l = bpf_map_lookup_elem(&xrl_latches, &h);
 	if (l && xrl_latched(l, r, rs, k)) {
-		/* The overflow window, latched: new sources past the cap cost no more than this. */
 		l->block++;
 		return XRL_JUDGED_OVER;
 	}
@@ -322,6 +365,7 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, c
 		ev->latch = l;
 		ev->slot = rs->slot;
 		ev->over = 1;
+		ev->sketch = l->sketch;
 		return;
 	}
 	if (!*now)
@@ -329,6 +373,7 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, c
 	res = xrl_judge_slow(r, &ev->key, &ev->slot, *now, dropping);
 	ev->over = res & XRL_JUDGED_OVER;
 	ev->counted = res & XRL_JUDGED_COUNTED;
+	ev->sketch = !!(res & XRL_JUDGED_SKETCH);
 }
 
 /* A rule's totals, and the rule-level window behind its QPS. */
@@ -350,12 +395,17 @@ static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocke
 }
 
 /* Counts one judged rule once the packet's fate is known. */
-static __always_inline void xrl_commit(struct xrl_eval *ev, int dropped)
+static __always_inline void xrl_commit(struct xrl_eval *ev, int dropped, struct xrl_counters *cnt)
 {
 	struct xrl_rule_stats *rs;
 
 	if (!ev->rule)
 		return;
+	if (ev->sketch) {
+		cnt->sketch_judged++;
+		if (ev->over)
+			cnt->sketch_blocked++;
+	}
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &ev->rule->id);
 	if (ev->over) {
 		if (ev->latch)
@@ -467,8 +517,8 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		else
 			over = 1;
 	}
-	xrl_commit(&port_ev, over);
-	xrl_commit(&prefix_ev, over);
+	xrl_commit(&port_ev, over, cnt);
+	xrl_commit(&prefix_ev, over, cnt);
 	if (over)
 		return xrl_drop(cnt);
 	if (monitor)

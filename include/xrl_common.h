@@ -8,9 +8,10 @@
 #define XRL_COMMON_H
 
 #include "xrl_window.h"
+#include "xrl_sketch.h"
 
 /* Bumped whenever a map layout below changes; kept in the ctl map. */
-#define XRL_LAYOUT_VERSION 4
+#define XRL_LAYOUT_VERSION 5
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
@@ -33,6 +34,7 @@
 #define XRL_MAP_CTL "xrl_ctl"
 #define XRL_MAP_LATCHES "xrl_latches"
 #define XRL_MAP_SCRATCH "xrl_scratch"
+#define XRL_MAP_SKETCH "xrl_sketch"
 
 /* Rule flags. */
 #define XRL_F_ALLOW (1U << 0)	   /* prefix only: matching traffic bypasses every limit */
@@ -44,8 +46,6 @@
 
 #define XRL_FAMILY_V4 4
 #define XRL_FAMILY_V6 6
-/* xrl_key.family of a rule's overflow window: new sources beyond the creation cap share it. */
-#define XRL_FAMILY_OVERFLOW 0xff
 
 struct xrl_rule {
 	__u64 threshold;   /* packets per interval: rate * interval */
@@ -132,7 +132,8 @@ struct xrl_latch {
 	__u32 gen;	     /* 0: empty */
 	__u32 epoch;	     /* the bucket it is over in */
 	__u32 threshold;     /* as long as the threshold is still this */
-	__u32 idx;	     /* that bucket's slot in the key's ring */
+	__u16 idx;	     /* that bucket's slot in the key's ring */
+	__u16 sketch;	     /* 1: the key has no state, the sketch found it over (see xrl_judge_sketch) */
 	__u64 start;	     /* that bucket's start */
 	__u64 until_jiffies; /* a jiffies value below this proves that bucket has not ended */
 	__u64 block;	     /* blocks counted here, not yet in the key's ring */
@@ -180,19 +181,20 @@ struct xrl_counters {
 	__u64 seen;
 	__u64 passed;
 	__u64 dropped;
-	__u64 non_ip;	   /* not IPv4 or IPv6: passed, no rule applies */
-	__u64 no_rule;	   /* IP, but no rule matched */
-	__u64 allowed;	   /* matched an allow prefix */
-	__u64 monitored;   /* would have been dropped, passed by a monitor rule */
-	__u64 keys_new;	   /* window states created */
-	__u64 keys_failed; /* window state could not be created: passed */
-	__u64 overflow;	   /* packets of new sources judged in their rule's overflow window */
+	__u64 non_ip;	      /* not IPv4 or IPv6: passed, no rule applies */
+	__u64 no_rule;	      /* IP, but no rule matched */
+	__u64 allowed;	      /* matched an allow prefix */
+	__u64 monitored;      /* would have been dropped, passed by a monitor rule */
+	__u64 keys_new;	      /* window states created */
+	__u64 keys_failed;    /* window state could not be created: passed */
+	__u64 sketch_judged;  /* rule judgements of new sources past the cap, by the sketch (xrl_sketch.h) */
+	__u64 sketch_blocked; /* ... of which over their limit there */
 	__u64 malformed[XRL_MAL_MAX];
 	/* Not counters: this CPU's state creations in the current second (the cap). */
 	__u64 new_keys_second;
 	__u64 new_keys_count;
 };
-_Static_assert(sizeof(struct xrl_counters) == 8 * (12 + XRL_MAL_MAX), "xrl_counters layout");
+_Static_assert(sizeof(struct xrl_counters) == 8 * (13 + XRL_MAL_MAX), "xrl_counters layout");
 
 /* Control block, array of one: which rule set the program reads, and how it was loaded. */
 struct xrl_ctl {
@@ -204,11 +206,12 @@ struct xrl_ctl {
 	__u32 xdp_flags;      /* XDP_FLAGS_* mode it was attached with */
 	__u32 ifindex;
 	__u32 max_keys;
-	__u32 new_keys; /* per second, as loaded; 0: no cap */
-	__u8 kinds[2];	/* per rule set: XRL_HAS_* of the rules it holds */
+	__u32 new_keys;	    /* per second, as loaded; 0: no cap */
+	__u32 sketch_width; /* the sketch's columns, as loaded: XRL_SKETCH_DEPTH rows of them */
+	__u8 kinds[2];	    /* per rule set: XRL_HAS_* of the rules it holds */
 	__u8 pad[2];
 };
-_Static_assert(sizeof(struct xrl_ctl) == 40, "xrl_ctl layout");
+_Static_assert(sizeof(struct xrl_ctl) == 44, "xrl_ctl layout");
 
 /*
  * xrl_ctl.kinds: which maps a rule set has rules in. The program skips the
@@ -228,7 +231,8 @@ struct xrl_config {
 	__u32 clock;	      /* enum xrl_clock */
 	__u32 malformed_drop; /* 1: drop malformed frames; 0: pass them */
 	__u32 new_keys_cpu;   /* per-source states each CPU may create per second; 0: no cap */
+	__u32 sketch_width;   /* columns of the sketch (a power of 2); xrl_sketch holds XRL_SKETCH_DEPTH times that */
 };
-_Static_assert(sizeof(struct xrl_config) == 12, "xrl_config layout");
+_Static_assert(sizeof(struct xrl_config) == 16, "xrl_config layout");
 
 #endif /* XRL_COMMON_H */

@@ -75,6 +75,19 @@ static inline __attribute__((always_inline)) __u32 xrl_key_hash(const struct xrl
 	return (h ^ (h >> 15)) & (XRL_LATCHES - 1);
 }
 
+/* The sketch's hash of a key (xrl_sketch_col mixes it per row): 64 bits, from its six words. */
+static inline __attribute__((always_inline)) __u64 xrl_key_hash64(const struct xrl_key *k)
+{
+	__u64 h = 0;
+	__u32 w, i;
+
+	for (i = 0; i < sizeof(*k) / 4; i++) {
+		__builtin_memcpy(&w, XRL_ALIGNED4((const __u8 *)k + 4 * i), 4);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	}
+	return h;
+}
+
 /* Whether two keys are the same, word by word. */
 static inline __attribute__((always_inline)) int xrl_key_equal(const struct xrl_key *a, const struct xrl_key *b)
 {

@@ -8,8 +8,8 @@
  * corpus (bit flips, interesting bytes, next headers and EtherTypes, lengths
  * and offsets that lie, bytes cut, added and inserted); random bytes. They
  * run against two port rules (per source, aggregate) and two prefix rules
- * (IPv4, IPv6), with a small cap on new per-source states so that overflow
- * windows are made too, under the test clock, which moves on at random, from
+ * (IPv4, IPv6), with a small cap on new per-source states so that the sketch
+ * judges new sources too, under the test clock, which moves on at random, from
  * every CPU this process may use.
  *
  * The oracle, per frame: the verdict is XDP_PASS or XDP_DROP; seen moves by
@@ -42,8 +42,8 @@
 
 #define FUZZ_ITERS_DEFAULT 100000
 /*
- * States each CPU may create per second: small, so that the overflow windows
- * are fuzzed too, but no fewer than the per-source rules, whose legitimate
+ * States each CPU may create per second: small, so that the sketch
+ * is fuzzed too, but no fewer than the per-source rules, whose legitimate
  * keys limit_holds() may have to create again in one second.
  */
 #define FUZZ_NEW_KEYS 4
@@ -595,11 +595,11 @@ static void fuzz_done(struct fuzz *z, const char *what, double secs)
 				      (unsigned long long)z->mal[i]);
 	mal[n] = 0;
 	print_message("fuzz: %s: %llu frames, %.0f/s, %llu mismatched; %llu dropped; IP with a rule %llu, "
-		      "without %llu, non-IP %llu, malformed%s; states %llu, overflow %llu\n",
+		      "without %llu, non-IP %llu, malformed%s; states %llu, judged by the sketch %llu\n",
 		      what, (unsigned long long)z->frames, secs > 0 ? z->frames / secs : 0.0,
 		      (unsigned long long)z->bad, (unsigned long long)z->dropped, (unsigned long long)z->ip_rule,
 		      (unsigned long long)z->ip_no_rule, (unsigned long long)z->non_ip, n ? mal : " 0",
-		      (unsigned long long)z->last.c.keys_new, (unsigned long long)z->last.c.overflow);
+		      (unsigned long long)z->last.c.keys_new, (unsigned long long)z->last.c.sketch_judged);
 	if (z->bad)
 		fail_msg("%llu of %llu frames mismatched (seed %llu; the first of each kind is "
 			 "printed above)",

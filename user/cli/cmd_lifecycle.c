@@ -7,6 +7,7 @@
 #include <linux/if_link.h>
 #include "cli.h"
 #include "loader.h"
+#include "memory.h"
 
 static const char *clock_name(__u32 c)
 {
@@ -14,7 +15,7 @@ static const char *clock_name(__u32 c)
 }
 
 struct load_opts {
-	__u32 mode, clock, max_keys, new_keys, malformed;
+	__u32 mode, clock, max_keys, new_keys, sketch_width, malformed;
 	bool force, new_keys_given;
 };
 
@@ -34,7 +35,12 @@ static const struct cli_opt load_opts[] = {
 	CLI_OPT(struct load_opts, new_keys, "new-keys", UINT, .short_name = 'n', .arg = "N", .min = 0, .max = 100000000,
 		.what = "a count of new sources per second", CLI_GIVEN(struct load_opts, new_keys_given),
 		.help = "per-source states created per second at most (default: --max-keys; 0: no cap);\n"
-			"new sources past it share their rule's overflow window"),
+			"new sources past it are judged by the sketch, near their own limits"),
+	CLI_OPT(struct load_opts, sketch_width, "sketch-width", UINT, .short_name = 'w', .arg = "N",
+		.min = XRL_SKETCH_MIN_WIDTH, .max = XRL_SKETCH_MAX_WIDTH, .what = "a sketch width",
+		.help = "columns of the sketch that judges new sources past --new-keys, a power of 2\n"
+			"(default 65536: 4 rows of it, 6 MiB; a newcomer stays fair while new sources a\n"
+			"second stay well under width x limit per second)"),
 	CLI_OPT(struct load_opts, malformed, "malformed", ENUM, .short_name = 'M', .values = malformed,
 		.what = "a policy", .help = "pass (default) or drop frames too short or inconsistent to parse"),
 	CLI_OPT(struct load_opts, force, "force", FLAG, .short_name = 'f',
@@ -52,17 +58,21 @@ static int load_run(struct cli_ctx *ctx)
 		.max_keys = lo->max_keys,
 		/* By default the table may turn over once a second at most. */
 		.new_keys = lo->new_keys_given ? lo->new_keys : lo->max_keys,
+		.sketch_width = lo->sketch_width,
 		.malformed_drop = lo->malformed,
 		.force = lo->force,
 	};
 	char err[XRL_ERRLEN];
 
+	if (xrl_sketch_width_check(o.sketch_width, err, sizeof(err)))
+		return cli_usage(ctx->cmd, "%s", err);
 	if (xrl_load(&o, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	if (cli.json)
-		cli_json(json_pack("{s:s,s:s,s:s,s:I,s:I,s:s}", "interface", o.iface, "mode",
+		cli_json(json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:s}", "interface", o.iface, "mode",
 				   o.generic ? "generic" : "native", "clock", clock_name(o.clock), "max_keys",
-				   (json_int_t)o.max_keys, "new_keys_per_second", (json_int_t)o.new_keys, "malformed",
+				   (json_int_t)o.max_keys, "new_keys_per_second", (json_int_t)o.new_keys,
+				   "sketch_width", (json_int_t)o.sketch_width, "malformed",
 				   o.malformed_drop ? "drop" : "pass"));
 	else
 		printf("loaded on %s (%s mode, %s clock, %u keys); no rules yet: add some with 'xdp-ratelimit rule add %s ...' or 'xdp-ratelimit apply %s FILE'\n",
@@ -70,7 +80,9 @@ static int load_run(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
-static const struct load_opts load_defaults = { .clock = XRL_CLOCK_PRECISE, .max_keys = XRL_DEFAULT_KEYS };
+static const struct load_opts load_defaults = { .clock = XRL_CLOCK_PRECISE,
+						.max_keys = XRL_DEFAULT_KEYS,
+						.sketch_width = XRL_SKETCH_DEFAULT_WIDTH };
 
 const struct cli_cmd cmd_load = {
 	.name = "load",
@@ -122,8 +134,8 @@ static int status_run(struct cli_ctx *ctx)
 	if (!cli.json && !n)
 		printf("xdp-ratelimit is not loaded on any interface: 'xdp-ratelimit load IFACE' attaches it\n");
 	if (!cli.json && n)
-		printf("%-16s %-8s %-8s %-8s %6s %10s %16s %10s %7s %10s %s\n", "interface", "state", "mode", "clock",
-		       "prog", "rules", "keys", "memory", "per key", "new keys/s", "malformed");
+		printf("%-16s %-8s %-8s %-8s %6s %10s %16s %10s %7s %10s %10s %s\n", "interface", "state", "mode",
+		       "clock", "prog", "rules", "keys", "memory", "per key", "new keys/s", "sketch", "malformed");
 	for (i = 0; i < n; i++) {
 		const char *mode = st[i].ctl.xdp_flags & XDP_FLAGS_SKB_MODE ? "generic" : "native";
 		const char *state = st[i].gone	   ? "gone" :
@@ -153,6 +165,8 @@ static int status_run(struct cli_ctx *ctx)
 					    json_integer(st[i].ctl.max_keys ? (json_int_t)(st[i].state_memlock /
 											   st[i].ctl.max_keys) :
 									      0));
+			json_object_set_new(o, "sketch_width", json_integer((json_int_t)st[i].ctl.sketch_width));
+			json_object_set_new(o, "sketch_bytes", json_integer((json_int_t)st[i].sketch_memlock));
 			json_object_set_new(o, "malformed", json_string(st[i].ctl.malformed_drop ? "drop" : "pass"));
 			json_object_set_new(o, "ifindex", json_integer((json_int_t)st[i].id.ifindex));
 			json_object_set_new(o, "netns_cookie", json_integer((json_int_t)st[i].id.netns));
@@ -168,11 +182,12 @@ static int status_run(struct cli_ctx *ctx)
 			continue;
 		}
 		snprintf(keys, sizeof(keys), "%zu/%u", st[i].keys, st[i].ctl.max_keys);
-		printf("%-16s %-8s %-8s %-8s %6u %10zu %16s %7.1fMiB %6lluB %10u %s\n", name, state, mode,
+		printf("%-16s %-8s %-8s %-8s %6u %10zu %16s %7.1fMiB %6lluB %10u %7.1fMiB %s\n", name, state, mode,
 		       clock_name(st[i].ctl.clock), st[i].prog_id, st[i].rules, keys,
 		       (double)st[i].memlock / (1024.0 * 1024.0),
 		       (unsigned long long)(st[i].ctl.max_keys ? st[i].state_memlock / st[i].ctl.max_keys : 0),
-		       st[i].ctl.new_keys, st[i].ctl.malformed_drop ? "drop" : "pass");
+		       st[i].ctl.new_keys, (double)st[i].sketch_memlock / (1024.0 * 1024.0),
+		       st[i].ctl.malformed_drop ? "drop" : "pass");
 	}
 	if (cli.json)
 		cli_json(json_pack("{s:o}", "interfaces", arr));

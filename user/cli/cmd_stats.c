@@ -27,19 +27,18 @@ static json_t *counters_json(const struct xrl_counters *c)
 
 	for (i = 0; i < XRL_MAL_MAX; i++)
 		json_object_set_new(mal, xrl_malformed_name(i), json_integer((json_int_t)c->malformed[i]));
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "seen", (json_int_t)c->seen, "passed",
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "seen", (json_int_t)c->seen, "passed",
 			 (json_int_t)c->passed, "dropped", (json_int_t)c->dropped, "non_ip", (json_int_t)c->non_ip,
 			 "no_rule", (json_int_t)c->no_rule, "allowed", (json_int_t)c->allowed, "monitored",
 			 (json_int_t)c->monitored, "keys_new", (json_int_t)c->keys_new, "keys_failed",
-			 (json_int_t)c->keys_failed, "overflow", (json_int_t)c->overflow, "malformed", mal);
+			 (json_int_t)c->keys_failed, "sketch_judged", (json_int_t)c->sketch_judged, "sketch_blocked",
+			 (json_int_t)c->sketch_blocked, "malformed", mal);
 }
 
 static void key_source(const struct xrl_key *k, char *buf, size_t len)
 {
 	if (!k->family)
 		snprintf(buf, len, "(all sources)");
-	else if (k->family == XRL_FAMILY_OVERFLOW)
-		snprintf(buf, len, "(new sources past the cap)");
 	else
 		xrl_format_addr(k->family, k->addr, buf, len);
 }
@@ -84,10 +83,10 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 		       iface, (unsigned long long)c.seen, (unsigned long long)c.passed, (unsigned long long)c.dropped,
 		       (unsigned long long)c.no_rule, (unsigned long long)c.allowed, (unsigned long long)c.monitored,
 		       (unsigned long long)c.non_ip, (unsigned long long)mal);
-		if (c.keys_new || c.overflow || c.keys_failed)
-			printf("keys: %llu created, %llu failed; %llu packets of new sources in overflow windows\n",
+		if (c.keys_new || c.sketch_judged || c.keys_failed)
+			printf("keys: %llu created, %llu failed; new sources past the cap: %llu judged by the sketch, %llu blocked there\n",
 			       (unsigned long long)c.keys_new, (unsigned long long)c.keys_failed,
-			       (unsigned long long)c.overflow);
+			       (unsigned long long)c.sketch_judged, (unsigned long long)c.sketch_blocked);
 		printf("%-60s %10s %10s %12s %12s\n", "rule", "pass/s", "block/s", "passed", "blocked");
 	}
 	for (i = 0; i < set.n; i++) {

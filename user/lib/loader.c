@@ -212,6 +212,9 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 		if (ret)
 			return ret;
 	}
+	ret = xrl_sketch_width_check(o->sketch_width ?: XRL_SKETCH_DEFAULT_WIDTH, err, len);
+	if (ret)
+		return ret;
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0)
 		return xrl_fail(-EIO, err, len, "cannot count the possible CPUs (%s): is /sys mounted?",
@@ -232,6 +235,8 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 	if (o->new_keys)
 		skel->rodata->xrl_cfg.new_keys_cpu = o->new_keys / (__u32)ncpus ?: 1;
 	bpf_map__set_max_entries(skel->maps.xrl_state, o->max_keys);
+	skel->rodata->xrl_cfg.sketch_width = o->sketch_width ?: XRL_SKETCH_DEFAULT_WIDTH;
+	bpf_map__set_max_entries(skel->maps.xrl_sketch, XRL_SKETCH_DEPTH * skel->rodata->xrl_cfg.sketch_width);
 	bpf_object__for_each_map(map, skel->obj)
 	{
 		if (bpf_map__is_internal(map))
@@ -255,6 +260,7 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 	ctl.ifindex = (__u32)ifindex;
 	ctl.max_keys = o->max_keys;
 	ctl.new_keys = o->new_keys;
+	ctl.sketch_width = skel->rodata->xrl_cfg.sketch_width;
 	m.ctl = bpf_map__fd(skel->maps.xrl_ctl);
 	ret = xrl_ctl_write(&m, &ctl);
 	if (ret) {
@@ -374,9 +380,11 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		st->keys++;
 	}
 	st->state_memlock = xrl_fd_memlock(m.state);
+	st->sketch_memlock = xrl_fd_memlock(m.sketch);
 	st->memlock = xrl_fd_memlock(m.port_idx) + xrl_fd_memlock(m.port_rules) + xrl_fd_memlock(m.prefixes) +
 		      xrl_fd_memlock(m.state) + xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) +
-		      xrl_fd_memlock(m.ctl) + xrl_fd_memlock(m.latches) + xrl_fd_memlock(m.scratch);
+		      xrl_fd_memlock(m.ctl) + xrl_fd_memlock(m.latches) + xrl_fd_memlock(m.scratch) +
+		      st->sketch_memlock;
 	xrl_maps_close(&m);
 }
 

@@ -13,6 +13,8 @@ struct xrl_load_opts {
 	__u32 clock;	/* XRL_CLOCK_PRECISE or XRL_CLOCK_COARSE */
 	__u32 max_keys; /* window states: the LRU's size */
 	__u32 new_keys; /* per-source states created per second at most; 0: no cap */
+	/* The sketch's columns (a power of 2, XRL_SKETCH_MIN_WIDTH to _MAX_WIDTH); 0: the default. */
+	__u32 sketch_width;
 	bool malformed_drop;
 	bool force; /* replace another XDP program */
 };
@@ -32,9 +34,10 @@ struct xrl_status {
 	__u32 prog_id;
 	struct xrl_ctl ctl;
 	size_t rules, keys;
-	__u64 memlock;	     /* bytes charged for the maps */
-	__u64 state_memlock; /* ... of which the window states: max_keys of them */
-	char err[256];	     /* set when the folder could not be read */
+	__u64 memlock;	      /* bytes charged for the maps */
+	__u64 state_memlock;  /* ... of which the window states: max_keys of them */
+	__u64 sketch_memlock; /* ... and the sketch of new sources past the cap */
+	char err[256];	      /* set when the folder could not be read */
 };
 
 /* Every loaded instance, in every network namespace; *out is malloc'd. */

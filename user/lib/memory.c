@@ -73,7 +73,18 @@ static __u64 map_bytes(const struct bpf_map *m, const struct kernel_sizes *k, in
 	}
 }
 
-int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, struct xrl_mem *out, char *err, size_t len)
+int xrl_sketch_width_check(__u32 width, char *err, size_t len)
+{
+	if (width < XRL_SKETCH_MIN_WIDTH || width > XRL_SKETCH_MAX_WIDTH || (width & (width - 1)))
+		return xrl_fail(
+			-EINVAL, err, len,
+			"a sketch width of %u is not a power of 2 from %u to %u: give one, e.g. 65536 (the default)",
+			width, XRL_SKETCH_MIN_WIDTH, XRL_SKETCH_MAX_WIDTH);
+	return 0;
+}
+
+int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 sketch_width, struct xrl_mem *out, char *err,
+	       size_t len)
 {
 	struct xdp_ratelimit_bpf *skel;
 	struct kernel_sizes k;
@@ -83,6 +94,9 @@ int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, struct xrl_mem *out, c
 	memset(out, 0, sizeof(*out));
 	if (ncpus <= 0 || !max_keys)
 		return xrl_fail(-EINVAL, err, len, "need at least one CPU and one key");
+	ret = xrl_sketch_width_check(sketch_width, err, len);
+	if (ret)
+		return ret;
 	ret = kernel_sizes(&k, err, len);
 	if (ret)
 		return ret;
@@ -98,6 +112,8 @@ int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, struct xrl_mem *out, c
 			continue;
 		if (m == skel->maps.xrl_state)
 			n = max_keys;
+		else if (m == skel->maps.xrl_sketch)
+			n = XRL_SKETCH_DEPTH * sketch_width;
 		else if (bpf_map__type(m) == BPF_MAP_TYPE_LPM_TRIE)
 			n = prefixes;
 		e = &out->map[out->n++];
@@ -106,6 +122,8 @@ int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, struct xrl_mem *out, c
 		out->total += e->bytes;
 		if (m == skel->maps.xrl_state)
 			out->state = e->bytes;
+		if (m == skel->maps.xrl_sketch)
+			out->sketch = e->bytes;
 	}
 	out->per_key = (double)out->state / max_keys;
 	xdp_ratelimit_bpf__destroy(skel);

@@ -18,6 +18,7 @@ struct xrl_mem {
 	size_t n;
 	__u64 total;
 	__u64 state;	/* the window states (xrl_state) */
+	__u64 sketch;	/* the sketch of new sources past the cap (xrl_sketch) */
 	double per_key; /* the window states' bytes over max_keys */
 };
 
@@ -26,10 +27,14 @@ struct xrl_mem {
  * memlock and 'status' adds up), computed from the maps' definitions in the
  * BPF object and the kernel's struct sizes (vmlinux BTF) with the kernel's
  * formulas (htab_map_mem_usage, array_map_mem_usage, trie_mem_usage): for a
- * machine with ncpus possible CPUs, a state table of max_keys and prefixes
- * prefix rules in the trie.
+ * machine with ncpus possible CPUs, a state table of max_keys, prefixes
+ * prefix rules in the trie and a sketch sketch_width wide.
  */
-int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, struct xrl_mem *out, char *err, size_t len);
+int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 sketch_width, struct xrl_mem *out, char *err,
+	       size_t len);
+
+/* Whether width is a sketch width load takes: -EINVAL and a sentence naming the fix otherwise. */
+int xrl_sketch_width_check(__u32 width, char *err, size_t len);
 
 /* The kernel's own figure for a map: the memlock line of its fdinfo; 0 if unknown. */
 __u64 xrl_fd_memlock(int fd);
