@@ -206,7 +206,8 @@ static __always_inline struct xrl_state *xrl_state_of(struct xrl_key *k, __u64 n
 enum {
 	XRL_JUDGED_OVER = 1,
 	XRL_JUDGED_COUNTED = 2,
-	XRL_JUDGED_SKETCH = 4,
+	XRL_JUDGED_SKETCH = 4,	 /* judged by the sketch */
+	XRL_JUDGED_PAST_CAP = 8, /* a new source past the cap: to be judged by the sketch */
 };
 
 /*
@@ -284,8 +285,9 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 		return 0;
 	st = xrl_state_of(k, now, cnt, &past_cap);
 	if (!st) {
+		/* Not from here: the stack of three calls would be past the verifier's 512 bytes. */
 		*slot = rs->slot;
-		return past_cap ? xrl_judge_sketch(r, k, slot, now, dropping) : 0;
+		return past_cap ? XRL_JUDGED_PAST_CAP : 0;
 	}
 	if (st->gen != r->gen) {
 		__u32 old = st->gen;
@@ -371,6 +373,8 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, c
 	if (!*now)
 		*now = xrl_now();
 	res = xrl_judge_slow(r, &ev->key, &ev->slot, *now, dropping);
+	if (res & XRL_JUDGED_PAST_CAP)
+		res = xrl_judge_sketch(r, &ev->key, &ev->slot, *now, dropping);
 	ev->over = res & XRL_JUDGED_OVER;
 	ev->counted = res & XRL_JUDGED_COUNTED;
 	ev->sketch = !!(res & XRL_JUDGED_SKETCH);

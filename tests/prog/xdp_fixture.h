@@ -35,11 +35,12 @@
 
 struct fx {
 	struct xdp_ratelimit_bpf *skel;
-	int prog, port_idx, port_rules, prefixes, state, rule_stats, counters, ctl, latches;
+	int prog, port_idx, port_rules, prefixes, state, rule_stats, counters, ctl, latches, sketch;
 	__u32 nports[2]; /* port rules put in each set: the next free slot */
 	int ncpus;
 	struct xrl_ctl ctl0; /* as loaded */
 	__u32 new_keys_cpu;  /* set before the load: the cap on new states; 0, none */
+	__u32 sketch_width;  /* set before the load: the sketch's columns; 0, the default */
 	__u8 set;
 	__u32 next_id, next_gen;
 	int loaded;
@@ -95,6 +96,10 @@ static inline void fx_load(struct fx *f, __u32 malformed_drop)
 	f->skel->rodata->xrl_cfg.clock = XRL_CLOCK_TEST;
 	f->skel->rodata->xrl_cfg.malformed_drop = malformed_drop;
 	f->skel->rodata->xrl_cfg.new_keys_cpu = f->new_keys_cpu;
+	if (f->sketch_width) {
+		f->skel->rodata->xrl_cfg.sketch_width = f->sketch_width;
+		bpf_map__set_max_entries(f->skel->maps.xrl_sketch, XRL_SKETCH_DEPTH * f->sketch_width);
+	}
 	/* As the loader's --max-keys does. */
 	bpf_map__set_max_entries(f->skel->maps.xrl_state, 4096);
 	err = xdp_ratelimit_bpf__load(f->skel);
@@ -116,6 +121,7 @@ static inline void fx_load(struct fx *f, __u32 malformed_drop)
 	f->counters = bpf_map__fd(f->skel->maps.xrl_counters);
 	f->ctl = bpf_map__fd(f->skel->maps.xrl_ctl);
 	f->latches = bpf_map__fd(f->skel->maps.xrl_latches);
+	f->sketch = bpf_map__fd(f->skel->maps.xrl_sketch);
 	if (bpf_map_lookup_elem(f->ctl, &zero, &f->ctl0))
 		snprintf(f->err, sizeof(f->err), "reading xrl_ctl: %s", strerror(errno));
 }
@@ -150,6 +156,22 @@ static inline int map_clear(int fd)
 	return errno == ENOENT ? 0 : -errno;
 }
 
+/* Empties every cell of the sketch, in one call. */
+static inline int fx_sketch_clear(struct fx *f)
+{
+	__u32 n = bpf_map__max_entries(f->skel->maps.xrl_sketch), i;
+	struct xrl_sketch_cell *cells = calloc(n, sizeof(*cells));
+	__u32 *keys = calloc(n, sizeof(*keys));
+	int err;
+
+	for (i = 0; keys && i < n; i++)
+		keys[i] = i;
+	err = cells && keys ? bpf_map_update_batch(f->sketch, keys, cells, &n, NULL) : -ENOMEM;
+	free(cells);
+	free(keys);
+	return err;
+}
+
 /* Everything as just loaded: no rules, no state, zero counters, set and clock at their start. */
 static inline int fx_reset(struct fx *f)
 {
@@ -167,6 +189,8 @@ static inline int fx_reset(struct fx *f)
 	f->nports[0] = f->nports[1] = 0;
 	for (id = 0; id <= f->next_id && !err; id++)
 		err = bpf_map_update_elem(f->rule_stats, &id, zeros, BPF_ANY);
+	if (!err)
+		err = fx_sketch_clear(f);
 	if (!err)
 		err = bpf_map_update_elem(f->counters, &zero, zeros, BPF_ANY);
 	if (!err)
