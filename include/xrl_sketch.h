@@ -146,11 +146,20 @@ static inline void xrl_sketch_cell_add(struct xrl_sketch_cell *c, __u64 interval
 	if (ci != interval) {
 		if (__sync_val_compare_and_swap(&c->interval, ci, interval) != ci)
 			return;
+		/*
+		 * A cell never used has nothing to clear: clearing it could erase
+		 * a count another CPU made since the swap. A race accepted: the
+		 * same can happen to the first count in a cell taken over from
+		 * another interval, an under-count by one.
+		 */
+		if (!ci)
+			goto count;
 		w = XRL_READ_ONCE(c->w[0]);
 		__sync_val_compare_and_swap(&c->w[0], w, 0);
 		w = XRL_READ_ONCE(c->w[1]);
 		__sync_val_compare_and_swap(&c->w[1], w, 0);
 	}
+count:
 	for (k = 0; k < XRL_SKETCH_TRIES; k++) {
 		w = XRL_READ_ONCE(c->w[i]);
 		e = xrl_word_epoch(w);
