@@ -99,7 +99,7 @@ bare_attach() {
 # xrl_load CLOCK [MAX_KEYS]: a table that holds the 100k sources unless told otherwise.
 xrl_load() {
 	xdp_detach
-	in_r "$CLI" load "$IF_R" --mode native --clock "$1" --max-keys "${2:-262144}" >/dev/null || return
+	in_r "$CLI" load "$IF_R" --mode native --clock "$1" --max-keys "${2:-262144}" "${@:3}" >/dev/null || return
 	# shellcheck disable=SC2034 # read by bench/run.sh
 	XRL_PIN=$(in_r "$CLI" -j status | jq -r --arg i "$IF_R" '.interfaces[] | select(.interface == $i and .this_netns) | .pin_dir')
 }

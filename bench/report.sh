@@ -58,6 +58,10 @@ rate_rows() {
 			$c-pfx-1|xdp-ratelimit $c: 1000 prefix rules, 1 source over|1|drop-1|pass-1|||
 		EOF
 	done
+	cat <<-EOF
+		precise-sketch-all|xdp-ratelimit precise: 1M new sources past the cap, each under|all|drop-all|pass-all|||
+		precise-sketch-over-all|xdp-ratelimit precise: 1M new sources past the cap, each over|all|drop-all|pass-all|||
+	EOF
 	for c in nft ipt; do
 		if [ $c = nft ]; then l="nftables set + limit rate over"; else l="iptables-legacy hashlimit"; fi
 		cat <<-EOF
@@ -138,8 +142,9 @@ chart_ns=$dir/chart-ns.dat
 : >"$chart_ns"
 base=$(med ns drop ns)
 for id in drop pass precise-over precise-over6 precise-100k precise-under precise-pfx \
-	coarse-over coarse-over6 coarse-100k coarse-under coarse-pfx; do
+	coarse-over coarse-over6 coarse-100k coarse-under coarse-pfx precise-sketch precise-sketch-over; do
 	case $id in
+	*-sketch-over) label="xdp-ratelimit ${id%%-*}: 1M new sources past the cap, each over" ;;
 	drop) label="bare XDP_DROP" ;;
 	pass) label="bare XDP_PASS" ;;
 	*-over) label="xdp-ratelimit ${id%%-*}: 1 source over its limit" ;;
@@ -147,6 +152,7 @@ for id in drop pass precise-over precise-over6 precise-100k precise-under precis
 	*-100k) label="xdp-ratelimit ${id%%-*}: 100k sources over their limits" ;;
 	*-under) label="xdp-ratelimit ${id%%-*}: under every limit (all pass)" ;;
 	*-pfx) label="xdp-ratelimit ${id%%-*}: 1000 prefix rules, 1 source over" ;;
+	*-sketch) label="xdp-ratelimit ${id%%-*}: 1M new sources past the cap, each under" ;;
 	esac
 	read -r m lo hi n < <(agg ns "$id" ns) || { printf '%-56s       not measured\n' "$label"; continue; }
 	extra=$(awk -v m="$m" -v b="${base:-0}" 'BEGIN { printf "%+d", m - b }')
@@ -154,6 +160,29 @@ for id in drop pass precise-over precise-over6 precise-100k precise-under precis
 	echo "ns,$id,\"$label\",1,ns,$m,$lo,$hi,$n,,,,,$extra,,\"\"" >>"$summary"
 	printf '"%s" %s %s %s\n' "$id" "$m" "$lo" "$hi" >>"$chart_ns"
 done
+
+# ----------------------------------------------------------------- sketch
+
+printf '\nThe sketch (new sources past the cap on states: --max-keys 4096 --new-keys 2, the default 4 x 65536\n'
+printf 'cells): the flood'\''s cost per frame against 1 tracked source over its limit (target: at most 2x), and\n'
+printf 'what five newcomers at 80/s (under a 100/s per-source limit) keep during a flood of 1M new sources.\n'
+over=$(med ns precise-over ns)
+for id in precise-sketch precise-sketch-over; do
+	m=$(med ns "$id" ns)
+	[ -n "$m" ] || continue
+	x=$(div "$m" "$over")
+	t=$(awk -v x="$x" 'BEGIN { if (x == "-") print "not measured"; else if (x <= 2) print "<=2x: met"; else printf "<=2x: MISSED by %.2fx", x - 2 }')
+	printf '%-56s %4s  %-22s %s\n' "cost: ${id#precise-} / 1 tracked source over" "" "${x}x (${m} / ${over} ns)" "$t"
+	echo "sketch,$id,\"cost over the tracked over-limit row\",1,ratio,$x,,,,,,,,,,\"$t\"" >>"$summary"
+done
+read -r m lo hi n < <(agg sketch goodput newcomer_share) && {
+	t=$(awk -v lo="$lo" 'BEGIN { if (lo >= 0.99) print ">=99%: met"; else printf ">=99%%: MISSED (worst run %.1f%%)", 100 * lo }')
+	printf '%-56s %4s  %-22s %s\n' "newcomers' received share during the flood" "" \
+		"$(printf '%.4f [%.4f-%.4f]' "$m" "$lo" "$hi")" "$t"
+	echo "sketch,goodput,\"newcomers' share\",$ncpu,share,$m,$lo,$hi,$n,,,,,,,\"$t\"" >>"$summary"
+}
+read -r m lo hi n < <(agg sketch goodput flood_mpps) &&
+	printf '%-56s %4s  %-22s\n' "the flood meanwhile (Mpps the receiver saw)" "$ncpu" "$(printf '%.3f [%.3f-%.3f]' "$m" "$lo" "$hi")"
 
 # ----------------------------------------------------------------- accuracy
 

@@ -12,7 +12,9 @@
 # Environment: XRLB_SECONDS (per rate run, default 2), XRLB_REPS (runs of each
 # rate and cost row, default 5), XRLB_ACC_REPS (runs of each accuracy and
 # window-boundary row, default 3), XRLB_ACC_SECONDS (measured span of the
-# accuracy flood, default 10). The defaults take about 7 minutes on 2 CPUs.
+# accuracy flood, default 10), XRLB_ONLY=sketch (only the rows of the sketch
+# and those it is measured against: about 2 minutes). The defaults take about
+# 8 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
 
@@ -84,6 +86,7 @@ SECS=${XRLB_SECONDS:-2}
 REPS=${XRLB_REPS:-5}
 ACC_REPS=${XRLB_ACC_REPS:-3}
 ACC_SECS=${XRLB_ACC_SECONDS:-10}
+ONLY=${XRLB_ONLY:-}
 OUT=$BUILD/bench
 RAW=$OUT/results.csv
 RULES=$OUT/rules
@@ -207,6 +210,12 @@ echo "port 9/udp rate $ACC_RATE/s per-source" >"$RULES/acc"
 for b in 1 2 10; do
 	echo "port 9/udp rate $ACC_RATE/s window 1s buckets $b per-source" >"$RULES/straddle-b$b"
 done
+# The sketch: a flood of new sources past the cap on states, each under the limit (so judged and
+# passed: the issue's case) or each over it (judged and dropped), and newcomers among them.
+SKETCH_RATE=100
+echo "port 9/udp rate $SKETCH_RATE/s per-source" >"$RULES/sketch"
+echo "prefix 10.0.0.0/8 rate $SKETCH_RATE/s per-source" >"$RULES/sketch-pfx"
+SKETCH_LOAD=(4096 --new-keys 2) # a small table, one new state a second per CPU
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
@@ -331,6 +340,55 @@ straddle() {
 	done
 }
 
+# A flood of 1M distinct new sources on every CPU for SECS + 1.5 s, and inside it, from 100 ms to
+# 800 ms of a second, five newcomers at 80/s each (under their 100/s limit) to a receiver of their
+# own: what the newcomers keep, and the flood's rate.
+sketch_goodput() {
+	local rep s0 d0 s1 d1 out pid nc rx
+	for rep in $(seq 1 "$ACC_REPS"); do
+		log "sketch goodput, run $rep"
+		xrl_load precise "${SKETCH_LOAD[@]}"
+		xrl_apply "$RULES/sketch-pfx"
+		read -r s0 d0 < <(rx_counters)
+		tg -c "$(cpu_list all)" --src 10.1.0.0 -s 1000000 -d "$((SECS + 1)).5" -j >"$OUT/.sk-flood.json" &
+		pid=$!
+		LAB_PIDS+=("$pid")
+		in_r "$BUILD/xrl-udp" recv 192.168.77.1 9003 "$((SECS + 3))" >"$OUT/.sk-rx" &
+		LAB_PIDS+=("$!")
+		sleep 0.5
+		nc=$("$TG" --netns "$NS_G" -i "$IF_G" --dst-mac "$RX_MAC" --src 10.254.0.1 -s 5 -p 9003 -r 400 -d 0.7 \
+			--at 1000:100 -c 0 -j | jq -r .sent)
+		wait "$pid"
+		wait
+		LAB_PIDS=()
+		read -r s1 d1 < <(rx_counters)
+		out=$(cat "$OUT/.sk-flood.json")
+		rx=$(tail -n 1 "$OUT/.sk-rx")
+		record sketch goodput "$rep" newcomer_sent "$nc"
+		record sketch goodput "$rep" newcomer_rx "$rx"
+		record sketch goodput "$rep" newcomer_share "$(awk -v r="$rx" -v s="$nc" 'BEGIN { printf "%.4f", r / s }')"
+		record sketch goodput "$rep" flood_mpps "$(awk -v n=$((s1 - s0)) -v s="$(tg_secs "$out")" \
+			'BEGIN { printf "%.4f", n / s / 1e6 }')"
+		record sketch goodput "$rep" sketch_blocked "$(xrl_stats | jq -r .counters.sketch_blocked)"
+		xrl_unload
+	done
+	rm -f "$OUT/.sk-flood.json" "$OUT/.sk-rx"
+}
+
+# The sketch's rows: a flood of 1M new sources past the cap, under and over their limit.
+sketch_rows() {
+	local rep=$1
+
+	xrl_load precise "${SKETCH_LOAD[@]}"
+	xrl_apply "$RULES/sketch"
+	rate "$rep" "precise-sketch-all" all 1000000
+	cost "$rep" "precise-sketch" "link:$XRL_PIN/link" -s 1000000
+	xrl_apply "$RULES/over"
+	rate "$rep" "precise-sketch-over-all" all 1000000
+	cost "$rep" "precise-sketch-over" "link:$XRL_PIN/link" -s 1000000
+	xrl_unload
+}
+
 log "lab: $NS_G/$IF_G -> $NS_R/$IF_R, $NCPU CPUs; $SECS s a run, $REPS runs a row ($ACC_REPS for accuracy)"
 lab_up
 
@@ -338,6 +396,18 @@ lab_up
 # over the whole benchmark, so that a moment of load elsewhere on the machine
 # does not land on all of them.
 for rep in $(seq 1 "$REPS"); do
+	if [ "$ONLY" = sketch ]; then
+		bare_attach drop
+		rate "$rep" drop-all all 1
+		cost "$rep" drop drop
+		xrl_load precise
+		xrl_apply "$RULES/over"
+		rate "$rep" precise-over-all all 1
+		cost "$rep" precise-over "link:$XRL_PIN/link"
+		xrl_unload
+		sketch_rows "$rep"
+		continue
+	fi
 	# The floor.
 	for v in drop pass; do
 		bare_attach $v
@@ -368,6 +438,7 @@ for rep in $(seq 1 "$REPS"); do
 		rate "$rep" "$clock-churn-all" all 100000
 		xrl_unload
 	done
+	sketch_rows "$rep"
 
 	# nftables and iptables, behind bare XDP_PASS.
 	bare_attach pass
@@ -381,7 +452,9 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 
+sketch_goodput
 for clock in precise coarse; do
+	[ "$ONLY" != sketch ] || break
 	xrl_load "$clock"
 	accuracy "$clock"
 	straddle "$clock"
