@@ -19,10 +19,13 @@
  *  - Never under: every cell of a key holds at least the key's own passes
  *    in the window (a pass raises the cells at the minimum; the others are
  *    above it already), so a heavy new source passes at most T a window:
- *    held at its limit, plus one packet for each other CPU that read the
- *    cells before this CPU's count landed (the cells are shared, counted
- *    with atomics but judged on a read: no compare-and-swap of a sequence
- *    as the exact path makes, which would serialize the flood).
+ *    held at its limit. Only when CPUs pass the same key at the same moment
+ *    can it pass more: a CPU that read the cells before another's count
+ *    landed passes too, and the conservative update of two such CPUs can
+ *    leave a cell above the minimum one count short; about one packet a
+ *    race. (The cells are shared, counted with atomics but judged on a
+ *    read: no compare-and-swap of a sequence as the exact path makes,
+ *    which would serialize the flood.)
  *  - Over by the background: a key is held at no less than T minus the
  *    other keys' passes in its least loaded cell. A newcomer is wrongly
  *    blocked only when all d of its cells are at T from other traffic.

@@ -74,14 +74,15 @@ newcomer_sent=$(json .sent <"$tmp/newcomer") newcomer_rx=$(received newcomer)
 nc=$(for i in $(seq $NEWCOMERS); do in_r "$XRL" -j explain "$IF_R" --src "10.254.0.$i" | json '.rules[0].tracked'; done |
 	sort | uniq -c | xargs)
 hv=$(in_r "$XRL" -j explain "$IF_R" --src 10.253.0.1 | json '.rules[0].tracked')
-echo "# flood of $sent frames from $FLOOD sources in ${secs}s: $new states created, $judged judged by the sketch," \
+# The generator cycles through the million sources, so every frame in a second is a new source (a
+# rate, measured here and in make bench, not asserted: it depends on the machine's load).
+echo "# flood of $sent frames from $FLOOD sources in ${secs}s ($(awk -v n="$sent" -v s="$secs" \
+	'BEGIN { printf "%d", n / s }') new sources a second): $new states created, $judged judged by the sketch," \
 	"$blocked blocked there; $pass passed of $seen seen. Received: tracked $tracked_rx of $tracked_sent," \
 	"heavy new $heavy_rx of $heavy_sent (tracked: $hv), newcomer $newcomer_rx of $newcomer_sent (tracked: $nc)"
-# The generator cycles through the million sources, so every frame in a second is a new source.
-expect_range "the flood ran at 1M distinct sources a second at least" "$(awk -v n="$sent" -v s="$secs" \
-	'BEGIN { printf "%d", n / s }')" 1000000 2000000
-expect_range "the tracked source sent 2000/s, 20x its limit" "$tracked_sent" 9000 14100
-expect_range "the heavy new source sent 2000/s, 20x its limit" "$heavy_sent" 1200 1400
+# The heavy sources' limits are only put to the test if they sent far above them.
+expect_range "the tracked source sent over 5x its limit" "$tracked_sent" $((RATE * 7 * 5)) 14100
+expect_range "the heavy new source sent over 5x its limit" "$heavy_sent" $((RATE * 5)) 1400
 expect_range "states are created at the capped rate" "$new" 1 $((NEW * 10 + 2))
 expect_range "new sources past the cap are judged by the sketch" "$judged" $((sent * 99 / 100)) $((sent + 20000))
 expect_eq "the heavy new source and the newcomers are not tracked" "$hv $nc" "false $NEWCOMERS false"
@@ -92,15 +93,15 @@ expect_range "newcomers under their limit get at least 99% through" "$newcomer_r
 # The tracked source: exact, its limit a window over its 7 s (a sliding window lets one window's
 # worth through at the start), never more.
 expect_range "the tracked source gets exactly its limit" "$tracked_rx" $((RATE * 6)) $((RATE * 8))
-# The heavy new source, inside one window: at most its limit (and a frame for the other CPU), at
-# least its limit less the flood's passes in its least loaded cell.
-expect_range "the sketch holds the heavy new source at its limit" "$heavy_rx" $((RATE * 3 / 4)) $((RATE + 1))
+# The heavy new source, inside one window: at most its limit (and a frame a race between the CPUs
+# passing it at once), at least its limit less the flood's passes in its least loaded cell.
+expect_range "the sketch holds the heavy new source at its limit" "$heavy_rx" $((RATE * 3 / 4)) $((RATE + NCPU))
 # Every fake source sends 3 frames, under its limit: the sketch blocks almost none of them.
 expect_range "the sketch blocks the heavy source, and almost none of the flood" "$blocked" \
-	$((heavy_sent - RATE - 1)) $((heavy_sent + sent / 1000))
+	$((heavy_sent - RATE - NCPU)) $((heavy_sent + sent / 1000))
 # The windows' bound on what passed: every flood frame, the tracked and heavy sources' windows.
 expect_range "the rule passes no more than the windows allow" "$pass" $((sent * 99 / 100)) \
-	$((sent + RATE * 8 + RATE + 1 + newcomer_sent))
+	$((sent + RATE * 8 + RATE + NCPU + newcomer_sent))
 expect_eq "memory is what status reported before the flood" "$(status memory_bytes)" "$mem0"
 expect_range "no frame lost between generator and receiver" "$seen" \
 	$(((sent + tracked_sent + heavy_sent + newcomer_sent) * 99 / 100)) \
