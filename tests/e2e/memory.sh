@@ -17,6 +17,11 @@ expect_eq "memory's total is what the kernel charges the loaded maps" \
 	"$(json .total_bytes <<<"$mem")" "$(json .memory_bytes <<<"$st")"
 expect_eq "memory's window states are what the kernel charges for them" \
 	"$(json .state_bytes <<<"$mem")" "$(json .state_bytes <<<"$st")"
+expect_eq "memory's sketch is what the kernel charges for it" \
+	"$(json .sketch_bytes <<<"$mem")" "$(json .sketch_bytes <<<"$st")"
+expect_eq "a sketch 1024 wide: 4 rows of 1024 cells of 24 bytes, and the array's header" \
+	"$("$XRL" -j memory --sketch-width 1024 | json .sketch_bytes)" \
+	$(("$(json .sketch_bytes <<<"$mem")" - 4 * 65536 * 24 + 4 * 1024 * 24))
 expect_eq "status shows the bytes a key takes" \
 	"$(json .bytes_per_key <<<"$st")" "$(jq -r '.bytes_per_key | floor' <<<"$mem")"
 
