@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "xdp_fixture.h"
+#include "stats.h"
 
 #define SK_WIDTH 256
 #define SK_T 5 /* the threshold of the tests' rules, per second */
@@ -104,6 +105,21 @@ static struct xrl_rule per_source(struct fx *f, const char *prefix, __u64 thresh
 	return r;
 }
 
+/* What explain shows for a key without a state: the sketch's estimate, read from userspace. */
+static __u64 estimate(struct fx *f, const struct xrl_rule *r, const char *src, __u64 now)
+{
+	struct xrl_maps m = { .sketch = f->sketch };
+	struct xrl_key k;
+	__u8 a[16] = {};
+	__u64 est;
+
+	assert_int_equal(inet_pton(AF_INET, src, a), 1);
+	memset(&k, 0, sizeof(k));
+	xrl_key_make(&k, r, XRL_FAMILY_V4, a, 0, 0);
+	assert_int_equal(xrl_sketch_estimate(&m, SK_WIDTH, &k, r, now, &est), 0);
+	return est;
+}
+
 /* A key has a state only when it was made before the cap was spent. */
 static int tracked(struct fx *f, const struct xrl_rule *r, const char *src)
 {
@@ -138,14 +154,18 @@ static void test_sketch_newcomer_beside_full_cells(void **state)
 		collider(&r, n, i, 2 + (int)i, o[i], sizeof(o[i]));
 		assert_int_equal(run_src(f, o[i], SK_T + 2), SK_T); /* each other source: held at its limit */
 	}
+	assert_int_equal(estimate(f, &r, n, T0 + 100 * MS), 0);
 	assert_int_equal(run_src(f, n, SK_T + 3), SK_T);
 	assert_false(tracked(f, &r, n));
+	assert_int_equal(estimate(f, &r, n, T0 + 100 * MS), SK_T);
+	assert_int_equal(estimate(f, &r, n, T0 + 1000 * MS), 0); /* its window has passed */
 	/* All four cells full: blocked at once (false block). */
 	for (i = 0; i < XRL_SKETCH_DEPTH; i++) {
 		collider(&r, m, i, 6 + (int)i, o[i], sizeof(o[i]));
 		assert_int_equal(run_src(f, o[i], SK_T), SK_T);
 	}
 	assert_int_equal(run_src(f, m, 1), 0);
+	assert_int_equal(estimate(f, &r, m, T0 + 100 * MS), SK_T);
 	c = counters(f);
 	assert_int_equal(c.keys_new, 1);
 	assert_int_equal(c.sketch_judged, 3 * (SK_T + 2) + SK_T + 3 + 4 * SK_T + 1);

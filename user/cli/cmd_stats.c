@@ -301,14 +301,30 @@ static int explain_run(struct cli_ctx *ctx)
 		const struct xrl_spec *s = match[i];
 		struct xrl_key key = {};
 		struct xrl_sum sum = { 0, 0, 0, 0 };
-		bool over, tracked;
+		bool over, tracked, sketched = false;
 		const char *res;
+		char state[128] = "";
+		__u64 est = 0;
 
 		if (!s)
 			continue;
 		xrl_key_make(&key, &s->r, src->family, src->addr, s->kind == XRL_KIND_PORT ? s->port : 0, s->proto);
 		tracked = !xrl_key_window(m, &key, &s->r, now, &sum);
 		over = xrl_over(sum.pass, s->r.threshold);
+		/*
+		 * A new source past the cap on states is judged by the sketch: say what
+		 * it estimates. Whether the next packet gets a state of its own depends
+		 * on the cap at that moment, so the verdict stays the fresh window's.
+		 */
+		if (!tracked && (s->r.flags & XRL_F_PER_SOURCE) && ctl.new_keys &&
+		    !xrl_sketch_estimate(m, ctl.sketch_width, &key, &s->r, now, &est)) {
+			sketched = true;
+			snprintf(state, sizeof(state),
+				 " (no state: past the cap on new states the sketch judges it, %s at %llu)",
+				 xrl_over(est, s->r.threshold) ? "over" : "under", (unsigned long long)est);
+		} else if (!tracked) {
+			snprintf(state, sizeof(state), " (no state yet)");
+		}
 		res = !over ? "passes" : (s->r.flags & XRL_F_MONITOR) ? "would block (monitor: passes)" : "blocks";
 		xrl_spec_format(s, line, sizeof(line));
 		if (over && !(s->r.flags & XRL_F_MONITOR)) {
@@ -325,13 +341,15 @@ static int explain_run(struct cli_ctx *ctx)
 							    !over			 ? "pass" :
 							    (s->r.flags & XRL_F_MONITOR) ? "monitor" :
 											   "block"));
+			if (sketched)
+				json_object_set_new(o, "sketch_estimate", json_integer((json_int_t)est));
 			json_array_append_new(arr, o);
 			continue;
 		}
 		printf("  %s\n      window: %llu passed, %llu blocked of %llu allowed per %llums%s; next packet %s\n",
 		       line, (unsigned long long)sum.pass, (unsigned long long)sum.block,
-		       (unsigned long long)s->r.threshold, (unsigned long long)(s->r.interval_ns / 1000000),
-		       tracked ? "" : " (no state yet)", res);
+		       (unsigned long long)s->r.threshold, (unsigned long long)(s->r.interval_ns / 1000000), state,
+		       res);
 	}
 	if (!match[0] && !match[1] && !why[0])
 		snprintf(why, sizeof(why), "no rule matches: it passes unlimited");

@@ -152,6 +152,28 @@ int xrl_key_window(const struct xrl_maps *m, const struct xrl_key *key, const st
 	return ret;
 }
 
+int xrl_sketch_estimate(const struct xrl_maps *m, __u32 width, const struct xrl_key *key, const struct xrl_rule *r,
+			__u64 now, __u64 *est)
+{
+	__u64 h = xrl_key_hash64(key), v;
+	__u32 E = xrl_sketch_epoch(now, r->interval_ns), i, ix;
+	struct xrl_sketch_cell c;
+	int foreign = 0;
+
+	*est = ~0ULL;
+	if (!width || (width & (width - 1)))
+		return -EINVAL;
+	for (i = 0; i < XRL_SKETCH_DEPTH; i++) {
+		ix = i * width + xrl_sketch_col(h, i, width);
+		if (bpf_map_lookup_elem(m->sketch, &ix, &c))
+			return -errno;
+		v = xrl_sketch_cell_est(&c, r->interval_ns, r->threshold, now, E, &foreign);
+		if (v < *est)
+			*est = v;
+	}
+	return 0;
+}
+
 static int rule_of_key(const struct xrl_ruleset *set, const struct xrl_key *k)
 {
 	size_t i;

@@ -49,6 +49,15 @@ int xrl_top_keys(const struct xrl_maps *m, const struct xrl_ruleset *set, __u64 
 int xrl_key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
 		   struct xrl_sum *sum);
 
+/*
+ * What the sketch (xrl_sketch.h) estimates for a key without a state, as the
+ * program would judge it at now in a sketch width columns wide: the least of
+ * its cells' window sums (a cell of another interval counts as full while
+ * its window lasts).
+ */
+int xrl_sketch_estimate(const struct xrl_maps *m, __u32 width, const struct xrl_key *key, const struct xrl_rule *r,
+			__u64 now, __u64 *est);
+
 const char *xrl_malformed_name(int reason);
 
 #endif /* XRL_STATS_H */
