@@ -31,7 +31,7 @@ conforms() {
 	fi
 }
 
-conforms load 0 "$XRL" -j load xrlej0 --malformed drop
+conforms load 0 "$XRL" -j load xrlej0 --malformed drop --sketch-width 1024
 conforms change 0 "$XRL" -j apply xrlej0 "$dir/rules"
 conforms change 0 "$XRL" -j rule add xrlej0 port 54/udp rate 1k/s window 2s buckets 4
 conforms change 0 "$XRL" -j rule del xrlej0 port 54/udp
@@ -40,8 +40,8 @@ conforms lint 0 "$XRL" -j lint "$dir/rules"
 conforms dump 0 "$XRL" -j dump xrlej0
 conforms dump 0 "$XRL" -j rule list xrlej0
 conforms status 0 "$XRL" -j status
-check "status shows every load option, the malformed policy included" \
-	sh -c "$XRL status | grep '^xrlej0 ' | grep -qE ' native +precise .* 65536 +drop\$'"
+check "status shows every load option, the sketch and the malformed policy included" \
+	sh -c "$XRL status | grep '^xrlej0 ' | grep -qE ' native +precise .* 65536 +0\.1MiB +drop\$'"
 conforms stats 0 "$XRL" -j stats xrlej0 --top 5
 conforms stats 0 --ndjson "$XRL" -j stats xrlej0 --count 2
 conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dport 53/udp
