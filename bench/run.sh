@@ -14,7 +14,7 @@
 # window-boundary row, default 3), XRLB_ACC_SECONDS (measured span of the
 # accuracy flood, default 10), XRLB_ONLY=sketch (only the rows of the sketch
 # and those it is measured against: about 2 minutes). The defaults take about
-# 8 minutes on 2 CPUs.
+# 9 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
 
