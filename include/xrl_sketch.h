@@ -12,26 +12,23 @@
  * (rule, port and masked source: the hash covers the rule) maps to one cell a
  * row. Its estimate is the least of its cells' window sums; the packet passes
  * only while that estimate is under the rule's threshold, and a pass counts
- * in the cells at the minimum only (conservative update, Estan and Varghese):
- * a cell above the minimum already counts more than the key has passed.
+ * in every one of its cells (the standard update: the conservative one,
+ * which counts in the cells at the minimum only, loses counts when CPUs
+ * race; see xrl_sketch_judge).
  *
  * Bounds (T the threshold, I the interval, d the depth, w the width):
  *  - Never under: every cell of a key holds at least the key's own passes
- *    in the window (a pass raises the cells at the minimum; the others are
- *    above it already), so a heavy new source passes at most T a window:
- *    held at its limit. Only when CPUs pass the same key at the same moment
- *    can it pass more: a CPU that read the cells before another's count
- *    landed passes too, and the conservative update of two such CPUs can
- *    leave a cell above the minimum one count short; about one packet a
- *    race. (The cells are shared, counted with atomics but judged on a
- *    read: no compare-and-swap of a sequence as the exact path makes,
- *    which would serialize the flood.)
+ *    in the window (each pass adds one to each, with an atomic add that
+ *    cannot fail), so a heavy new source passes at most T a window: held at
+ *    its limit, plus one packet for each other CPU that read the cells
+ *    before this CPU's count landed. (The cells are shared, counted with
+ *    atomics but judged on a read: no compare-and-swap of a sequence as the
+ *    exact path makes, which would serialize the flood.)
  *  - Over by the background: a key is held at no less than T minus the
  *    other keys' passes in its least loaded cell. A newcomer is wrongly
  *    blocked only when all d of its cells are at T from other traffic.
  *    With a flood of R new sources a second spread over w columns, a cell
- *    takes at most L = R * I / w passes a window (less under conservative
- *    update), about Poisson(L), so a newcomer that has passed f is blocked
+ *    takes at most L = R * I / w passes a window, about Poisson(L), so a newcomer that has passed f is blocked
  *    with probability at most P(Poisson(L) >= T - f)^d. The width makes
  *    fairness possible at all: once L reaches T every cell saturates and no
  *    depth helps. The default (d 4, w 65536, 6 MiB) keeps L = 15 for 1M new
@@ -118,64 +115,78 @@ static inline __u64 xrl_sketch_cell_sum(const struct xrl_sketch_cell *c, __u32 E
 	return xrl_sketch_word_sum(XRL_READ_ONCE(c->w[0]), E) + xrl_sketch_word_sum(XRL_READ_ONCE(c->w[1]), E);
 }
 
+/* What a cell is to a key of a rule of some interval (see xrl_sketch_cell_est). */
+enum xrl_sketch_kind {
+	XRL_SKETCH_OWN = 0, /* counts for this interval */
+	XRL_SKETCH_UNUSED,  /* never used: none of the key's passes are there */
+	XRL_SKETCH_BUSY,    /* another interval's, whose window still counts: no estimate, full */
+	XRL_SKETCH_STALE,   /* another interval's, whose window has passed: to be taken over */
+};
+
 /*
- * What a cell says of a key of a rule with this interval at time now (bucket
- * E): its window sum; a cell of another interval says threshold (full) while
- * its own window still counts passes, else 0 (*foreign set either way).
+ * What a cell holds for a key of a rule with this interval at now (bucket E),
+ * and *kind: an own cell's window sum; 0 for a cell never used; threshold
+ * for a cell of another interval while its window lasts (it can only block).
+ * A stale cell of another interval may have been busy while the key passed,
+ * so the caller estimates it by the key's other cells (xrl_sketch_judge).
  */
 static inline __u64 xrl_sketch_cell_est(const struct xrl_sketch_cell *c, __u64 interval, __u64 threshold, __u64 now,
-					__u32 E, int *foreign)
+					__u32 E, int *kind)
 {
 	__u64 ci = XRL_READ_ONCE(c->interval);
 
-	if (ci == interval || !ci)
+	if (ci == interval) {
+		*kind = XRL_SKETCH_OWN;
 		return xrl_sketch_cell_sum(c, E);
-	*foreign = 1;
-	return xrl_sketch_cell_sum(c, xrl_sketch_epoch(now, ci)) ? threshold : 0;
+	}
+	if (!ci) {
+		*kind = XRL_SKETCH_UNUSED;
+		return 0;
+	}
+	if (xrl_sketch_cell_sum(c, xrl_sketch_epoch(now, ci))) {
+		*kind = XRL_SKETCH_BUSY;
+		return threshold;
+	}
+	*kind = XRL_SKETCH_STALE;
+	return 0;
 }
 
 /*
- * Counts a pass in a cell at bucket E. A cell never used, or of another
- * interval whose window has passed, is taken over first: its words, in the
- * other interval's epochs, are cleared. Lost races give up after
- * XRL_SKETCH_TRIES: an under-count by one, as for a CPU that read first.
+ * Counts a pass in a cell at bucket E. An own cell takes one more, by an
+ * atomic add that cannot fail (a compare-and-swap that gives up would lose
+ * a count, and with it the bound). A cell never used, or stale, is taken
+ * over for this interval and counts at least floor (see xrl_sketch_judge);
+ * if another interval's key took it first, it is busy and left alone.
  */
-static inline void xrl_sketch_cell_add(struct xrl_sketch_cell *c, __u64 interval, __u32 E)
+static inline void xrl_sketch_cell_add(struct xrl_sketch_cell *c, __u64 interval, __u32 E, int kind, __u64 floor)
 {
-	__u64 ci = XRL_READ_ONCE(c->interval), w, nw;
+	__u64 ci, w, n;
 	__u32 i = E & 1, e;
 	int k;
 
-	if (ci != interval) {
-		if (__sync_val_compare_and_swap(&c->interval, ci, interval) != ci)
+	if (kind != XRL_SKETCH_OWN) {
+		ci = XRL_READ_ONCE(c->interval);
+		if (ci != interval && __sync_val_compare_and_swap(&c->interval, ci, interval) == ci && ci) {
+			/* The other slot's bucket is in the old interval's epochs. */
+			w = XRL_READ_ONCE(c->w[i ^ 1]);
+			__sync_val_compare_and_swap(&c->w[i ^ 1], w, 0);
+		}
+		if (XRL_READ_ONCE(c->interval) != interval)
 			return;
-		/*
-		 * A cell never used has nothing to clear: clearing it could erase
-		 * a count another CPU made since the swap. A race accepted: the
-		 * same can happen to the first count in a cell taken over from
-		 * another interval, an under-count by one.
-		 */
-		if (!ci)
-			goto count;
-		w = XRL_READ_ONCE(c->w[0]);
-		__sync_val_compare_and_swap(&c->w[0], w, 0);
-		w = XRL_READ_ONCE(c->w[1]);
-		__sync_val_compare_and_swap(&c->w[1], w, 0);
 	}
-count:
 	for (k = 0; k < XRL_SKETCH_TRIES; k++) {
 		w = XRL_READ_ONCE(c->w[i]);
 		e = xrl_word_epoch(w);
-		if (w && e == E) {
-			if (xrl_word_pass(w) == 0xffffffffU)
-				return;
-			nw = w + 1;
-		} else if (!w || (int)(E - e) > 0) {
-			nw = xrl_word(E, 1); /* the slot's older bucket is out of the window: start E */
-		} else {
-			return; /* moved past E by a CPU a whole bucket ahead of our clock read */
+		if (kind == XRL_SKETCH_OWN && w && (e == E || (int)(e - E) > 0)) {
+			/* E, or a later bucket a CPU with a later clock read moved it to: count there. */
+			__sync_fetch_and_add(&c->w[i], 1);
+			return;
 		}
-		if (__sync_val_compare_and_swap(&c->w[i], w, nw) == w)
+		/* An older bucket (or the old interval's): this pass starts E, at floor at least. */
+		n = kind == XRL_SKETCH_OWN || e != E ? 1 : xrl_word_pass(w) + 1;
+		if (n < floor)
+			n = floor;
+		if (__sync_val_compare_and_swap(&c->w[i], w, xrl_word(E, (__u32)n)) == w)
 			return;
 	}
 }
@@ -183,32 +194,53 @@ count:
 /*
  * The sketch's verdict on a key whose d cells are cell[] (one a row), for a
  * rule of this interval and threshold, at now: XRL_PASSED (and counted,
- * unless check_only) while the least estimate is under the threshold;
- * XRL_OVER when every cell is full with this interval's counts, so that the
- * key stays over until the bucket ends; XRL_CONTENDED when a cell of
- * another interval made it over, which may end sooner (not to be latched).
- * *est gets the estimate.
+ * unless check_only) while the estimate is under the threshold; XRL_OVER
+ * when it is not, so that the key stays over until the bucket ends;
+ * XRL_CONTENDED when a cell of another interval made it over, which may end
+ * sooner (not to be latched). *est gets the estimate.
+ *
+ * Every pass counts in every cell the key can count in (the standard update,
+ * not the conservative one: under races between CPUs the conservative update
+ * lost counts in the cells above the minimum, and a key passed up to 66%
+ * over its limit in tests/unit/test_sketch.c). So each own cell holds at
+ * least the key's passes in the window, and so does the estimate: the least
+ * of the own cells, the unused ones (0: the key never passed there), and the
+ * busy ones (the threshold). A stale cell of another interval may have been
+ * busy while the key passed: it is estimated, and taken over, at the least
+ * of the key's own cells (an upper bound of its passes), or 0 when it has
+ * none (then it has passed nothing in the window: its passes stay in its own
+ * cells, which no other interval takes over while they count).
  */
 static inline int xrl_sketch_judge(struct xrl_sketch_cell *const cell[XRL_SKETCH_DEPTH], __u64 interval,
 				   __u64 threshold, __u64 now, int check_only, __u64 *est)
 {
-	__u64 v[XRL_SKETCH_DEPTH], min = ~0ULL;
+	__u64 v[XRL_SKETCH_DEPTH], min = ~0ULL, own = ~0ULL;
 	__u32 E = xrl_sketch_epoch(now, interval), i;
-	int foreign = 0;
+	int kind[XRL_SKETCH_DEPTH], busy = 0;
 
 	for (i = 0; i < XRL_SKETCH_DEPTH; i++) {
-		v[i] = xrl_sketch_cell_est(cell[i], interval, threshold, now, E, &foreign);
+		v[i] = xrl_sketch_cell_est(cell[i], interval, threshold, now, E, &kind[i]);
+		if (kind[i] == XRL_SKETCH_OWN && v[i] < own)
+			own = v[i];
+		busy |= kind[i] == XRL_SKETCH_BUSY;
+	}
+	if (own == ~0ULL)
+		own = 0;
+	for (i = 0; i < XRL_SKETCH_DEPTH; i++) {
+		if (kind[i] == XRL_SKETCH_STALE)
+			v[i] = own;
 		if (v[i] < min)
 			min = v[i];
 	}
 	*est = min;
-	if (xrl_over(min, threshold))
-		return foreign ? XRL_CONTENDED : XRL_OVER;
+	/* Far below 2^32: an atomic add past a count of 2^32 - 1 would carry into the epoch. */
+	if (xrl_over(min, threshold) || min >= 0xffff0000ULL)
+		return busy ? XRL_CONTENDED : XRL_OVER;
 	if (check_only)
 		return XRL_PASSED;
 	for (i = 0; i < XRL_SKETCH_DEPTH; i++)
-		if (v[i] == min)
-			xrl_sketch_cell_add(cell[i], interval, E);
+		if (kind[i] != XRL_SKETCH_BUSY)
+			xrl_sketch_cell_add(cell[i], interval, E, kind[i], kind[i] == XRL_SKETCH_STALE ? own + 1 : 1);
 	return XRL_PASSED;
 }
 

@@ -155,22 +155,20 @@ int xrl_key_window(const struct xrl_maps *m, const struct xrl_key *key, const st
 int xrl_sketch_estimate(const struct xrl_maps *m, __u32 width, const struct xrl_key *key, const struct xrl_rule *r,
 			__u64 now, __u64 *est)
 {
-	__u64 h = xrl_key_hash64(key), v;
-	__u32 E = xrl_sketch_epoch(now, r->interval_ns), i, ix;
-	struct xrl_sketch_cell c;
-	int foreign = 0;
+	struct xrl_sketch_cell c[XRL_SKETCH_DEPTH];
+	struct xrl_sketch_cell *const cell[XRL_SKETCH_DEPTH] = { &c[0], &c[1], &c[2], &c[3] };
+	__u64 h = xrl_key_hash64(key);
+	__u32 i, ix;
 
-	*est = ~0ULL;
 	if (!width || (width & (width - 1)))
 		return -EINVAL;
 	for (i = 0; i < XRL_SKETCH_DEPTH; i++) {
 		ix = i * width + xrl_sketch_col(h, i, width);
-		if (bpf_map_lookup_elem(m->sketch, &ix, &c))
+		if (bpf_map_lookup_elem(m->sketch, &ix, &c[i]))
 			return -errno;
-		v = xrl_sketch_cell_est(&c, r->interval_ns, r->threshold, now, E, &foreign);
-		if (v < *est)
-			*est = v;
 	}
+	/* The program's own judgement, on copies, counting nothing. */
+	xrl_sketch_judge(cell, r->interval_ns, r->threshold, now, 1, est);
 	return 0;
 }
 
