@@ -62,7 +62,7 @@
 #define XRL_SKETCH_MIN_WIDTH 64
 #define XRL_SKETCH_MAX_WIDTH (1U << 22)
 /* Compare-and-swap attempts on a cell's word before its count is given up (an under-count by one). */
-#define XRL_SKETCH_TRIES 4
+#define XRL_SKETCH_TRIES 2
 
 struct xrl_sketch_cell {
 	__u64 interval; /* ns: the window of the rules that count here; 0: never used */
