@@ -678,10 +678,12 @@ int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *
 			continue;
 		if (!strcmp(words[0], "load")) {
 			if (out.load.line) {
+				int first = out.load.line;
+
 				xrl_ruleset_free(&out);
 				free(line);
 				return fail(err, len, "%s:%d: a second load line (the first is line %d): give one",
-					    name, lineno, out.load.line);
+					    name, lineno, first);
 			}
 			ret = xrl_load_line_parse(n - 1, words + 1, &out.load, msg, sizeof(msg));
 			if (ret) {
