@@ -14,7 +14,9 @@ fi
 d=$(mktemp -d)
 lab_undo "rm -rf $d"
 version=$(cat "$ROOT/VERSION")
+# shellcheck disable=SC2317 # inst and uninst run through check
 inst() { make -s --no-print-directory -C "$ROOT" install DESTDIR="$1" "${@:2}" >/dev/null 2>&1; }
+# shellcheck disable=SC2317
 uninst() { make -s --no-print-directory -C "$ROOT" uninstall DESTDIR="$1" "${@:2}" >/dev/null 2>&1; }
 files() { (cd "$1" && find . ! -type d -printf '%m %P\n' | sort -k2); }
 
