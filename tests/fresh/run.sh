@@ -3,8 +3,8 @@
 # tests/fresh/run.sh BUILD_DIR: the README's two commands, literally, on a fresh minimal Debian 12.
 # debootstraps 'minbase' bookworm into BUILD_DIR/fresh/root (no make, no compiler, the apt lists
 # emptied), from the mirror this machine's apt uses, copies the tree git tracks into it, and runs
-# './run demo' then './run test' there, chrooted, with /proc, /sys (bpffs and BTF with it) and
-# /dev of the host. Prints PASS:/FAIL:/SKIP: lines and how long each step took. It downloads and
+# './run demo' then './run test' there, chrooted (into a bind mount of the folder), with /proc,
+# /sys (bpffs and BTF with it) and /dev of the host and a /run of its own. Prints PASS:/FAIL:/SKIP: lines and how long each step took. It downloads and
 # builds everything from nothing (about 15 minutes), so it is 'make test-fresh', a step of
 # .ci/run of its own, not part of 'make test'. XRL_E2E_LOCK=FILE: hold that flock around the two
 # commands (the lab's fixed names collide with other worktrees' tests on a shared machine).
@@ -26,10 +26,10 @@ if ! command -v debootstrap >/dev/null; then skip fresh "needs debootstrap (scri
 # The mounts under root, deepest first; nothing of root is removed while one is left.
 unmount_all() {
 	local m
-	awk -v r="$root/" 'index($2, r) == 1 { print $2 }' /proc/self/mounts | sort -r | while read -r m; do
+	awk -v r="$root" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/self/mounts | sort -r | while read -r m; do
 		umount -l "$m" 2>/dev/null
 	done
-	! awk -v r="$root/" 'index($2, r) == 1 { found = 1 } END { exit !found }' /proc/self/mounts
+	! awk -v r="$root" '$2 == r || index($2, r "/") == 1 { found = 1 } END { exit !found }' /proc/self/mounts
 }
 cleanup() {
 	if unmount_all; then rm -rf --one-file-system "$root"; else echo "fresh: mounts left under $root, not removed" >&2; fi
@@ -65,6 +65,8 @@ done
 mkdir -p "$root/src"
 (cd "$top" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -c) | tar -x -C "$root/src"
 
+# The root a mount of its own: 'ip -n NS' makes / a slave mount, which needs / to be a mount.
+mount --bind "$root" "$root"
 mount -t proc proc "$root/proc"
 mount --rbind /sys "$root/sys" && mount --make-rslave "$root/sys"
 mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev"
