@@ -234,7 +234,8 @@ format:
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h
 
+# --one-file-system: never into what make test-fresh mounts under build/fresh/root (/sys, /dev).
 clean:
-	rm -rf $(OUT)
+	rm -rf --one-file-system $(OUT)
 
 -include $(wildcard $(OUT)/*.d $(OUT)/*/*.d $(OUT)/*/*/*.d)
