@@ -102,7 +102,7 @@ help:
 	@echo 'make              build everything into $(OUT)/'
 	@echo 'make test         install missing packages, build, run every test (SUITES="unit prog e2e")'
 	@echo 'make demo         install missing packages, build, run the demo (IFACE=eth0 for a real NIC)'
-	@echo 'make test-fresh   ./run demo and ./run test on a fresh debootstrapped Debian 12 (about 15 minutes)'
+	@echo 'make test-fresh   ./run demo and ./run test on a fresh debootstrapped Debian 12 (about 5 minutes)'
 	@echo 'make bench        the side-by-side benchmark (about 8 minutes)'
 	@echo 'make fuzz         the rules-parser fuzzers and the XDP frame fuzzer, FUZZ_SECONDS each (60)'
 	@echo 'make lint         clang-format and shellcheck, as CI runs them'

@@ -5,7 +5,7 @@
 # emptied), from the mirror this machine's apt uses, copies the tree git tracks into it, and runs
 # './run demo' then './run test' there, chrooted (into a bind mount of the folder), with /proc,
 # /sys (bpffs and BTF with it) and /dev of the host and a /run of its own. Prints PASS:/FAIL:/SKIP: lines and how long each step took. It downloads and
-# builds everything from nothing (about 15 minutes), so it is 'make test-fresh', a step of
+# builds everything from nothing (about 5 minutes), so it is 'make test-fresh', a step of
 # .ci/run of its own, not part of 'make test'. XRL_E2E_LOCK=FILE: hold that flock around the two
 # commands (the lab's fixed names collide with other worktrees' tests on a shared machine).
 set -u
