@@ -50,9 +50,15 @@ expect_err "load --config restores" 0 "loaded on $IF \(generic mode, coarse cloc
 expect_eq "... the same rules" "$("$XRL" dump $IF)" "$want_rules"
 expect_eq "... the same load options" "$(options $IF)" "$want_opts"
 expect_err "apply reads the same file, past its load line" 0 "5 rules in force" "$XRL" apply $IF "$dir/saved.conf"
+expect_eq "... with no note: the load line asks for what is loaded" \
+	"$("$XRL" apply $IF "$dir/saved.conf" 2>&1 >/dev/null)" ""
 check "unload" "$XRL" unload $IF
 check "options on the command line win over the file's" "$XRL" load $IF --config "$dir/saved.conf" --max-keys 2048
 expect_eq "... --max-keys from the command line, the rest from the file" "$(options $IF)" '["generic","coarse",2048,300,"drop"]'
+expect_err "apply of a file whose load line asks for other options applies, and says they wait for a load" 0 \
+	"note: the file's load line asks for '.* max-keys 1024 .*', $IF is loaded with '.* max-keys 2048 .*': load options take effect at load only" \
+	"$XRL" apply $IF "$dir/saved.conf"
+expect_err "... in JSON too" 0 '"note": "the file.s load line asks for' "$XRL" -j apply $IF "$dir/saved.conf"
 check "unload" "$XRL" unload $IF
 
 # A bad file is refused whole, before anything is attached.

@@ -25,6 +25,17 @@ void xrl_load_line_of(const struct xrl_ctl *ctl, struct xrl_load_line *l)
 	l->malformed_drop = !!ctl->malformed_drop;
 }
 
+int xrl_load_line_differs(const struct xrl_load_line *l, const struct xrl_ctl *ctl, char *want, char *have, size_t len)
+{
+	struct xrl_load_line loaded;
+
+	xrl_load_line_of(ctl, &loaded);
+	loaded.set = l->set;
+	if (xrl_load_line_format(l, want, len) || xrl_load_line_format(&loaded, have, len))
+		return 1;
+	return strcmp(want, have) != 0;
+}
+
 int xrl_config_fprint(FILE *f, const char *iface, const struct xrl_load_line *l, const struct xrl_ruleset *set)
 {
 	char line[300];

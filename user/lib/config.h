@@ -16,6 +16,13 @@
 /* The load line of an instance loaded with ctl: every option it was loaded with. */
 void xrl_load_line_of(const struct xrl_ctl *ctl, struct xrl_load_line *l);
 
+/*
+ * Whether a file's load line asks for what an instance was loaded with (ctl),
+ * option by option as far as the line goes: 0 when it does; 1 when not, with
+ * the file's line and the instance's, for those options, in want and have.
+ */
+int xrl_load_line_differs(const struct xrl_load_line *l, const struct xrl_ctl *ctl, char *want, char *have, size_t len);
+
 /* Prints a configuration: a comment naming iface, the load line, one rule a line. */
 int xrl_config_fprint(FILE *f, const char *iface, const struct xrl_load_line *l, const struct xrl_ruleset *set);
 
