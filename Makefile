@@ -196,7 +196,7 @@ fuzz: deps
 	$(Q)tests/fuzz/run.sh $(OUT) $(FUZZ_SECONDS)
 	$(Q)XRL_FUZZ_ITERS=$$(($(FUZZ_SECONDS) * 100000)) $(OUT)/tests/prog/test_fuzz_xdp # ~100k frames/s
 
-test-fresh:
+test-fresh: deps
 	$(Q)tests/fresh/run.sh $(OUT)
 
 install: $(CLI)
