@@ -88,9 +88,10 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 CONFDIR := /etc/xdp-ratelimit
 MAN_PAGES := $(wildcard dist/man/*.[58])
-UNITS := $(wildcard dist/systemd/*.service dist/systemd/*.timer dist/systemd/*.socket)
-# Units name the installed binary and the configuration folder; man pages the version.
-dist_subst = sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@CONFDIR@|$(CONFDIR)|g' -e 's|@VERSION@|$(XRL_VERSION)|g'
+UNITS := $(wildcard systemd/*.service systemd/*.timer systemd/*.socket)
+# Units name the binary as Debian would install it, /usr/sbin/xdp-ratelimit (so that each is a
+# valid unit as it is), rewritten to where it goes; man pages show the version.
+dist_subst = sed -e 's|/usr/sbin/xdp-ratelimit|$(SBINDIR)/xdp-ratelimit|g' -e 's|@VERSION@|$(XRL_VERSION)|g'
 
 .PHONY: all test test-fresh demo bench fuzz deps lint format vmlinux clean help install uninstall
 .DELETE_ON_ERROR:
@@ -108,7 +109,7 @@ help:
 	@echo 'make lint         clang-format and shellcheck, as CI runs them'
 	@echo 'make format       reformat our C with clang-format'
 	@echo 'make deps         install missing Debian packages'
-	@echo 'make install      the binary, man pages, bash completion, systemd units, an example configuration'
+	@echo 'make install      the binary, man pages, bash completion, systemd/ units, an example configuration'
 	@echo 'make uninstall    remove what make install installed (never a configuration of yours)'
 	@echo 'make vmlinux      regenerate vmlinux/vmlinux.h from the running kernel'
 	@echo 'make clean        remove $(OUT)/'

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make install and make uninstall, into a DESTDIR: exactly the files expected (the binary in
-# sbin, two man pages, bash completion, every unit of dist/systemd, the example configuration),
+# sbin, two man pages, bash completion, every unit of systemd/, the example configuration),
 # with their modes; the man pages render without a groff warning, show the version from VERSION
 # and name every command and option of the command table; an example configuration of the
 # user's is never overwritten; uninstall removes exactly what install put there, never a
@@ -22,7 +22,7 @@ files() { (cd "$1" && find . ! -type d -printf '%m %P\n' | sort -k2); }
 
 want=$( {
 	echo "644 etc/xdp-ratelimit/example.conf"
-	for u in "$ROOT"/dist/systemd/*.service "$ROOT"/dist/systemd/*.timer "$ROOT"/dist/systemd/*.socket; do
+	for u in "$ROOT"/systemd/*.service "$ROOT"/systemd/*.timer "$ROOT"/systemd/*.socket; do
 		[ -e "$u" ] && echo "644 usr/local/lib/systemd/system/${u##*/}"
 	done
 	echo "755 usr/local/sbin/xdp-ratelimit"
@@ -34,8 +34,9 @@ check "make install DESTDIR" inst "$d/a"
 expect_eq "... installs exactly these files, with these modes" "$(files "$d/a")" "$want"
 expect_eq "... the binary is the version in VERSION" "$("$d/a/usr/local/sbin/xdp-ratelimit" --version)" \
 	"xdp-ratelimit $version"
-expect_eq "... units name the installed binary and no placeholder is left" \
-	"$(grep -h '^Exec' "$d"/a/usr/local/lib/systemd/system/* | grep -v '/usr/local/sbin/xdp-ratelimit ' ; grep -rl '@[A-Z]*@' "$d/a")" ""
+expect_eq "... units name the installed binary" \
+	"$(grep -ho '/[^ =]*sbin/xdp-ratelimit' "$d"/a/usr/local/lib/systemd/system/* | sort -u)" /usr/local/sbin/xdp-ratelimit
+expect_eq "... and no placeholder is left" "$(grep -rl '@[A-Z]*@' "$d/a")" ""
 
 for page in man8/xdp-ratelimit.8 man5/xdp-ratelimit.conf.5; do
 	f=$d/a/usr/local/share/man/$page
