@@ -77,9 +77,23 @@ FUZZ_SECONDS ?= 60
 
 # What 'make lint' checks: our C against .clang-format, our shell with shellcheck.
 LINT_C := $(wildcard bpf/*.[ch] include/*.h user/*/*.[ch] tools/*.[ch] tools/bpf/*.c tests/*/*.[ch])
-LINT_SH := $(wildcard tests/*.sh tests/*/*.sh bench/*.sh tools/*.sh scripts/*.sh) .ci/run
+LINT_SH := $(wildcard tests/*.sh tests/*/*.sh bench/*.sh tools/*.sh scripts/*.sh) .ci/run run dist/bash-completion/xdp-ratelimit
 
-.PHONY: all test demo bench fuzz deps lint format vmlinux clean help
+# make install: PREFIX and DESTDIR as usual. The configuration folder is the binary's
+# (XRL_CONFIG_DIR, user/lib/config.h), whatever PREFIX is, as nftables' /etc/nftables.conf.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+CONFDIR := /etc/xdp-ratelimit
+MAN_PAGES := $(wildcard dist/man/*.[58])
+UNITS := $(wildcard systemd/*.service systemd/*.timer systemd/*.socket)
+# Units name the binary as Debian would install it, /usr/sbin/xdp-ratelimit (so that each is a
+# valid unit as it is), rewritten to where it goes; man pages show the version.
+dist_subst = sed -e 's|/usr/sbin/xdp-ratelimit|$(SBINDIR)/xdp-ratelimit|g' -e 's|@VERSION@|$(XRL_VERSION)|g'
+
+.PHONY: all test test-fresh demo bench fuzz deps lint format vmlinux clean help install uninstall
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -89,16 +103,20 @@ help:
 	@echo 'make              build everything into $(OUT)/'
 	@echo 'make test         install missing packages, build, run every test (SUITES="unit prog e2e")'
 	@echo 'make demo         install missing packages, build, run the demo (IFACE=eth0 for a real NIC)'
+	@echo 'make test-fresh   ./run demo and ./run test on a fresh debootstrapped Debian 12 (about 5 minutes)'
 	@echo 'make bench        the side-by-side benchmark (about 9 minutes)'
 	@echo 'make fuzz         the rules-parser fuzzers and the XDP frame fuzzer, FUZZ_SECONDS each (60)'
 	@echo 'make lint         clang-format and shellcheck, as CI runs them'
 	@echo 'make format       reformat our C with clang-format'
 	@echo 'make deps         install missing Debian packages'
+	@echo 'make install      the binary, man pages, bash completion, systemd/ units, an example configuration'
+	@echo 'make uninstall    remove what make install installed (never a configuration of yours)'
 	@echo 'make vmlinux      regenerate vmlinux/vmlinux.h from the running kernel'
 	@echo 'make clean        remove $(OUT)/'
 	@echo
 	@echo 'V=1               show commands'
 	@echo 'SANITIZE=1        userspace with ASan and UBSan (make SANITIZE=1 test)'
+	@echo 'PREFIX, DESTDIR   where make install puts things (PREFIX=$(PREFIX)); configurations: $(CONFDIR)'
 	@echo 'CC, CFLAGS, LDFLAGS, CLANG, BPFTOOL'
 	@echo '                  your compiler and flags; the project adds its own (XRL_CFLAGS)'
 
@@ -179,6 +197,28 @@ fuzz: deps
 	$(Q)tests/fuzz/run.sh $(OUT) $(FUZZ_SECONDS)
 	$(Q)XRL_FUZZ_ITERS=$$(($(FUZZ_SECONDS) * 100000)) $(OUT)/tests/prog/test_fuzz_xdp # ~100k frames/s
 
+test-fresh: deps
+	$(Q)tests/fresh/run.sh $(OUT)
+
+install: $(CLI)
+	$(Q)install -D -m 0755 $(CLI) $(DESTDIR)$(SBINDIR)/xdp-ratelimit
+	$(Q)for f in $(MAN_PAGES); do s=$${f##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s; \
+		$(dist_subst) $$f > $(DESTDIR)$(MANDIR)/man$$s/$${f##*/} && chmod 0644 $(DESTDIR)$(MANDIR)/man$$s/$${f##*/}; done
+	$(Q)install -d $(DESTDIR)$(UNITDIR)
+	$(Q)for f in $(UNITS); do $(dist_subst) $$f > $(DESTDIR)$(UNITDIR)/$${f##*/} && chmod 0644 $(DESTDIR)$(UNITDIR)/$${f##*/}; done
+	$(Q)install -D -m 0644 dist/bash-completion/xdp-ratelimit $(DESTDIR)$(BASHCOMPDIR)/xdp-ratelimit
+	$(Q)install -d -m 0755 $(DESTDIR)$(CONFDIR)
+	$(Q)[ -e $(DESTDIR)$(CONFDIR)/example.conf ] || install -m 0644 dist/example.conf $(DESTDIR)$(CONFDIR)/example.conf
+
+# Removes what install put there: the example only while it is ours, unchanged; the folder
+# only when nothing else (a saved configuration) is in it.
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(SBINDIR)/xdp-ratelimit $(DESTDIR)$(BASHCOMPDIR)/xdp-ratelimit
+	$(Q)for f in $(MAN_PAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${f##*.}/$${f##*/}; done
+	$(Q)for f in $(UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$${f##*/}; done
+	$(Q)! cmp -s dist/example.conf $(DESTDIR)$(CONFDIR)/example.conf || rm -f $(DESTDIR)$(CONFDIR)/example.conf
+	$(Q)! [ -d $(DESTDIR)$(CONFDIR) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(CONFDIR)
+
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)bench/run.sh $(OUT)
@@ -195,7 +235,8 @@ format:
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h
 
+# --one-file-system: never into what make test-fresh mounts under build/fresh/root (/sys, /dev).
 clean:
-	rm -rf $(OUT)
+	rm -rf --one-file-system $(OUT)
 
 -include $(wildcard $(OUT)/*.d $(OUT)/*/*.d $(OUT)/*/*/*.d)

@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
       libcmocka-dev libjansson-dev linux-libc-dev iproute2 nftables iptables
       gnuplot-nox ethtool jq util-linux procps libclang-rt-14-dev clang-format shellcheck
-      python3)
+      python3 debootstrap systemd groff man-db bash-completion)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -16,7 +16,7 @@ done
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "deps: missing packages: ${missing[*]}" >&2
-	echo "deps: run 'sudo make deps' (or install them with apt-get) and try again" >&2
+	echo "deps: run 'sudo ./run deps' (or install them with apt-get) and try again" >&2
 	exit 1
 fi
 echo "deps: installing ${missing[*]}"

@@ -39,6 +39,7 @@ conforms check 0 "$XRL" -j apply xrlej0 "$dir/rules" --check
 conforms lint 0 "$XRL" -j lint "$dir/rules"
 conforms dump 0 "$XRL" -j dump xrlej0
 conforms dump 0 "$XRL" -j rule list xrlej0
+conforms save 0 "$XRL" -j save xrlej0 "$dir/saved.conf"
 conforms status 0 "$XRL" -j status
 check "status shows every load option, the sketch and the malformed policy included" \
 	sh -c "$XRL status | grep '^xrlej0 ' | grep -qE ' native +precise .* 65536 +0\.1MiB +drop\$'"
@@ -47,6 +48,7 @@ conforms stats 0 --ndjson "$XRL" -j stats xrlej0 --count 2
 conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dport 53/udp
 conforms explain 0 "$XRL" -j explain xrlej0 --src 192.0.2.1
 conforms help 0 "$XRL" -j help stats
+conforms help 0 "$XRL" -j help rule
 conforms help 0 "$XRL" -j stats -h
 conforms commands 0 "$XRL" -j help
 conforms version 0 "$XRL" -j -V
@@ -64,6 +66,11 @@ conforms error 2 "$XRL" -j unload ../x
 conforms error 1 "$XRL" -j stats xrlej1
 conforms error 2 "$XRL" -j lint /nonexistent
 conforms error 2 "$XRL" -j demo ../x
+conforms error 2 "$XRL" -j save xrlej0 -
+conforms error 1 "$XRL" -j save xrlej0 /nonexistent/dir/x.conf
+conforms unload 0 "$XRL" -j unload xrlej0
+conforms load 0 "$XRL" -j load xrlej0 --config "$dir/saved.conf"
+conforms error 2 "$XRL" -j load xrlej0 --config "$dir/nonexistent.conf"
 conforms unload 0 "$XRL" -j unload xrlej0
 
 # dump's rule lines are the grammar: they apply back.

@@ -919,6 +919,90 @@ static void test_file_nul(void **state)
 	assert_null(set.v);
 }
 
+/* The load line: every option, in any order, printed back the way save writes it. */
+static void test_load_line(void **state)
+{
+	static const char text[] = "port 53/udp rate 100/s\n"
+				   "load malformed drop max-keys 1024 clock coarse sketch-width 1024 mode generic new-keys 0 # saved\r\n"
+				   "prefix 10.0.0.0/8 allow\n";
+	struct xrl_ruleset set = {};
+	struct xrl_load_line l;
+	char err[XRL_ERRLEN], buf[200], words[200], *argv[MAX_ARGS];
+	int n;
+
+	(void)state;
+	if (parse_text(text, "saved.conf", &set, err))
+		fail_msg("refused: %s", err);
+	assert_int_equal(set.n, 2); /* the load line is not a rule */
+	assert_int_equal(set.load.line, 2);
+	assert_int_equal(set.load.set,
+			 XRL_LOAD_MODE | XRL_LOAD_CLOCK | XRL_LOAD_MAX_KEYS | XRL_LOAD_NEW_KEYS | XRL_LOAD_SKETCH_WIDTH |
+				 XRL_LOAD_MALFORMED);
+	assert_int_equal(set.load.sketch_width, 1024);
+	assert_int_equal(set.load.generic, 1);
+	assert_int_equal(set.load.clock, XRL_CLOCK_COARSE);
+	assert_int_equal(set.load.max_keys, 1024);
+	assert_int_equal(set.load.new_keys, 0);
+	assert_int_equal(set.load.malformed_drop, 1);
+	assert_int_equal(xrl_load_line_format(&set.load, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "load mode generic clock coarse max-keys 1024 new-keys 0 sketch-width 1024 malformed drop");
+
+	/* what is printed parses back to the same */
+	n = split(buf, words, sizeof(words), argv);
+	assert_int_equal(xrl_load_line_parse(n - 1, argv + 1, &l, err, sizeof(err)), 0);
+	l.line = set.load.line;
+	assert_memory_equal(&l, &set.load, sizeof(l));
+	xrl_ruleset_free(&set);
+
+	/* only what it gives: the rest is load's default */
+	assert_int_equal(parse_text("load max-keys 16\n", "x", &set, err), 0);
+	assert_int_equal(set.load.set, XRL_LOAD_MAX_KEYS);
+	assert_int_equal(set.load.max_keys, 16);
+	assert_int_equal(set.load.clock, XRL_CLOCK_PRECISE);
+	assert_int_equal(xrl_load_line_format(&set.load, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "load max-keys 16");
+	assert_int_equal(xrl_load_line_format(&set.load, buf, 10), -ENOSPC);
+	xrl_ruleset_free(&set);
+
+	/* a file with none */
+	assert_int_equal(parse_text("port 53/udp rate 1/s\n", "x", &set, err), 0);
+	assert_int_equal(set.load.line, 0);
+	assert_int_equal(set.load.set, 0);
+	xrl_ruleset_free(&set);
+}
+
+static void test_load_line_refused(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ "load\nload clock coarse\n", "x:2: a second load line (the first is line 1)" },
+		{ "load mode turbo\n", "x:1: load line: mode 'turbo' is not native or generic" },
+		{ "load clock\n", "x:1: load line: 'clock' needs a value" },
+		{ "load clock coarse clock precise\n", "x:1: load line: 'clock' is given twice" },
+		{ "load max-keys 15\n", "max-keys '15' is not a whole number from 16 to 16777216" },
+		{ "load max-keys 16777217\n", "max-keys '16777217' is not a whole number" },
+		{ "load max-keys -1\n", "max-keys '-1' is not a whole number" },
+		{ "load max-keys 1k\n", "max-keys '1k' is not a whole number" },
+		{ "load new-keys 100000001\n", "new-keys '100000001' is not a whole number from 0 to 100000000" },
+		{ "load force yes\n", "unknown option 'force': expected mode, clock, max-keys, new-keys, sketch-width or malformed" },
+		{ "port 53/udp rate 1/s\nload malformed maybe\n",
+		  "x:2: load line: malformed 'maybe' is not pass or drop" },
+	};
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (!parse_text(cases[i].text, "x", &set, err))
+			fail_msg("accepted: %s", cases[i].text);
+		assert_contains(err, cases[i].msg);
+		assert_null(set.v); /* nothing returned */
+		assert_int_equal(set.load.line, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -948,6 +1032,8 @@ int main(void)
 		cmocka_unit_test(test_file_too_many),
 		cmocka_unit_test(test_file_long_line),
 		cmocka_unit_test(test_file_nul),
+		cmocka_unit_test(test_load_line),
+		cmocka_unit_test(test_load_line_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

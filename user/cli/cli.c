@@ -138,6 +138,13 @@ static json_t *cmd_json(const struct cli_cmd *cmd)
 	json_t *v = json_pack("{s:s,s:s,s:s,s:o}", "command", cmd->name, "usage", usage ? usage : "", "summary",
 			      cmd->summary, "options", opts);
 	free(usage);
+	if (cmd->subs) { /* what completion and the man page list */
+		json_t *subs = json_array();
+
+		for (const struct cli_cmd *const *c = cmd->subs; *c; c++)
+			json_array_append_new(subs, cmd_json(*c));
+		json_object_set_new(v, "subcommands", subs);
+	}
 	return v;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/if_link.h>
+#include "apply.h"
 #include "cli.h"
 #include "loader.h"
 #include "memory.h"
@@ -16,7 +17,9 @@ static const char *clock_name(__u32 c)
 
 struct load_opts {
 	__u32 mode, clock, max_keys, new_keys, sketch_width, malformed;
-	bool force, new_keys_given;
+	bool force, mode_given, clock_given, max_keys_given, new_keys_given, sketch_width_given, malformed_given;
+	const char *config;
+	struct xrl_ruleset set; /* --config's */
 };
 
 static const struct cli_enum modes[] = { { "native", 0 }, { "generic", 1 }, { NULL, 0 } };
@@ -27,30 +30,98 @@ static const struct cli_enum malformed[] = { { "pass", 0 }, { "drop", 1 }, { NUL
 
 static const struct cli_opt load_opts[] = {
 	CLI_OPT(struct load_opts, mode, "mode", ENUM, .short_name = 'm', .values = modes, .what = "a mode",
+		CLI_GIVEN(struct load_opts, mode_given),
 		.help = "native (driver, default) or generic (any interface, slower)"),
 	CLI_OPT(struct load_opts, clock, "clock", ENUM, .short_name = 'c', .values = clocks, .what = "a clock",
+		CLI_GIVEN(struct load_opts, clock_given),
 		.help = "precise (bpf_ktime_get_ns, default) or coarse (bpf_ktime_get_coarse_ns, cheaper)"),
-	CLI_OPT(struct load_opts, max_keys, "max-keys", UINT, .short_name = 'k', .arg = "N", .min = 16, .max = 16777216,
-		.what = "a key count", .help = "window states kept (rule x source), LRU-evicted beyond; default 65536"),
-	CLI_OPT(struct load_opts, new_keys, "new-keys", UINT, .short_name = 'n', .arg = "N", .min = 0, .max = 100000000,
-		.what = "a count of new sources per second", CLI_GIVEN(struct load_opts, new_keys_given),
+	CLI_OPT(struct load_opts, max_keys, "max-keys", UINT, .short_name = 'k', .arg = "N", .min = XRL_KEYS_MIN,
+		.max = XRL_KEYS_MAX, .what = "a key count", CLI_GIVEN(struct load_opts, max_keys_given),
+		.help = "window states kept (rule x source), LRU-evicted beyond; default 65536"),
+	CLI_OPT(struct load_opts, new_keys, "new-keys", UINT, .short_name = 'n', .arg = "N", .min = 0,
+		.max = XRL_NEW_KEYS_MAX, .what = "a count of new sources per second",
+		CLI_GIVEN(struct load_opts, new_keys_given),
 		.help = "per-source states created per second at most (default: --max-keys; 0: no cap);\n"
 			"new sources past it are judged by the sketch, near their own limits"),
 	CLI_OPT(struct load_opts, sketch_width, "sketch-width", UINT, .short_name = 'w', .arg = "N",
 		.min = XRL_SKETCH_MIN_WIDTH, .max = XRL_SKETCH_MAX_WIDTH, .what = "a sketch width",
+		CLI_GIVEN(struct load_opts, sketch_width_given),
 		.help = "columns of the sketch that judges new sources past --new-keys, a power of 2\n"
 			"(default 65536: 4 rows of it, 6 MiB; a newcomer stays fair while new sources a\n"
 			"second stay well under width x limit per second)"),
 	CLI_OPT(struct load_opts, malformed, "malformed", ENUM, .short_name = 'M', .values = malformed,
-		.what = "a policy", .help = "pass (default) or drop frames too short or inconsistent to parse"),
+		.what = "a policy", CLI_GIVEN(struct load_opts, malformed_given),
+		.help = "pass (default) or drop frames too short or inconsistent to parse"),
 	CLI_OPT(struct load_opts, force, "force", FLAG, .short_name = 'f',
 		.help = "replace another XDP program attached to IFACE"),
+	CLI_OPT(struct load_opts, config, "config", STRING, .short_name = 'C', .arg = "FILE",
+		.help = "then apply FILE's rules: a file 'save' wrote; its load line gives the options\n"
+			"not given here. A bad file loads nothing"),
 	{},
 };
 
+/*
+ * --config: the whole file is read and checked before anything is attached;
+ * its load line gives what the command line does not.
+ */
+static int load_prepare(struct cli_ctx *ctx)
+{
+	struct load_opts *lo = ctx->opts;
+	const struct xrl_load_line *l = &lo->set.load;
+	char err[XRL_ERRLEN + 64];
+	FILE *f;
+	int ret;
+
+	if (!lo->config)
+		return EXIT_OK;
+	f = strcmp(lo->config, "-") ? fopen(lo->config, "r") : stdin;
+	if (!f)
+		return cli_fail(EXIT_USAGE, "cannot read configuration '%s': %s; nothing was loaded", lo->config,
+				strerror(errno));
+	ret = xrl_ruleset_parse(f, f == stdin ? "<stdin>" : lo->config, &lo->set, err, sizeof(err));
+	if (f != stdin)
+		fclose(f);
+	if (ret)
+		return cli_fail(EXIT_USAGE, "%s; nothing was loaded", err);
+	if (!lo->mode_given && l->set & XRL_LOAD_MODE)
+		lo->mode = l->generic;
+	if (!lo->clock_given && l->set & XRL_LOAD_CLOCK)
+		lo->clock = l->clock;
+	if (!lo->max_keys_given && l->set & XRL_LOAD_MAX_KEYS)
+		lo->max_keys = l->max_keys;
+	if (!lo->new_keys_given && l->set & XRL_LOAD_NEW_KEYS) {
+		lo->new_keys = l->new_keys;
+		lo->new_keys_given = true;
+	}
+	if (!lo->sketch_width_given && l->set & XRL_LOAD_SKETCH_WIDTH)
+		lo->sketch_width = l->sketch_width;
+	if (!lo->malformed_given && l->set & XRL_LOAD_MALFORMED)
+		lo->malformed = l->malformed_drop;
+	return EXIT_OK;
+}
+
+/* Applies --config's rules to what was just loaded; unloads it again if they cannot be. */
+static int load_apply(struct load_opts *lo, const char *iface)
+{
+	char err[XRL_ERRLEN], uerr[XRL_ERRLEN];
+	struct xrl_maps m;
+	int ret;
+
+	ret = xrl_maps_open(iface, &m, err, sizeof(err));
+	if (!ret) {
+		ret = xrl_rules_apply(&m, &lo->set, err, sizeof(err));
+		xrl_maps_close(&m);
+	}
+	if (!ret)
+		return EXIT_OK;
+	if (xrl_unload(iface, uerr, sizeof(uerr)))
+		return cli_fail(EXIT_FAIL, "%s: %s; and it could not be unloaded: %s", lo->config, err, uerr);
+	return cli_fail(EXIT_FAIL, "%s: %s; nothing was loaded", lo->config, err);
+}
+
 static int load_run(struct cli_ctx *ctx)
 {
-	const struct load_opts *lo = ctx->opts;
+	struct load_opts *lo = ctx->opts;
 	struct xrl_load_opts o = {
 		.iface = ctx->iface,
 		.generic = lo->mode,
@@ -63,21 +134,39 @@ static int load_run(struct cli_ctx *ctx)
 		.force = lo->force,
 	};
 	char err[XRL_ERRLEN];
+	int code = EXIT_OK;
 
 	if (xrl_sketch_width_check(o.sketch_width, err, sizeof(err)))
 		return cli_usage(ctx->cmd, "%s", err);
 	if (xrl_load(&o, err, sizeof(err)))
-		return cli_fail(EXIT_FAIL, "%s", err);
-	if (cli.json)
-		cli_json(json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:s}", "interface", o.iface, "mode",
-				   o.generic ? "generic" : "native", "clock", clock_name(o.clock), "max_keys",
-				   (json_int_t)o.max_keys, "new_keys_per_second", (json_int_t)o.new_keys,
-				   "sketch_width", (json_int_t)o.sketch_width, "malformed",
-				   o.malformed_drop ? "drop" : "pass"));
-	else
+		code = cli_fail(EXIT_FAIL, "%s", err);
+	else if (lo->config)
+		code = load_apply(lo, o.iface);
+	if (code)
+		goto out;
+	if (cli.json) {
+		json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:s}", "interface", o.iface, "mode",
+				      o.generic ? "generic" : "native", "clock", clock_name(o.clock), "max_keys",
+				      (json_int_t)o.max_keys, "new_keys_per_second", (json_int_t)o.new_keys,
+				      "sketch_width", (json_int_t)o.sketch_width, "malformed",
+				      o.malformed_drop ? "drop" : "pass");
+
+		if (lo->config) {
+			json_object_set_new(j, "config", json_string(lo->config));
+			json_object_set_new(j, "rule_count", json_integer((json_int_t)lo->set.n));
+		}
+		cli_json(j);
+	} else if (lo->config) {
+		printf("loaded on %s (%s mode, %s clock, %u keys) with %s: %zu rule%s in force\n", o.iface,
+		       o.generic ? "generic" : "native", clock_name(o.clock), o.max_keys, lo->config, lo->set.n,
+		       lo->set.n == 1 ? "" : "s");
+	} else {
 		printf("loaded on %s (%s mode, %s clock, %u keys); no rules yet: add some with 'xdp-ratelimit rule add %s ...' or 'xdp-ratelimit apply %s FILE'\n",
 		       o.iface, o.generic ? "generic" : "native", clock_name(o.clock), o.max_keys, o.iface, o.iface);
-	return EXIT_OK;
+	}
+out:
+	xrl_ruleset_free(&lo->set);
+	return code;
 }
 
 static const struct load_opts load_defaults = { .clock = XRL_CLOCK_PRECISE,
@@ -88,11 +177,12 @@ const struct cli_cmd cmd_load = {
 	.name = "load",
 	.summary =
 		"Attaches the limiter to IFACE and pins its maps under /sys/fs/bpf/xdp-ratelimit/net<netns>-if<ifindex>/,\n"
-		"then exits: enforcement goes on with no process running. Starts with no rules.",
+		"then exits: enforcement goes on with no process running. Starts with no rules, or with --config's.",
 	CLI_ONE_IFACE(CLI_IFACE),
 	.opts = load_opts,
 	.opts_size = sizeof(struct load_opts),
 	.defaults = &load_defaults,
+	.prepare = load_prepare,
 	.run = load_run,
 };
 

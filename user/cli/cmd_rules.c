@@ -6,6 +6,7 @@
 #include <string.h>
 #include "apply.h"
 #include "cli.h"
+#include "config.h"
 
 json_t *cli_rule_json(const struct xrl_spec *s)
 {
@@ -55,17 +56,44 @@ static int read_rules(const char *iface, struct xrl_maps *m, struct xrl_ruleset 
 	return ret ? cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", iface, strerror(-ret)) : EXIT_OK;
 }
 
+/*
+ * A file's load line that asks for other options than the instance has: a
+ * note (load options apply at load only), or NULL. note has NOTE_LEN bytes.
+ */
+#define NOTE_LEN 1024
+static const char *load_note(const char *iface, struct xrl_maps *m, const struct xrl_ruleset *set, char *note)
+{
+	char want[200], have[200];
+	struct xrl_ctl ctl;
+
+	if (!set->load.line || xrl_ctl_read(m, &ctl) || !xrl_load_line_differs(&set->load, &ctl, want, have, 200))
+		return NULL;
+	snprintf(note, NOTE_LEN,
+		 "the file's load line asks for '%s', %s is loaded with '%s': load options take effect at load only "
+		 "(unload and 'load --config', or 'systemctl restart xdp-ratelimit@%s')",
+		 want, iface, have, iface);
+	return note;
+}
+
 static int apply_set(const char *iface, struct xrl_maps *m, struct xrl_ruleset *set, const char *what)
 {
-	char err[XRL_ERRLEN];
+	char err[XRL_ERRLEN], buf[NOTE_LEN];
+	const char *note = load_note(iface, m, set, buf);
 
 	if (xrl_rules_apply(m, set, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
-	if (cli.json)
-		cli_json(json_pack("{s:s,s:s,s:I}", "interface", iface, "result", what, "rule_count",
-				   (json_int_t)set->n));
-	else
+	if (cli.json) {
+		json_t *j = json_pack("{s:s,s:s,s:I}", "interface", iface, "result", what, "rule_count",
+				      (json_int_t)set->n);
+
+		if (note)
+			json_object_set_new(j, "note", json_string(note));
+		cli_json(j);
+	} else {
 		printf("%s: %s; %zu rule%s in force\n", iface, what, set->n, set->n == 1 ? "" : "s");
+		if (note)
+			fprintf(stderr, "xdp-ratelimit: note: %s\n", note);
+	}
 	return EXIT_OK;
 }
 

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rule.h"
@@ -547,6 +548,93 @@ void xrl_ruleset_free(struct xrl_ruleset *set)
 	memset(set, 0, sizeof(*set));
 }
 
+/* Load lines: each keyword, its field in struct xrl_load_line, and its values' names (none: a number). */
+static const struct {
+	const char *word;
+	unsigned int field;
+	size_t off;
+	const char *names[2];
+	__u32 min, max;
+} load_words[] = {
+	{ "mode", XRL_LOAD_MODE, offsetof(struct xrl_load_line, generic), { "native", "generic" }, 0, 1 },
+	{ "clock", XRL_LOAD_CLOCK, offsetof(struct xrl_load_line, clock), { "precise", "coarse" }, 0, 1 },
+	{ "max-keys", XRL_LOAD_MAX_KEYS, offsetof(struct xrl_load_line, max_keys), {}, XRL_KEYS_MIN, XRL_KEYS_MAX },
+	{ "new-keys", XRL_LOAD_NEW_KEYS, offsetof(struct xrl_load_line, new_keys), {}, 0, XRL_NEW_KEYS_MAX },
+	{ "sketch-width", XRL_LOAD_SKETCH_WIDTH, offsetof(struct xrl_load_line, sketch_width), {}, XRL_SKETCH_MIN_WIDTH,
+	  XRL_SKETCH_MAX_WIDTH },
+	{ "malformed", XRL_LOAD_MALFORMED, offsetof(struct xrl_load_line, malformed_drop), { "pass", "drop" }, 0, 1 },
+};
+#define N_LOAD_WORDS (sizeof(load_words) / sizeof(load_words[0]))
+
+int xrl_load_line_parse(int argc, char **argv, struct xrl_load_line *out, char *err, size_t len)
+{
+	struct xrl_load_line l = { .clock = XRL_CLOCK_PRECISE,
+				   .max_keys = XRL_DEFAULT_KEYS,
+				   .sketch_width = XRL_SKETCH_DEFAULT_WIDTH };
+	int i;
+
+	for (i = 0; i < argc; i += 2) {
+		unsigned long long v;
+		size_t k;
+		char *end;
+		__u32 *dst;
+
+		for (k = 0; k < N_LOAD_WORDS && strcmp(argv[i], load_words[k].word); k++)
+			;
+		if (k == N_LOAD_WORDS)
+			return fail(
+				err, len,
+				"load line: unknown option '%s': expected mode, clock, max-keys, new-keys, sketch-width or malformed",
+				argv[i]);
+		if (l.set & load_words[k].field)
+			return fail(err, len, "load line: '%s' is given twice: give it once", argv[i]);
+		if (i + 1 == argc)
+			return fail(err, len, "load line: '%s' needs a value", argv[i]);
+		l.set |= load_words[k].field;
+		dst = (__u32 *)((char *)&l + load_words[k].off);
+		if (load_words[k].names[0]) {
+			if (strcmp(argv[i + 1], load_words[k].names[0]) && strcmp(argv[i + 1], load_words[k].names[1]))
+				return fail(err, len, "load line: %s '%s' is not %s or %s", argv[i], argv[i + 1],
+					    load_words[k].names[0], load_words[k].names[1]);
+			*dst = !strcmp(argv[i + 1], load_words[k].names[1]);
+			continue;
+		}
+		errno = 0;
+		v = strtoull(argv[i + 1], &end, 10);
+		if (!isdigit((unsigned char)argv[i + 1][0]) || *end || errno || v < load_words[k].min ||
+		    v > load_words[k].max)
+			return fail(err, len, "load line: %s '%s' is not a whole number from %u to %u", argv[i],
+				    argv[i + 1], load_words[k].min, load_words[k].max);
+		*dst = (__u32)v;
+	}
+	*out = l;
+	return 0;
+}
+
+int xrl_load_line_format(const struct xrl_load_line *l, char *buf, size_t len)
+{
+	size_t k, off = 0;
+	int w;
+
+	w = snprintf(buf, len, "load");
+	for (k = 0; k < N_LOAD_WORDS; k++) {
+		__u32 v = *(const __u32 *)((const char *)l + load_words[k].off);
+
+		if (w < 0 || (size_t)w >= len - off)
+			return -ENOSPC;
+		off += (size_t)w;
+		w = 0;
+		if (!(l->set & load_words[k].field))
+			continue;
+		if (load_words[k].names[0])
+			w = snprintf(buf + off, len - off, " %s %s", load_words[k].word,
+				     load_words[k].names[v ? 1 : 0]);
+		else
+			w = snprintf(buf + off, len - off, " %s %u", load_words[k].word, v);
+	}
+	return w < 0 || (size_t)w >= len - off ? -ENOSPC : 0;
+}
+
 #define MAX_WORDS 32
 
 #define XRL_MAX_LINE 1022 /* characters a line, its newline aside */
@@ -592,6 +680,24 @@ int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *
 		}
 		if (!n)
 			continue;
+		if (!strcmp(words[0], "load")) {
+			if (out.load.line) {
+				int first = out.load.line;
+
+				xrl_ruleset_free(&out);
+				free(line);
+				return fail(err, len, "%s:%d: a second load line (the first is line %d): give one",
+					    name, lineno, first);
+			}
+			ret = xrl_load_line_parse(n - 1, words + 1, &out.load, msg, sizeof(msg));
+			if (ret) {
+				xrl_ruleset_free(&out);
+				free(line);
+				return fail(err, len, "%s:%d: %s", name, lineno, msg);
+			}
+			out.load.line = lineno;
+			continue;
+		}
 		ret = xrl_spec_parse(n, words, &s, msg, sizeof(msg));
 		if (!ret) {
 			s.line = lineno;

@@ -32,9 +32,40 @@ struct xrl_spec {
 	int line;	   /* where it came from, for messages; 0 if not from a file */
 };
 
+/*
+ * A rules file's load line: the options 'load IFACE --config FILE' attaches
+ * with, as 'save' writes them ("load mode native clock precise max-keys 65536
+ * new-keys 65536 sketch-width 65536 malformed pass"). Any of them may be left out (load's default
+ * then); apply reads past it: load options apply at load only.
+ */
+/* What load accepts: window states (--max-keys) and new ones a second (--new-keys). */
+#define XRL_KEYS_MIN 16
+#define XRL_KEYS_MAX 16777216
+#define XRL_NEW_KEYS_MAX 100000000
+
+enum xrl_load_field {
+	XRL_LOAD_MODE = 1 << 0,
+	XRL_LOAD_CLOCK = 1 << 1,
+	XRL_LOAD_MAX_KEYS = 1 << 2,
+	XRL_LOAD_NEW_KEYS = 1 << 3,
+	XRL_LOAD_MALFORMED = 1 << 4,
+	XRL_LOAD_SKETCH_WIDTH = 1 << 5,
+};
+
+struct xrl_load_line {
+	int line;	  /* where it is in its file; 0: the file has none */
+	unsigned int set; /* enum xrl_load_field: what it gives */
+	__u32 generic;	  /* mode: 0 native, 1 generic */
+	__u32 clock;	  /* XRL_CLOCK_PRECISE or XRL_CLOCK_COARSE */
+	__u32 max_keys, new_keys;
+	__u32 malformed_drop; /* 0 pass, 1 drop */
+	__u32 sketch_width;   /* a power of 2: checked by load (xrl_sketch_width_check) */
+};
+
 struct xrl_ruleset {
 	struct xrl_spec *v;
 	size_t n, cap;
+	struct xrl_load_line load; /* from a file's load line, if it has one */
 };
 
 /* "100/s", "10k/s", "6000/min": count packets per unit. */
@@ -54,8 +85,14 @@ int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len);
 int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len);
 bool xrl_spec_same_match(const struct xrl_spec *a, const struct xrl_spec *b);
 
+/* Parses the words of a load line after "load". 0, or -EINVAL with a message in err. */
+int xrl_load_line_parse(int argc, char **argv, struct xrl_load_line *out, char *err, size_t len);
+/* Prints a load line, "load" and every option it gives, as xrl_load_line_parse reads it. */
+int xrl_load_line_format(const struct xrl_load_line *l, char *buf, size_t len);
+
 /*
- * Parses a rules file: one rule a line, '#' starts a comment. Nothing is
+ * Parses a rules file: one rule a line, '#' starts a comment, and at most one
+ * load line (set->load; it is not a rule). Nothing is
  * returned unless every line is good; err names the file, line and word.
  */
 int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *err, size_t len);

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Survives a reboot: 'save IFACE [FILE]' writes the load options and the rule set in force to one
+# rules file (atomically, mode 0644; /etc/xdp-ratelimit/IFACE.conf by default, the folder made),
+# and 'load IFACE --config FILE' restores both: save, unload, restore, then dump and status
+# show the same rules and the same load options. apply reads the same file (past its load line);
+# a bad file loads nothing.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+needs_root save_restore
+
+NS=xrle-sv
+IF=xrlsv0
+veth_lab $NS $IF xrlsv1 10.231.0 fd00:231
+lab_undo "$XRL unload $IF"
+dir=$(mktemp -d)
+lab_undo "rm -rf $dir"
+
+# The options load shows in status -j, and the rules in force.
+options() { "$XRL" -j status | jq -c --arg i "$1" '.interfaces[] | select(.interface == $i) | [.mode, .clock, .max_keys, .new_keys_per_second, .sketch_width, .malformed]'; }
+
+cat >"$dir/rules" <<'RULES'
+port 53/udp rate 100/s window 2s buckets 4 per-source mask4 24 mask6 48
+port 443/tcp rate 10k/s aggregate
+prefix 10.0.0.0/8 rate 1k/s per-source mask 24
+prefix 2001:db8::/32 rate 500/s monitor
+prefix 192.0.2.0/24 allow
+RULES
+check "load with options that are not the defaults" "$XRL" load $IF --mode generic --clock coarse --max-keys 1024 \
+	--new-keys 300 --sketch-width 1024 --malformed drop
+check "apply a set" "$XRL" apply $IF "$dir/rules"
+want_rules=$("$XRL" dump $IF)
+want_opts=$(options $IF)
+expect_eq "the options in force" "$want_opts" '["generic","coarse",1024,300,1024,"drop"]'
+
+check "save to a file" "$XRL" save $IF "$dir/saved.conf"
+expect_eq "... mode 0644" "$(stat -c %a "$dir/saved.conf")" 644
+expect_eq "... its load line" "$(grep '^load' "$dir/saved.conf")" \
+	"load mode generic clock coarse max-keys 1024 new-keys 300 sketch-width 1024 malformed drop"
+check "... which lint reads" "$XRL" lint "$dir/saved.conf"
+ino=$(stat -c %i "$dir/saved.conf")
+check "save again over it" "$XRL" save $IF "$dir/saved.conf"
+expect_eq "... replaced by a rename, not rewritten in place" "$([ "$(stat -c %i "$dir/saved.conf")" != "$ino" ] && echo renamed)" renamed
+expect_eq "... no temporary file left beside it" "$(ls "$dir")" "$(printf 'rules\nsaved.conf')"
+
+check "unload" "$XRL" unload $IF
+expect_err "save when not loaded fails" 1 "not loaded on $IF" "$XRL" save $IF "$dir/other.conf"
+expect_eq "... and writes nothing" "$([ -e "$dir/other.conf" ] && echo written)" ""
+expect_err "load --config restores" 0 "loaded on $IF \(generic mode, coarse clock, 1024 keys\) with .*: 5 rules in force" \
+	"$XRL" load $IF --config "$dir/saved.conf"
+expect_eq "... the same rules" "$("$XRL" dump $IF)" "$want_rules"
+expect_eq "... the same load options" "$(options $IF)" "$want_opts"
+expect_err "apply reads the same file, past its load line" 0 "5 rules in force" "$XRL" apply $IF "$dir/saved.conf"
+expect_eq "... with no note: the load line asks for what is loaded" \
+	"$("$XRL" apply $IF "$dir/saved.conf" 2>&1 >/dev/null)" ""
+check "unload" "$XRL" unload $IF
+check "options on the command line win over the file's" "$XRL" load $IF --config "$dir/saved.conf" --max-keys 2048
+expect_eq "... --max-keys from the command line, the rest from the file" "$(options $IF)" '["generic","coarse",2048,300,1024,"drop"]'
+expect_err "apply of a file whose load line asks for other options applies, and says they wait for a load" 0 \
+	"note: the file's load line asks for '.* max-keys 1024 .*', $IF is loaded with '.* max-keys 2048 .*': load options take effect at load only" \
+	"$XRL" apply $IF "$dir/saved.conf"
+expect_err "... in JSON too" 0 '"note": "the file.s load line asks for' "$XRL" -j apply $IF "$dir/saved.conf"
+check "unload" "$XRL" unload $IF
+
+# A bad file is refused whole, before anything is attached.
+sed 's/rate 1k\/s/rate fast/' "$dir/saved.conf" >"$dir/bad.conf"
+expect_err "load --config with a bad rule loads nothing" 2 "bad.conf:6: rate 'fast' is not a rate.*nothing was loaded" \
+	"$XRL" load $IF --config "$dir/bad.conf"
+expect_eq "... nothing attached" "$(ip -d link show $IF | grep -c 'prog/xdp')" 0
+printf 'load max-keys 1024\nload clock coarse\n' >"$dir/two.conf"
+expect_err "two load lines are refused" 2 "two.conf:2: a second load line \(the first is line 1\)" \
+	"$XRL" load $IF --config "$dir/two.conf"
+echo 'load max-keys 3' >"$dir/small.conf"
+expect_err "a load option out of range is refused" 2 "max-keys '3' is not a whole number from 16 to 16777216" \
+	"$XRL" lint "$dir/small.conf"
+expect_err "a missing file" 2 "cannot read configuration '$dir/none.conf'" "$XRL" load $IF --config "$dir/none.conf"
+expect_eq "... nothing attached" "$(ip -d link show $IF | grep -c 'prog/xdp')" 0
+
+# Where save writes: the default path, a folder, a folder that is not there.
+check "load" "$XRL" load $IF
+expect_err "save to a folder is refused" 1 "is not a regular file" "$XRL" save $IF "$dir"
+expect_err "save into a folder that is not there" 1 "there is no folder $dir/none; make it first" \
+	"$XRL" save $IF "$dir/none/x.conf"
+expect_err "save - prints the file" 0 "^load mode native clock precise max-keys 65536 new-keys 65536 sketch-width 65536 malformed pass" \
+	"$XRL" save $IF -
+etc=/etc/xdp-ratelimit
+if [ -e "$etc/$IF.conf" ]; then
+	skip "save to $etc/$IF.conf" "the file is there already; not overwritten by a test"
+else
+	[ -d $etc ] || lab_undo "rmdir $etc"
+	lab_undo "rm -f $etc/$IF.conf"
+	expect_err "save with no FILE writes $etc/$IF.conf" 0 "to $etc/$IF.conf" "$XRL" save $IF
+	expect_eq "... the folder is there, 0755" "$(stat -c %a $etc)" 755
+	expect_eq "... the file is readable by all" "$(stat -c %a $etc/$IF.conf)" 644
+	expect_eq "... an empty set" "$(grep -vc '^#\|^load' $etc/$IF.conf)" 0
+fi
+finish

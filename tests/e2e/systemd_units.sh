@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The systemd units, as installed (make install DESTDIR, PREFIX=/usr): 'systemd-analyze verify'
+# accepts every unit of systemd/ (binary and man pages found under that root; PID 1 need not be
+# systemd), and the
+# Exec lines of xdp-ratelimit@.service, parsed out of the file with %i and %I set to a lab veth,
+# do what the unit promises: start loads the saved file (options and rules), reload replaces the
+# rules, a bad file at reload changes nothing and fails, stop unloads; a bad or missing file at
+# start attaches nothing and fails; after the device went away, stop does not fail the unit and
+# the next start loads cleanly.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+needs_root systemd_units
+if ! command -v systemd-analyze >/dev/null || ! command -v man >/dev/null; then
+	skip systemd_units "needs systemd-analyze (package systemd) and man-db (scripts/deps.sh installs them)"
+	exit 0
+fi
+
+NS=xrle-sd
+IF=xrlsd0
+veth_lab $NS $IF xrlsd1 10.232.0 fd00:232
+lab_undo "$XRL unload $IF"
+root=$(mktemp -d)
+lab_undo "rm -rf $root"
+make -s --no-print-directory -C "$ROOT" install DESTDIR="$root" PREFIX=/usr >"$root.log" 2>&1 ||
+	fail "make install DESTDIR=$root" "$(cat "$root.log")"
+rm -f "$root.log"
+unitdir=$root/usr/lib/systemd/system
+# What verify looks for under --root besides ours, as a system has it: the commands a unit
+# names (/bin/mkdir, say) and systemd's targets (a unit with default dependencies needs them).
+sed -n 's/^Exec[A-Za-z]*=[-@:+!]*\(\/[^ ]*\).*/\1/p' "$unitdir"/* | sort -u | while read -r cmd; do
+	[ -e "$root$cmd" ] || { mkdir -p "$root${cmd%/*}" && cp -L "$cmd" "$root$cmd"; }
+done
+cp -n /usr/lib/systemd/system/*.target "$unitdir/"
+
+for u in "$ROOT"/systemd/*.service "$ROOT"/systemd/*.timer "$ROOT"/systemd/*.socket; do
+	[ -e "$u" ] || continue
+	name=${u##*/}
+	[[ $name == *@.* ]] && name=${name/@./@$IF.}
+	check "systemd-analyze verify $name" env MANPATH="$root/usr/share/man" \
+		systemd-analyze verify --root="$root" "$name"
+done
+sed 's|/usr/sbin/xdp-ratelimit|/nonexistent/xdp-ratelimit|' "$unitdir/xdp-ratelimit@.service" >"$unitdir/xrl-broken@.service"
+expect_err "... and it finds what is wrong: a unit naming a binary that is not there" 1 \
+	"Command /nonexistent/xdp-ratelimit is not executable" \
+	env MANPATH="$root/usr/share/man" systemd-analyze verify --root="$root" "xrl-broken@$IF.service"
+
+# exec KEY: runs the unit's KEY= line as systemd would for xdp-ratelimit@$IF, against the
+# installed binary and the configuration folder under $root; a leading '-' (failure ignored)
+# makes it succeed whatever the command returns, as systemd does.
+# shellcheck disable=SC2317 # runs through check and expect_err
+exec_line() {
+	local line ignore=0
+	line=$(sed -n "s/^$1=//p" "$unitdir/xdp-ratelimit@.service")
+	[ -n "$line" ] || { echo "no $1= in the unit"; return 1; }
+	[[ $line == -* ]] && ignore=1 line=${line#-}
+	line=${line//%i/$IF}
+	line=${line//%I/$IF}
+	line=${line//\/usr\/sbin\//$root/usr/sbin/}
+	line=${line//\/etc\/xdp-ratelimit\//$root/etc/xdp-ratelimit/}
+	# shellcheck disable=SC2086 # the unit's words, as systemd splits them (no quotes in ours)
+	$line
+	local rc=$?
+	return $((ignore ? 0 : rc))
+}
+conf=$root/etc/xdp-ratelimit/$IF.conf
+attached() { ip -d link show "$IF" 2>/dev/null | grep -c 'prog/xdp'; }
+
+check "load by hand, with options and rules" "$XRL" load $IF --clock coarse --max-keys 2048
+check "... rules" "$XRL" apply $IF - <<<$'port 53/udp rate 100/s\nprefix 10.0.0.0/8 rate 1k/s aggregate'
+want=$("$XRL" dump $IF)
+check "save $IF (to where the unit reads)" "$XRL" save $IF "$conf"
+check "unload" "$XRL" unload $IF
+
+check "ExecStart loads the saved file" exec_line ExecStart
+expect_eq "... its rules" "$("$XRL" dump $IF)" "$want"
+expect_eq "... its load options" "$("$XRL" -j status | jq -r --arg i $IF '.interfaces[] | select(.interface == $i) | "\(.clock) \(.max_keys)"')" "coarse 2048"
+expect_err "ExecStart again fails while loaded (a start never loads twice)" 1 "already loaded on $IF" exec_line ExecStart
+
+echo "port 443/tcp rate 10k/s" >>"$conf"
+check "ExecReload applies the edited file" exec_line ExecReload
+expect_eq "... the new set is in force" "$("$XRL" dump $IF | grep -c .)" 3
+cp "$conf" "$root/good"
+echo "port 80/tcp rate fast" >>"$conf"
+expect_err "ExecReload with a bad file fails, naming the line" 2 "$IF.conf:7: rate 'fast' is not a rate.*nothing was applied" \
+	exec_line ExecReload
+expect_eq "... and the old set stays in force" "$("$XRL" dump $IF | grep -c .)" 3
+check "ExecStop unloads" exec_line ExecStop
+expect_eq "... nothing attached" "$(attached)" 0
+
+expect_err "ExecStart with a bad file fails, naming the line" 2 "$IF.conf:7: rate 'fast' is not a rate.*nothing was loaded" \
+	exec_line ExecStart
+expect_eq "... and attaches nothing (no program with half the rules)" "$(attached)" 0
+mv "$root/good" "$conf"
+rm -f "$conf.missing"
+mv "$conf" "$conf.missing"
+expect_err "ExecStart with no saved file fails" 2 "cannot read configuration '.*$IF.conf'.*nothing was loaded" exec_line ExecStart
+mv "$conf.missing" "$conf"
+
+# BindsTo: the device goes away while loaded; the stop that follows must not fail the unit,
+# and the device's return starts cleanly.
+check "ExecStart" exec_line ExecStart
+ip link del $IF
+check "ExecStop after the device went away does not fail (the unit's '-')" exec_line ExecStop
+veth_lab $NS $IF xrlsd1 10.232.0 fd00:232
+check "ExecStart when the device is back" exec_line ExecStart
+expect_eq "... its rules" "$("$XRL" dump $IF | grep -c .)" 3
+check "ExecStop" exec_line ExecStop
+finish

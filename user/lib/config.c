@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Saved configurations: a load line and the rules, written atomically. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include "config.h"
+#include "err.h"
+#include "xrl_version.h"
+
+_Static_assert(XRL_CLOCK_PRECISE == 0 && XRL_CLOCK_COARSE == 1, "a load line's clock is 0 precise, 1 coarse");
+
+void xrl_load_line_of(const struct xrl_ctl *ctl, struct xrl_load_line *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->set = XRL_LOAD_MODE | XRL_LOAD_CLOCK | XRL_LOAD_MAX_KEYS | XRL_LOAD_NEW_KEYS | XRL_LOAD_SKETCH_WIDTH |
+		 XRL_LOAD_MALFORMED;
+	l->generic = !!(ctl->xdp_flags & XDP_FLAGS_SKB_MODE);
+	l->clock = ctl->clock;
+	l->max_keys = ctl->max_keys;
+	l->new_keys = ctl->new_keys;
+	l->sketch_width = ctl->sketch_width;
+	l->malformed_drop = !!ctl->malformed_drop;
+}
+
+int xrl_load_line_differs(const struct xrl_load_line *l, const struct xrl_ctl *ctl, char *want, char *have, size_t len)
+{
+	struct xrl_load_line loaded;
+
+	xrl_load_line_of(ctl, &loaded);
+	loaded.set = l->set;
+	if (xrl_load_line_format(l, want, len) || xrl_load_line_format(&loaded, have, len))
+		return 1;
+	return strcmp(want, have) != 0;
+}
+
+int xrl_config_fprint(FILE *f, const char *iface, const struct xrl_load_line *l, const struct xrl_ruleset *set)
+{
+	char line[300];
+	size_t i;
+
+	fprintf(f,
+		"# %s, saved by xdp-ratelimit %s: 'xdp-ratelimit load %s --config FILE' restores it,\n"
+		"# 'xdp-ratelimit apply %s FILE' its rules (apply reads past the load line).\n",
+		iface, XRL_VERSION, iface, iface);
+	if (xrl_load_line_format(l, line, sizeof(line)))
+		return -ENOSPC;
+	fprintf(f, "%s\n", line);
+	for (i = 0; i < set->n; i++) {
+		if (xrl_spec_format(&set->v[i], line, sizeof(line)) < 0)
+			return -ENOSPC;
+		fprintf(f, "%s\n", line);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+int xrl_config_save(const char *path, const char *iface, const struct xrl_load_line *l, const struct xrl_ruleset *set,
+		    char *err, size_t len)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX], *slash;
+	int fd, dfd, ret;
+	struct stat st;
+	FILE *f;
+
+	if (!*path || strlen(path) + 8 >= sizeof(tmp))
+		return xrl_fail(-EINVAL, err, len, "'%s' cannot be a file's name: give a path like %s/%s.conf", path,
+				XRL_CONFIG_DIR, iface);
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return xrl_fail(-EINVAL, err, len, "'%s' is not a regular file: give a file's path like %s/%s.conf",
+				path, XRL_CONFIG_DIR, iface);
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (!strcmp(dir, XRL_CONFIG_DIR) && mkdir(dir, 0755) && errno != EEXIST)
+		return xrl_fail(-errno, err, len, "cannot make %s: %s", dir, strerror(errno));
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return xrl_fail(-ENOENT, err, len, "cannot save to %s: there is no folder %s; make it first", path,
+				dir);
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return xrl_fail(-errno, err, len, "cannot write in %s: %s", dir, strerror(errno));
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		goto fail;
+	}
+	ret = fchmod(fd, 0644) ? -errno : 0;
+	if (!ret)
+		ret = xrl_config_fprint(f, iface, l, set);
+	if (!ret && fflush(f))
+		ret = -errno;
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		goto fail;
+	/* The rename itself survives a crash once the folder is on disk. */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+fail:
+	unlink(tmp);
+	return xrl_fail(ret, err, len, "cannot write %s: %s; the file is as it was", path, strerror(-ret));
+}
