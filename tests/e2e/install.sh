@@ -36,7 +36,7 @@ expect_eq "... the binary is the version in VERSION" "$("$d/a/usr/local/sbin/xdp
 	"xdp-ratelimit $version"
 expect_eq "... units name the installed binary" \
 	"$(grep -ho '/[^ =]*sbin/xdp-ratelimit' "$d"/a/usr/local/lib/systemd/system/* | sort -u)" /usr/local/sbin/xdp-ratelimit
-expect_eq "... and no placeholder is left" "$(grep -rl '@[A-Z]*@' "$d/a")" ""
+expect_eq "... and no placeholder is left" "$(grep -rlI '@[A-Z]*@' "$d/a")" ""
 
 for page in man8/xdp-ratelimit.8 man5/xdp-ratelimit.conf.5; do
 	f=$d/a/usr/local/share/man/$page

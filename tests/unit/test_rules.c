@@ -922,9 +922,10 @@ static void test_file_nul(void **state)
 /* The load line: every option, in any order, printed back the way save writes it. */
 static void test_load_line(void **state)
 {
-	static const char text[] = "port 53/udp rate 100/s\n"
-				   "load malformed drop max-keys 1024 clock coarse sketch-width 1024 mode generic new-keys 0 # saved\r\n"
-				   "prefix 10.0.0.0/8 allow\n";
+	static const char text[] =
+		"port 53/udp rate 100/s\n"
+		"load malformed drop max-keys 1024 clock coarse sketch-width 1024 mode generic new-keys 0 # saved\r\n"
+		"prefix 10.0.0.0/8 allow\n";
 	struct xrl_ruleset set = {};
 	struct xrl_load_line l;
 	char err[XRL_ERRLEN], buf[200], words[200], *argv[MAX_ARGS];
@@ -935,9 +936,8 @@ static void test_load_line(void **state)
 		fail_msg("refused: %s", err);
 	assert_int_equal(set.n, 2); /* the load line is not a rule */
 	assert_int_equal(set.load.line, 2);
-	assert_int_equal(set.load.set,
-			 XRL_LOAD_MODE | XRL_LOAD_CLOCK | XRL_LOAD_MAX_KEYS | XRL_LOAD_NEW_KEYS | XRL_LOAD_SKETCH_WIDTH |
-				 XRL_LOAD_MALFORMED);
+	assert_int_equal(set.load.set, XRL_LOAD_MODE | XRL_LOAD_CLOCK | XRL_LOAD_MAX_KEYS | XRL_LOAD_NEW_KEYS |
+					       XRL_LOAD_SKETCH_WIDTH | XRL_LOAD_MALFORMED);
 	assert_int_equal(set.load.sketch_width, 1024);
 	assert_int_equal(set.load.generic, 1);
 	assert_int_equal(set.load.clock, XRL_CLOCK_COARSE);
@@ -945,7 +945,8 @@ static void test_load_line(void **state)
 	assert_int_equal(set.load.new_keys, 0);
 	assert_int_equal(set.load.malformed_drop, 1);
 	assert_int_equal(xrl_load_line_format(&set.load, buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "load mode generic clock coarse max-keys 1024 new-keys 0 sketch-width 1024 malformed drop");
+	assert_string_equal(buf,
+			    "load mode generic clock coarse max-keys 1024 new-keys 0 sketch-width 1024 malformed drop");
 
 	/* what is printed parses back to the same */
 	n = split(buf, words, sizeof(words), argv);
@@ -985,7 +986,8 @@ static void test_load_line_refused(void **state)
 		{ "load max-keys -1\n", "max-keys '-1' is not a whole number" },
 		{ "load max-keys 1k\n", "max-keys '1k' is not a whole number" },
 		{ "load new-keys 100000001\n", "new-keys '100000001' is not a whole number from 0 to 100000000" },
-		{ "load force yes\n", "unknown option 'force': expected mode, clock, max-keys, new-keys, sketch-width or malformed" },
+		{ "load force yes\n",
+		  "unknown option 'force': expected mode, clock, max-keys, new-keys, sketch-width or malformed" },
 		{ "port 53/udp rate 1/s\nload malformed maybe\n",
 		  "x:2: load line: malformed 'maybe' is not pass or drop" },
 	};

@@ -560,7 +560,11 @@ static const struct {
 	{ "clock", XRL_LOAD_CLOCK, offsetof(struct xrl_load_line, clock), { "precise", "coarse" }, 0, 1 },
 	{ "max-keys", XRL_LOAD_MAX_KEYS, offsetof(struct xrl_load_line, max_keys), {}, XRL_KEYS_MIN, XRL_KEYS_MAX },
 	{ "new-keys", XRL_LOAD_NEW_KEYS, offsetof(struct xrl_load_line, new_keys), {}, 0, XRL_NEW_KEYS_MAX },
-	{ "sketch-width", XRL_LOAD_SKETCH_WIDTH, offsetof(struct xrl_load_line, sketch_width), {}, XRL_SKETCH_MIN_WIDTH,
+	{ "sketch-width",
+	  XRL_LOAD_SKETCH_WIDTH,
+	  offsetof(struct xrl_load_line, sketch_width),
+	  {},
+	  XRL_SKETCH_MIN_WIDTH,
 	  XRL_SKETCH_MAX_WIDTH },
 	{ "malformed", XRL_LOAD_MALFORMED, offsetof(struct xrl_load_line, malformed_drop), { "pass", "drop" }, 0, 1 },
 };
