@@ -20,7 +20,7 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static json_t *counters_json(const struct xrl_counters *c)
+json_t *cli_counters_json(const struct xrl_counters *c)
 {
 	json_t *mal = json_object();
 	int i;
@@ -136,8 +136,8 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 		json_t *o;
 
 		cli_timestamp(ts, sizeof(ts));
-		o = json_pack("{s:s,s:s,s:o,s:o}", "timestamp", ts, "interface", iface, "counters", counters_json(&c),
-			      "rules", rules);
+		o = json_pack("{s:s,s:s,s:o,s:o}", "timestamp", ts, "interface", iface, "counters",
+			      cli_counters_json(&c), "rules", rules);
 
 		if (top) {
 			json_object_set_new(o, "keys_tracked", json_integer((json_int_t)tracked));
