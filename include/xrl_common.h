@@ -10,7 +10,7 @@
 #include "xrl_window.h"
 
 /* Bumped whenever a map layout below changes; kept in the ctl map. */
-#define XRL_LAYOUT_VERSION 4
+#define XRL_LAYOUT_VERSION 5
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
@@ -207,8 +207,12 @@ struct xrl_ctl {
 	__u32 new_keys; /* per second, as loaded; 0: no cap */
 	__u8 kinds[2];	/* per rule set: XRL_HAS_* of the rules it holds */
 	__u8 pad[2];
+	/* The XDP program load --force detached from the interface (for status); 0: none. */
+	__u32 replaced_id;
+	char replaced_name[16]; /* its name, as the kernel keeps it (BPF_OBJ_NAME_LEN) */
+	__u32 pad2;
 };
-_Static_assert(sizeof(struct xrl_ctl) == 40, "xrl_ctl layout");
+_Static_assert(sizeof(struct xrl_ctl) == 64, "xrl_ctl layout");
 
 /*
  * xrl_ctl.kinds: which maps a rule set has rules in. The program skips the
