@@ -164,6 +164,22 @@ while IFS= read -r line; do
 done < <(grep -E '^ExecStart(Pre)?=' "$units/xdp-ratelimit-metrics.service")
 check "... wrote the collector's file" grep -q '^xdp_ratelimit_frames_seen_total{interface="xrlp0"} ' "$dir/collector/xdp-ratelimit.prom"
 
+# --listen -j: one JSON line once it listens, naming the port it got.
+"$XRL" -j metrics --listen 127.0.0.1:0 >"$dir/listen.json" 2>&1 &
+srv=$!
+lab_undo "kill $srv 2>/dev/null"
+if lab_wait 10 grep -q listening "$dir/listen.json"; then
+	check "--listen -j: its line conforms to the schema" sh -c \
+		"python3 '$ROOT/tests/e2e/json_check.py' '$ROOT/docs/json-schema.json' metrics_listen <'$dir/listen.json'"
+	expect_eq "--listen -j: the address it names serves the metrics" \
+		"$(curl -s -o /dev/null -w '%{http_code}' "http://$(jq -r .listening "$dir/listen.json")/metrics")" 200
+else
+	fail "--listen -j starts" "$(cat "$dir/listen.json")"
+fi
+kill -INT "$srv"
+wait "$srv"
+expect_eq "--listen: SIGINT ends it too, exit 0" $? 0
+
 # What is refused, and why.
 expect_err "--listen: not ADDR:PORT is a usage error" 2 'is not ADDR:PORT' "$XRL" metrics --listen 127.0.0.1
 expect_err "--listen: IPv6 without brackets is a usage error" 2 'is not ADDR:PORT' "$XRL" metrics --listen ::1:9
