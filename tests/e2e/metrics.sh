@@ -125,7 +125,7 @@ else skip "node exporter" "needs prometheus-node-exporter (Debian package)"; fi
 "$XRL" metrics --listen 127.0.0.1:0 >"$dir/listen.out" 2>&1 &
 srv=$!
 lab_undo "kill $srv 2>/dev/null"
-if lab_wait 10 grep -q '^serving the metrics at http://127.0.0.1:[0-9]*/metrics' "$dir/listen.out"; then
+if lab_wait 10 grep -qs '^serving the metrics at http://127.0.0.1:[0-9]*/metrics' "$dir/listen.out"; then
 	url=$(grep -o 'http://[^ ]*' "$dir/listen.out")
 	"$XRL" -j stats xrlp0 >"$dir/before.json"
 	curl -sf -D "$dir/headers" -o "$dir/listen.prom" "$url"
@@ -151,13 +151,13 @@ fi
 # not systemd): the binary and the collector's folder moved to the test's.
 units=$dir/units
 mkdir -p "$units"
-for u in "$ROOT"/systemd/xdp-ratelimit-metrics.*; do
+for u in "$ROOT"/systemd/xdp-ratelimit-metrics*; do
 	sed -e "s|/usr/sbin/xdp-ratelimit|$XRL|g" -e "s|/var/lib/prometheus/node-exporter|$dir/collector|g" "$u" \
 		>"$units/$(basename "$u")"
 done
 if command -v systemd-analyze >/dev/null; then
-	out=$(systemd-analyze verify --man=no "$units"/xdp-ratelimit-metrics.* 2>&1)
-	expect_eq "systemd-analyze verify: the metrics timer and service, no complaint" "$?:$out" "0:"
+	out=$(systemd-analyze verify --man=no "$units"/xdp-ratelimit-metrics* 2>&1)
+	expect_eq "systemd-analyze verify: the metrics units (timer, socket, services), no complaint" "$?:$out" "0:"
 else skip "systemd-analyze verify" "needs systemd-analyze (Debian package systemd)"; fi
 while IFS= read -r line; do
 	check "the service's ${line%%=*}" sh -c "${line#*=}"
@@ -168,7 +168,7 @@ check "... wrote the collector's file" grep -q '^xdp_ratelimit_frames_seen_total
 "$XRL" -j metrics --listen 127.0.0.1:0 >"$dir/listen.json" 2>&1 &
 srv=$!
 lab_undo "kill $srv 2>/dev/null"
-if lab_wait 10 grep -q listening "$dir/listen.json"; then
+if lab_wait 10 grep -qs listening "$dir/listen.json"; then
 	check "--listen -j: its line conforms to the schema" sh -c \
 		"python3 '$ROOT/tests/e2e/json_check.py' '$ROOT/docs/json-schema.json' metrics_listen <'$dir/listen.json'"
 	expect_eq "--listen -j: the address it names serves the metrics" \
@@ -179,6 +179,45 @@ fi
 kill -INT "$srv"
 wait "$srv"
 expect_eq "--listen: SIGINT ends it too, exit 0" $? 0
+
+# Socket activation, as systemd does it (systemd-socket-activate passes the socket as fd 3 with
+# LISTEN_PID and LISTEN_FDS): the Exec line of the -http service on the -http socket's kind.
+if command -v systemd-socket-activate >/dev/null; then
+	port=$(free_port)
+	exec_line=$(sed -n 's/^ExecStart=//p' "$units/xdp-ratelimit-metrics-http.service")
+	# shellcheck disable=SC2086 # the Exec line's words
+	systemd-socket-activate -l "127.0.0.1:$port" $exec_line >"$dir/sd.out" 2>&1 &
+	sd=$!
+	lab_undo "kill $sd 2>/dev/null"
+	if lab_wait 10 curl -sf -o "$dir/sd.prom" "http://127.0.0.1:$port/metrics"; then
+		check "--systemd-socket: serves the metrics on the socket it was passed" \
+			grep -q '^xdp_ratelimit_frames_seen_total{interface="xrlp0"} ' "$dir/sd.prom"
+	else
+		fail "--systemd-socket serves" "$(cat "$dir/sd.out")"
+	fi
+	kill -TERM "$sd"
+	wait "$sd"
+	expect_eq "--systemd-socket: SIGTERM (systemctl stop) ends it, exit 0" $? 0
+else skip "--systemd-socket" "needs systemd-socket-activate (Debian package systemd)"; fi
+expect_err "--systemd-socket with no socket passed names the fix" 1 'run it from a .socket unit' \
+	"$XRL" metrics --systemd-socket
+
+# An instance that cannot be read (here a folder with no pins, as another version's would be):
+# every other is still exported, it is up 0, and only naming it fails.
+ip link add xrlpd0 type veth peer name xrlpd1 && lab_undo "ip link del xrlpd0"
+bad=/sys/fs/bpf/xdp-ratelimit/net$("$XRL" -j status | jq -r '.interfaces[] | select(.interface == "xrlp0") | .netns_cookie')-if$(cat /sys/class/net/xrlpd0/ifindex)
+mkdir "$bad" && lab_undo "rmdir $bad"
+"$XRL" metrics >"$dir/some.prom" 2>"$dir/some.err"
+expect_eq "an unreadable instance: metrics still exits 0" $? 0
+expect_eq "... it is up 0, the others up 1" \
+	"$(value "$dir/some.prom" xdp_ratelimit_up) $(grep -c '^xdp_ratelimit_up{interface="xrlpd0"} 0$' "$dir/some.prom")" "1 1"
+check "... the others' figures are there" grep -q '^xdp_ratelimit_frames_seen_total{interface="xrlp0"} ' "$dir/some.prom"
+check "... none of its own" sh -c "! grep -v '^xdp_ratelimit_up' '$dir/some.prom' | grep -q xrlpd0"
+check "... stderr says why" grep -q '^xdp-ratelimit: xrlpd0: not read: ' "$dir/some.err"
+check "... promtool accepts it" sh -c "promtool check metrics <'$dir/some.prom'"
+check "... -j lists it with its error, conforming" sh -c \
+	"'$XRL' -j metrics 2>/dev/null | tee '$dir/some.json' | python3 '$ROOT/tests/e2e/json_check.py' '$ROOT/docs/json-schema.json' metrics && jq -e '.interfaces[] | select(.interface == \"xrlpd0\") | .error' '$dir/some.json'"
+expect_err "... naming it fails" 1 'xrlpd0' "$XRL" metrics xrlpd0
 
 # What is refused, and why.
 expect_err "--listen: not ADDR:PORT is a usage error" 2 'is not ADDR:PORT' "$XRL" metrics --listen 127.0.0.1

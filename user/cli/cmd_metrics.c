@@ -20,6 +20,7 @@
 
 struct metrics_opts {
 	const char *textfile, *listen;
+	bool systemd_socket;
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
 };
@@ -29,6 +30,8 @@ static const struct cli_opt metrics_opts[] = {
 		.help = "write them to PATH (a .prom file) atomically, for the node exporter's textfile collector"),
 	CLI_OPT(struct metrics_opts, listen, "listen", STRING, .short_name = 'l', .arg = "ADDR:PORT",
 		.help = "serve them at http://ADDR:PORT/metrics until SIGTERM or SIGINT (port 0: any free one)"),
+	CLI_OPT(struct metrics_opts, systemd_socket, "systemd-socket", FLAG,
+		.help = "serve them on the socket systemd passes (socket activation), as --listen does"),
 	{},
 };
 
@@ -120,43 +123,56 @@ static void render_text(FILE *f, const struct xrl_instance_metrics *v, size_t n)
 	fprintf(f, "\"} 1\n");
 	if (!n)
 		return;
+	prom_family(
+		f, "xdp_ratelimit_up", "gauge",
+		"1 when the instance's figures could be read; 0 and no other figure when not ('xdp-ratelimit status' says why).");
+	for (i = 0; i < n; i++)
+		prom_sample(f, "xdp_ratelimit_up", v[i].st.iface, NULL, NULL, !v[i].err[0]);
 	prom_family(f, "xdp_ratelimit_attached", "gauge", "1 when the limiter's program is attached to the interface.");
 	for (i = 0; i < n; i++)
-		prom_sample(f, "xdp_ratelimit_attached", v[i].st.iface, NULL, NULL, v[i].st.attached);
+		if (!v[i].err[0])
+			prom_sample(f, "xdp_ratelimit_attached", v[i].st.iface, NULL, NULL, v[i].st.attached);
 	for (j = 0; j < sizeof(frame_counters) / sizeof(frame_counters[0]); j++) {
 		prom_family(f, frame_counters[j].name, "counter", frame_counters[j].help);
 		for (i = 0; i < n; i++)
-			prom_sample(f, frame_counters[j].name, v[i].st.iface, NULL, NULL,
-				    *(const __u64 *)((const char *)&v[i].counters + frame_counters[j].off));
+			if (!v[i].err[0])
+				prom_sample(f, frame_counters[j].name, v[i].st.iface, NULL, NULL,
+					    *(const __u64 *)((const char *)&v[i].counters + frame_counters[j].off));
 	}
 	prom_family(
 		f, "xdp_ratelimit_frames_malformed_total", "counter",
 		"Frames too short or inconsistent to parse, by reason (passed, or dropped under --malformed drop).");
 	for (i = 0; i < n; i++)
-		for (j = 0; j < XRL_MAL_MAX; j++)
+		for (j = 0; j < XRL_MAL_MAX && !v[i].err[0]; j++)
 			prom_sample(f, "xdp_ratelimit_frames_malformed_total", v[i].st.iface, "reason",
 				    xrl_malformed_name((int)j), v[i].counters.malformed[j]);
 	prom_family(f, "xdp_ratelimit_keys_tracked", "gauge", "Window states held now.");
 	for (i = 0; i < n; i++)
-		prom_sample(f, "xdp_ratelimit_keys_tracked", v[i].st.iface, NULL, NULL, v[i].st.keys);
+		if (!v[i].err[0])
+			prom_sample(f, "xdp_ratelimit_keys_tracked", v[i].st.iface, NULL, NULL, v[i].st.keys);
 	prom_family(f, "xdp_ratelimit_keys_max", "gauge",
 		    "Window states the table holds (load --max-keys); the least recently used go beyond.");
 	for (i = 0; i < n; i++)
-		prom_sample(f, "xdp_ratelimit_keys_max", v[i].st.iface, NULL, NULL, v[i].st.ctl.max_keys);
+		if (!v[i].err[0])
+			prom_sample(f, "xdp_ratelimit_keys_max", v[i].st.iface, NULL, NULL, v[i].st.ctl.max_keys);
 	prom_family(f, "xdp_ratelimit_rules", "gauge", "Rules in force.");
 	for (i = 0; i < n; i++)
-		prom_sample(f, "xdp_ratelimit_rules", v[i].st.iface, NULL, NULL, v[i].st.rules);
+		if (!v[i].err[0])
+			prom_sample(f, "xdp_ratelimit_rules", v[i].st.iface, NULL, NULL, v[i].st.rules);
 	prom_family(f, "xdp_ratelimit_memory_bytes", "gauge", "Kernel memory charged for the limiter's maps.");
 	for (i = 0; i < n; i++)
-		prom_sample(f, "xdp_ratelimit_memory_bytes", v[i].st.iface, NULL, NULL, v[i].st.memlock);
+		if (!v[i].err[0])
+			prom_sample(f, "xdp_ratelimit_memory_bytes", v[i].st.iface, NULL, NULL, v[i].st.memlock);
 	prom_family(f, "xdp_ratelimit_state_memory_bytes", "gauge",
 		    "Kernel memory charged for the window states, of xdp_ratelimit_memory_bytes.");
 	for (i = 0; i < n; i++)
-		prom_sample(f, "xdp_ratelimit_state_memory_bytes", v[i].st.iface, NULL, NULL, v[i].st.state_memlock);
+		if (!v[i].err[0])
+			prom_sample(f, "xdp_ratelimit_state_memory_bytes", v[i].st.iface, NULL, NULL,
+				    v[i].st.state_memlock);
 	for (w = 0; w < 3; w++) {
 		prom_family(f, rule_fam[w][0], "counter", rule_fam[w][1]);
 		for (i = 0; i < n; i++) {
-			for (r = 0; r < v[i].st.rules; r++) {
+			for (r = 0; !v[i].err[0] && r < v[i].st.rules; r++) {
 				xrl_spec_format(&v[i].rules[r].spec, line, sizeof(line));
 				prom_sample(f, rule_fam[w][0], v[i].st.iface, "rule", line,
 					    rule_value(&v[i].rules[r], w));
@@ -172,7 +188,14 @@ static json_t *render_json(const struct xrl_instance_metrics *v, size_t n)
 	size_t i, r;
 
 	for (i = 0; i < n; i++) {
-		json_t *rules = json_array();
+		json_t *rules;
+
+		if (v[i].err[0]) {
+			json_array_append_new(arr,
+					      json_pack("{s:s,s:s}", "interface", v[i].st.iface, "error", v[i].err));
+			continue;
+		}
+		rules = json_array();
 
 		for (r = 0; r < v[i].st.rules; r++) {
 			const struct xrl_rule_totals *t = &v[i].rules[r];
@@ -266,10 +289,10 @@ static int metrics_prepare(struct cli_ctx *ctx)
 	for (i = 0; i < ctx->argc; i++)
 		if (xrl_iface_check(ctx->argv[i], err, sizeof(err)))
 			return cli_usage(ctx->cmd, "%s", err);
-	if (t && mo->listen)
+	if ((t != NULL) + (mo->listen != NULL) + mo->systemd_socket > 1)
 		return cli_usage(
 			ctx->cmd,
-			"--textfile and --listen: give one of them (a timer writes the file, or a scrape reads the server)");
+			"--textfile, --listen and --systemd-socket: give one of them (a timer writes the file, or a scrape reads the server)");
 	if (mo->listen && http_addr_parse(mo->listen, &mo->addr, &mo->addr_len, err, sizeof(err)))
 		return cli_usage(ctx->cmd, "--listen %s", err);
 	if (!t)
@@ -294,7 +317,8 @@ static int metrics_listen(const struct metrics_opts *mo)
 	char err[XRL_ERRLEN], name[80];
 	int fd, ret;
 
-	fd = http_listen(&mo->addr, mo->addr_len, err, sizeof(err));
+	fd = mo->systemd_socket ? http_systemd_socket(err, sizeof(err)) :
+				  http_listen(&mo->addr, mo->addr_len, err, sizeof(err));
 	if (fd < 0)
 		return cli_fail(EXIT_FAIL, "%s", err);
 	http_local_name(fd, name, sizeof(name));
@@ -317,7 +341,7 @@ static int metrics_run(struct cli_ctx *ctx)
 	const struct metrics_opts *mo = ctx->opts;
 	struct xrl_instance_metrics *v;
 	char err[XRL_ERRLEN], *body;
-	size_t n, blen;
+	size_t n, blen, i;
 	int code;
 
 	if (xrl_check_env(err, sizeof(err)))
@@ -327,7 +351,10 @@ static int metrics_run(struct cli_ctx *ctx)
 	/* One reading first: an interface that is not loaded fails now, not at every scrape. */
 	if (xrl_metrics_read(want, nwant, &v, &n, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
-	if (mo->listen) {
+	for (i = 0; !mo->listen && !mo->systemd_socket && i < n; i++)
+		if (v[i].err[0])
+			fprintf(stderr, "xdp-ratelimit: %s: not read: %s\n", v[i].st.iface, v[i].err);
+	if (mo->listen || mo->systemd_socket) {
 		xrl_metrics_free(v, n);
 		return metrics_listen(mo);
 	}

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* ppoll, accept4 */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
@@ -108,6 +109,32 @@ int http_listen(const struct sockaddr_storage *ss, socklen_t sslen, char *err, s
 					host);
 		return xrl_fail(ret, err, len, "cannot listen on %s: %s", host, strerror(-ret));
 	}
+	return fd;
+}
+
+#define SD_LISTEN_FDS_START 3
+
+int http_systemd_socket(char *err, size_t len)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	int fd = SD_LISTEN_FDS_START, listening = 0, type = 0;
+	socklen_t sl = sizeof(listening);
+
+	if (!pid || !fds || strtol(pid, NULL, 10) != (long)getpid() || strtol(fds, NULL, 10) < 1)
+		return xrl_fail(
+			-ENOENT, err, len,
+			"no socket from systemd (LISTEN_PID and LISTEN_FDS do not name this process): run it from a .socket unit, or give --listen ADDR:PORT");
+	/* As sd_listen_fds does: the sockets are this process's, not its children's. */
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &sl) || !listening ||
+	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &sl) || type != SOCK_STREAM)
+		return xrl_fail(
+			-ENOTSOCK, err, len,
+			"the socket systemd passed is not a listening TCP socket: give the .socket unit ListenStream= (and Accept=no)");
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK))
+		return xrl_fail(-errno, err, len, "cannot set up the socket systemd passed: %s", strerror(errno));
 	return fd;
 }
 

@@ -18,6 +18,13 @@ int http_addr_parse(const char *arg, struct sockaddr_storage *ss, socklen_t *ssl
 /* A listening TCP socket on ss; -errno and a sentence in err. */
 int http_listen(const struct sockaddr_storage *ss, socklen_t sslen, char *err, size_t len);
 
+/*
+ * The listening socket systemd passes by socket activation (LISTEN_PID, LISTEN_FDS:
+ * the first, fd 3), made non-blocking. -errno and a sentence in err when
+ * there is none, or it is not a listening TCP socket.
+ */
+int http_systemd_socket(char *err, size_t len);
+
 /* The address a socket listens on, as ADDR:PORT (IPv6 in brackets). */
 void http_local_name(int fd, char *buf, size_t len);
 

@@ -110,8 +110,9 @@ int xrl_metrics_read(char *const *ifaces, size_t n, struct xrl_instance_metrics 
 			continue;
 		found[which] = true;
 		v[k].st = st[i];
-		ret = read_one(&v[k++], err, len);
-		if (ret)
+		ret = read_one(&v[k], n ? err : v[k].err, n ? len : sizeof(v[k].err));
+		k++;
+		if (ret && n)
 			goto fail;
 	}
 	for (i = 0; i < n; i++) {

@@ -3,6 +3,7 @@
 #ifndef XRL_METRICS_H
 #define XRL_METRICS_H
 
+#include "err.h"
 #include "loader.h"
 #include "stats.h"
 
@@ -16,14 +17,16 @@ struct xrl_instance_metrics {
 	struct xrl_status st; /* name, attachment, keys tracked, memory: what status shows */
 	struct xrl_counters counters;
 	struct xrl_rule_totals *rules; /* st.rules of them */
+	char err[XRL_ERRLEN];	       /* set when it could not be read: nothing else is then */
 };
 
 /*
  * Reads the instances of this network namespace: the interfaces named in
  * ifaces (n of them), or every one loaded here and not gone when n is 0.
- * *out is malloc'd; xrl_metrics_free frees it. An interface that is not
+ * *out is malloc'd; xrl_metrics_free frees it. A named interface that is not
  * loaded, or whose maps cannot be read, fails the whole reading: -errno and
- * a sentence in err.
+ * a sentence in err. Unnamed, an instance that cannot be read (another
+ * version's, say) is listed with its err set, and the others are read.
  */
 int xrl_metrics_read(char *const *ifaces, size_t n, struct xrl_instance_metrics **out, size_t *count, char *err,
 		     size_t len);
