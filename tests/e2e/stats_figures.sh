@@ -43,13 +43,13 @@ for i in $(seq 15); do
 	((qps < qlo)) && qlo=$qps
 done
 expect_eq "the key is among the top in every reading" "$n" 15
-expect_range "the key's pass/s + block/s over complete buckets, lowest of 15 readings" "$lo" 360 440
-expect_range "... highest" "$hi" 360 440
+expect_range "the key's pass/s + block/s over complete buckets, lowest of 15 readings" "$lo" 340 460
+expect_range "... highest" "$hi" 340 460
 expect_range "the sender sent 400/s for 4 s (or nearly, if held up)" "$sent" 1520 1600
 # Right after a boundary Sentinel's window holds a bucket and a bit: it reads well below 400.
-check "Sentinel's QPS, lowest of the readings, is below the rate sent ($qlo < 360)" test "$qlo" -lt 360
+check "Sentinel's QPS, lowest of the readings, is well below the rate sent ($qlo < 330)" test "$qlo" -lt 330
 r=$(jq '.rules[] | select(.rule | startswith("port 7100")) | (.passed_rate + .blocked_rate) | round' "$dir/s8.json")
-expect_range "the rule's pass/s + block/s (one source: the same)" "$r" 360 440
+expect_range "the rule's pass/s + block/s (one source: the same)" "$r" 340 460
 expect_eq "the rule's rates span the complete bucket, 500 ms" \
 	"$(jq '.rules[] | select(.rule | startswith("port 7100")) | .rate_span_ms' "$dir/s8.json")" 500
 
