@@ -3,6 +3,7 @@
 
 # SANITIZE=1 builds apart, so that switching it on or off never mixes objects.
 OUT := build$(if $(filter 1,$(SANITIZE)),/sanitize)
+.DEFAULT_GOAL := all
 CLANG ?= clang
 BPFTOOL ?= bpftool
 # make defines CC (as cc), so 'CC ?= gcc' would never apply.

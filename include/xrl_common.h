@@ -210,8 +210,11 @@ struct xrl_ctl {
 	__u32 sketch_width; /* the sketch's columns, as loaded: XRL_SKETCH_DEPTH rows of them */
 	__u8 kinds[2];	    /* per rule set: XRL_HAS_* of the rules it holds */
 	__u8 pad[2];
+	/* The XDP program load --force detached from the interface (for status); 0: none. */
+	__u32 replaced_id;
+	char replaced_name[16]; /* its name, as the kernel keeps it (BPF_OBJ_NAME_LEN) */
 };
-_Static_assert(sizeof(struct xrl_ctl) == 44, "xrl_ctl layout");
+_Static_assert(sizeof(struct xrl_ctl) == 64, "xrl_ctl layout");
 
 /*
  * xrl_ctl.kinds: which maps a rule set has rules in. The program skips the

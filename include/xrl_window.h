@@ -176,8 +176,9 @@ static inline int xrl_last_advance(struct xrl_ring *r, __u64 q, int tries)
 	return 0;
 }
 
-/* Adds the live cells of a ring at bucket s into *acc. */
-static inline void xrl_ring_add(const struct xrl_ring *r, __u32 n, const struct xrl_slot *s, struct xrl_sum *acc)
+/* Adds into *acc the cells of a ring of n buckets that hold one of the span buckets ending with s's. */
+static inline void xrl_ring_add(const struct xrl_ring *r, __u32 n, __u32 span, const struct xrl_slot *s,
+				struct xrl_sum *acc)
 {
 	__u64 w, last = XRL_READ_ONCE(r->last);
 	__u32 i;
@@ -186,7 +187,7 @@ static inline void xrl_ring_add(const struct xrl_ring *r, __u32 n, const struct 
 		if (i >= n)
 			break;
 		w = XRL_READ_ONCE(r->c[i].word);
-		if (!xrl_valid(last, s->q, w) || !xrl_live(s->epoch, xrl_word_epoch(w), n))
+		if (!xrl_valid(last, s->q, w) || !xrl_live(s->epoch, xrl_word_epoch(w), span))
 			continue;
 		acc->pass += xrl_word_pass(w);
 		acc->block += XRL_READ_ONCE(r->c[i].block);
@@ -203,8 +204,37 @@ static inline struct xrl_sum xrl_window_at(const struct xrl_ring *r, __u32 n, __
 	if (xrl_shape_check(n, interval) != XRL_SHAPE_OK)
 		return s;
 	xrl_slot_at(&sl, now, interval / n, n);
-	xrl_ring_add(r, n, &sl, &s);
+	xrl_ring_add(r, n, n, &sl, &s);
 	return s;
+}
+
+/*
+ * The window's complete buckets at now: the n - 1 before now's, which span
+ * xrl_complete_ns. Sentinel's sum(now) includes now's bucket, partly elapsed,
+ * so a steady 400/s reads 360 a tenth of a second after a boundary of a 1 s,
+ * 2-bucket window; the complete buckets read 400. None when n is 1: the one
+ * bucket a ring keeps is always now's.
+ */
+static inline struct xrl_sum xrl_window_complete_at(const struct xrl_ring *r, __u32 n, __u64 interval, __u64 now)
+{
+	struct xrl_sum s = { 0, 0, 0, 0 };
+	struct xrl_slot sl;
+	__u64 blen;
+
+	if (xrl_shape_check(n, interval) != XRL_SHAPE_OK || n < 2)
+		return s;
+	blen = interval / n;
+	if (now < blen)
+		return s;
+	xrl_slot_at(&sl, now - blen, blen, n); /* the bucket before now's */
+	xrl_ring_add(r, n, n - 1, &sl, &s);
+	return s;
+}
+
+/* The time the complete buckets of a window of n buckets span. */
+static inline __u64 xrl_complete_ns(__u32 n, __u64 interval)
+{
+	return n < 2 ? 0 : (__u64)(n - 1) * (interval / n);
 }
 
 /* Empties every cell: a ring built for another window shape. */

@@ -117,11 +117,23 @@ if [ $rc -eq 0 ]; then
 	sent=()
 	for i in "${!SRCS[@]}"; do sent+=("${SRCS[i]} $(tail -1 "$out/sent-$i")"); done
 	received=$(($(tail -1 "$out/recv-10.201.0.1") + $(tail -1 "$out/recv-fd00:201::1")))
-	read -r passed dropped seen < <("$XRL" -j stats $HOST_IF | jq -r '.counters | "\(.passed) \(.dropped) \(.seen)"')
+	read -r passed dropped seen non_ip no_rule < <("$XRL" -j stats $HOST_IF |
+		jq -r '.counters | "\(.passed) \(.dropped) \(.seen) \(.non_ip) \(.no_rule)"')
 	printf '\nsent by the clients: %s' "${sent[0]}"
 	printf ', %s' "${sent[@]:1}"
 	printf '\nthe limiter passed %s and dropped %s of %s; the service received %s\n' \
 		"$passed" "$dropped" "$seen" "$received"
+	# Why passed and received differ: the link's own frames, which no rule names, pass too;
+	# and a datagram passed but not yet read when the receiver stopped is not counted.
+	by_rules=$((passed - non_ip - no_rule))
+	printf 'of the %s passed, %s matched no rule (%s not IP, such as ARP; %s IP, such as IPv6 neighbour discovery): the rules passed %s to the service, which received %s' \
+		"$passed" $((non_ip + no_rule)) "$non_ip" "$no_rule" "$by_rules" "$received"
+	if [ "$received" -lt "$by_rules" ]; then
+		printf '; the other %s were in flight, or dropped by the host'"'"'s stack, when it stopped counting\n' \
+			$((by_rules - received))
+	else
+		printf ', all of them\n'
+	fi
 	summary lab $HOST_IF "$received"
 fi
 lab_cleanup

@@ -66,8 +66,17 @@ if bpftool net attach xdp pinned /sys/fs/bpf/xrle_other dev xrle4 2>/dev/null; t
 		"$XRL" load xrle4
 	expect_eq "the other program is untouched" \
 		"$(ip -d link show xrle4 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' | head -1)" "$id"
+	name=$(bpftool -j prog show id "$id" | jq -r .name)
 	check "--force replaces it" "$XRL" load xrle4 --force
+	expect_eq "status -j names the program --force replaced" \
+		"$("$XRL" -j status | jq -r '.interfaces[] | select(.interface == "xrle4") | "\(.replaced.prog_id) \(.replaced.name)"')" \
+		"$id $name"
+	check "... and so does its text" sh -c "'$XRL' status | grep -q \"load --force detached XDP program '$name' (id $id)\""
 	check "unload after --force" "$XRL" unload xrle4
+	check "load without --force" "$XRL" load xrle4
+	expect_eq "... replaced nothing: status -j says null" \
+		"$("$XRL" -j status | jq -c '.interfaces[] | select(.interface == "xrle4") | .replaced')" null
+	check "unload" "$XRL" unload xrle4
 else
 	skip "another XDP program" "could not attach a second program with bpftool"
 fi

@@ -22,6 +22,14 @@ expect_eq "passed + dropped = seen" "$((${passed:-0} + ${dropped:-0}))" "${seen:
 check "the limiter dropped the excess" test "${dropped:-0}" -gt 0
 # What passed reaches the service, but for the few frames that are not UDP to port 5000.
 expect_range "the service received what passed" "${received:-0}" $((${passed:-0} - 30)) "${passed:-0}"
+# ... and the demo says which: those no rule names, and what the rules passed.
+read -r p2 unruled non_ip no_rule by_rules r2 < <(sed -n \
+	's/^of the \([0-9]*\) passed, \([0-9]*\) matched no rule (\([0-9]*\) not IP, such as ARP; \([0-9]*\) IP, such as IPv6 neighbour discovery): the rules passed \([0-9]*\) to the service, which received \([0-9]*\).*/\1 \2 \3 \4 \5 \6/p' <<<"$out")
+expect_eq "it explains passed against received: the same figures" "${p2:-}/${r2:-}" "${passed:-}/${received:-}"
+expect_eq "... what no rule matched plus what the rules passed is what passed" \
+	"$((${unruled:-0} + ${by_rules:-0}))/$((${non_ip:-0} + ${no_rule:-0}))" "${passed:--1}/${unruled:--1}"
+expect_range "... the service received what the rules passed, or a few less" "${received:-0}" \
+	$((${by_rules:-0} - 30)) "${by_rules:-0}"
 check "it says it removed the lab" grep -q '^lab removed\.' <<<"$out"
 check "no interface left" sh -c '! ip link show xrld0 2>/dev/null'
 check "no namespace left" sh -c '! ip netns list | grep -qw xrl-demo'

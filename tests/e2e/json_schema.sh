@@ -53,6 +53,9 @@ conforms help 0 "$XRL" -j stats -h
 conforms commands 0 "$XRL" -j help
 conforms version 0 "$XRL" -j -V
 conforms memory 0 "$XRL" -j memory --cpus 64 --max-keys 4096
+conforms metrics 0 "$XRL" -j metrics xrlej0
+conforms metrics 0 "$XRL" -j metrics
+conforms metrics_textfile 0 "$XRL" -j metrics --textfile "$dir/xrl.prom"
 # Errors and usage errors, wherever -j is on the line.
 conforms error 2 "$XRL" --bogus -j status
 conforms error 2 "$XRL" -j
@@ -66,6 +69,8 @@ conforms error 2 "$XRL" -j unload ../x
 conforms error 1 "$XRL" -j stats xrlej1
 conforms error 2 "$XRL" -j lint /nonexistent
 conforms error 2 "$XRL" -j demo ../x
+conforms error 2 "$XRL" -j metrics --listen 127.0.0.1
+conforms error 1 "$XRL" -j metrics xrlej1
 conforms error 2 "$XRL" -j save xrlej0 -
 conforms error 1 "$XRL" -j save xrlej0 /nonexistent/dir/x.conf
 conforms unload 0 "$XRL" -j unload xrlej0

@@ -61,7 +61,7 @@ static void put(struct xrl_ring *r, __u32 n, __u64 interval, __u64 start, __u64 
 static struct xrl_sum agg_rs(struct percpu *p, __u32 gen, __u32 n, __u64 interval, __u64 now)
 {
 	return xrl_aggregate(p->buf, p->ncpus, p->stride, offsetof(struct xrl_rule_stats, ring),
-			     offsetof(struct xrl_rule_stats, gen), gen, n, interval, now);
+			     offsetof(struct xrl_rule_stats, gen), gen, n, interval, now, false);
 }
 
 #define assert_sum(s, p, b, nb)                     \
@@ -301,10 +301,10 @@ static void test_aggregate_layout(void **state)
 		put(&v->ring, 2, I, S + 500 * MS, 1 + (__u64)cpu, 0);
 	}
 	assert_sum(xrl_aggregate(buf, 3, stride, offsetof(struct odd_value, ring), offsetof(struct odd_value, gen), 4,
-				 2, I, S + 700 * MS),
+				 2, I, S + 700 * MS, false),
 		   1 + 2 + 3, 0, 3);
 	assert_sum(xrl_aggregate(buf, 3, stride, offsetof(struct odd_value, ring), offsetof(struct odd_value, gen), 5,
-				 2, I, S + 700 * MS),
+				 2, I, S + 700 * MS, false),
 		   0, 0, 0);
 	free(buf);
 }

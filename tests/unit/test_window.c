@@ -522,6 +522,47 @@ static void test_lt(void **state)
 	assert_int_equal(xrl_lt(0xfffffffeULL, 0xffffffffULL), 1);
 }
 
+/*
+ * A steady 400/s passed (and, from 1 s on, 200/s blocked) through a 1 s window
+ * of 2 buckets: 100 ms after a boundary Sentinel's sum reads 240/s (the 200 of
+ * the bucket before and the 40 of now's), the complete bucket reads 400/s;
+ * ten buckets read 400/s too; a window of one bucket has no complete one.
+ */
+static void test_complete_buckets(void **state)
+{
+	struct xrl_ring r = {};
+	const __u64 I = 1000 * MS, now = S + 1600 * MS;
+	struct xrl_sum w, c;
+	__u64 t;
+
+	(void)state;
+	for (t = S; t < now; t += 5 * MS) /* 400/s: one every 2.5 ms, two every 5 */
+		add(&r, 2, I, t, 2, t >= S + 1000 * MS ? 1 : 0);
+	w = xrl_window_at(&r, 2, I, now);
+	c = xrl_window_complete_at(&r, 2, I, now);
+	assert_true(w.pass == 200 + 40);
+	assert_true(xrl_qps(w.pass, I) == 240.0);
+	assert_true(c.pass == 200 && c.block == 100 && c.buckets == 1);
+	assert_true(xrl_complete_ns(2, I) == 500 * MS);
+	assert_true(xrl_qps(c.pass, xrl_complete_ns(2, I)) == 400.0);
+	assert_true(xrl_qps(c.block, xrl_complete_ns(2, I)) == 200.0);
+	/* At the very start of a bucket, the one before is still the complete one. */
+	c = xrl_window_complete_at(&r, 2, I, S + 1500 * MS);
+	assert_true(c.pass == 200 && c.buckets == 1);
+	/* Ten buckets: the nine before now's; a bucket of now's is never among them. */
+	memset(&r, 0, sizeof(r));
+	for (t = S; t < S + 2000 * MS; t += 100 * MS)
+		add(&r, 10, I, t, 40, 0);
+	c = xrl_window_complete_at(&r, 10, I, S + 1950 * MS);
+	assert_true(c.pass == 9 * 40 && c.buckets == 9);
+	assert_true(xrl_qps(c.pass, xrl_complete_ns(10, I)) == 400.0);
+	/* One bucket: no complete one, no span. */
+	memset(&r, 0, sizeof(r));
+	add(&r, 1, I, S, 5, 0);
+	c = xrl_window_complete_at(&r, 1, I, S + 1500 * MS);
+	assert_true(c.pass == 0 && c.buckets == 0 && xrl_complete_ns(1, I) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_block_add),
 		cmocka_unit_test(test_reserve_racing_threads),
 		cmocka_unit_test(test_lt),
+		cmocka_unit_test(test_complete_buckets),
 	};
 
 	return cmocka_run_group_tests_name("window", tests, NULL, NULL);

@@ -262,6 +262,11 @@ static int status_run(struct cli_ctx *ctx)
 			json_object_set_new(o, "netns_cookie", json_integer((json_int_t)st[i].id.netns));
 			json_object_set_new(o, "this_netns", json_boolean(st[i].here));
 			json_object_set_new(o, "pin_dir", json_string(st[i].dir));
+			json_object_set_new(o, "replaced",
+					    st[i].ctl.replaced_id ?
+						    json_pack("{s:I,s:s}", "prog_id", (json_int_t)st[i].ctl.replaced_id,
+							      "name", st[i].ctl.replaced_name) :
+						    json_null());
 			if (st[i].err[0])
 				json_object_set_new(o, "error", json_string(st[i].err));
 			json_array_append_new(arr, o);
@@ -278,6 +283,9 @@ static int status_run(struct cli_ctx *ctx)
 		       (unsigned long long)(st[i].ctl.max_keys ? st[i].state_memlock / st[i].ctl.max_keys : 0),
 		       st[i].ctl.new_keys, (double)st[i].sketch_memlock / (1024.0 * 1024.0),
 		       st[i].ctl.malformed_drop ? "drop" : "pass");
+		if (st[i].ctl.replaced_id)
+			printf("%-16s load --force detached XDP program '%s' (id %u) from it\n", "",
+			       st[i].ctl.replaced_name, st[i].ctl.replaced_id);
 	}
 	if (cli.json)
 		cli_json(json_pack("{s:o}", "interfaces", arr));

@@ -20,7 +20,7 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static json_t *counters_json(const struct xrl_counters *c)
+json_t *cli_counters_json(const struct xrl_counters *c)
 {
 	json_t *mal = json_object();
 	int i;
@@ -35,12 +35,26 @@ static json_t *counters_json(const struct xrl_counters *c)
 			 (json_int_t)c->sketch_blocked, "malformed", mal);
 }
 
-static void key_source(const struct xrl_key *k, char *buf, size_t len)
+/* A key's source as its rule counts it: the masked prefix (fd00:201::/64), a bare address when unmasked. */
+static void key_source(const struct xrl_key *k, const struct xrl_rule *r, char *buf, size_t len)
 {
-	if (!k->family)
+	unsigned int mask = k->family == XRL_FAMILY_V4 ? r->src_mask4 : r->src_mask6;
+	size_t n;
+
+	if (!k->family) {
 		snprintf(buf, len, "(all sources)");
-	else
-		xrl_format_addr(k->family, k->addr, buf, len);
+		return;
+	}
+	xrl_format_addr(k->family, k->addr, buf, len);
+	n = strlen(buf);
+	if (mask < (k->family == XRL_FAMILY_V4 ? 32U : 128U) && n < len)
+		snprintf(buf + n, len - n, "/%u", mask);
+}
+
+/* A rate over complete buckets in JSON: null when the window has none. */
+static json_t *rate_json(__u64 span_ns, double rate)
+{
+	return span_ns ? json_real(rate) : json_null();
 }
 
 int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
@@ -87,7 +101,8 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 			printf("keys: %llu created, %llu failed; new sources past the cap: %llu judged by the sketch, %llu blocked there\n",
 			       (unsigned long long)c.keys_new, (unsigned long long)c.keys_failed,
 			       (unsigned long long)c.sketch_judged, (unsigned long long)c.sketch_blocked);
-		printf("%-60s %10s %10s %12s %12s\n", "rule", "pass/s", "block/s", "passed", "blocked");
+		printf("%-60s %9s %9s %9s %9s %12s %12s\n", "rule", "pass/s", "block/s", "qps pass", "qps block",
+		       "passed", "blocked");
 	}
 	for (i = 0; i < set.n; i++) {
 		struct xrl_rule_report r;
@@ -103,40 +118,58 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 					     "passed_qps", r.pass_qps, "blocked_qps", r.block_qps, "passed",
 					     (json_int_t)r.pass, "blocked", (json_int_t)r.block, "window_passed",
 					     (json_int_t)r.window.pass, "window_blocked", (json_int_t)r.window.block));
+			json_object_update_new(o, json_pack("{s:o,s:o,s:I}", "passed_rate",
+							    rate_json(r.complete_ns, r.pass_rate), "blocked_rate",
+							    rate_json(r.complete_ns, r.block_rate), "rate_span_ms",
+							    (json_int_t)(r.complete_ns / 1000000)));
 			json_array_append_new(rules, o);
-		} else
-			printf("%-60s %10.1f %10.1f %12llu %12llu\n", line, r.pass_qps, r.block_qps,
+		} else if (r.complete_ns) {
+			printf("%-60s %9.1f %9.1f %9.1f %9.1f %12llu %12llu\n", line, r.pass_rate, r.block_rate,
+			       r.pass_qps, r.block_qps, (unsigned long long)r.pass, (unsigned long long)r.block);
+		} else {
+			printf("%-60s %9s %9s %9.1f %9.1f %12llu %12llu\n", line, "-", "-", r.pass_qps, r.block_qps,
 			       (unsigned long long)r.pass, (unsigned long long)r.block);
+		}
 	}
+	if (!cli.json && set.n)
+		printf("pass/s, block/s: the rate over the window's complete buckets (none partly elapsed); qps: Sentinel's,\n"
+		       "the window's sum now (its newest bucket partly elapsed) per second.\n");
 	if (!cli.json && !set.n)
 		printf("(no rules: 'xdp-ratelimit rule add %s ...' adds one)\n", iface);
 	if (!cli.json && top)
-		printf("\ntop %zu of %zu keys tracked:\n%-40s %-10s %10s %10s  %s\n", nkeys, tracked, "source", "port",
-		       "pass/s", "block/s", "rule");
+		printf("\ntop %zu of %zu keys tracked:\n%-40s %-10s %9s %9s %9s %9s  %s\n", nkeys, tracked, "source",
+		       "port", "pass/s", "block/s", "qps pass", "qps block", "rule");
 	for (i = 0; i < nkeys; i++) {
 		const struct xrl_key *k = &keys[i].key;
 		char port[16] = "-";
 
-		key_source(k, src, sizeof(src));
+		key_source(k, &set.v[keys[i].rule].r, src, sizeof(src));
 		if (k->port)
 			snprintf(port, sizeof(port), "%u/%s", k->port, xrl_proto_name(k->proto));
 		xrl_spec_format_match(&set.v[keys[i].rule], line, sizeof(line));
 		if (cli.json)
-			json_array_append_new(tops, json_pack("{s:s,s:s,s:s,s:f,s:f,s:I,s:I}", "source", src, "port",
-							      port, "match", line, "passed_qps", keys[i].pass_qps,
-							      "blocked_qps", keys[i].block_qps, "window_passed",
-							      (json_int_t)keys[i].window.pass, "window_blocked",
-							      (json_int_t)keys[i].window.block));
+			json_array_append_new(
+				tops, json_pack("{s:s,s:s,s:s,s:f,s:f,s:I,s:I,s:o,s:o,s:I}", "source", src, "port",
+						port, "match", line, "passed_qps", keys[i].pass_qps, "blocked_qps",
+						keys[i].block_qps, "window_passed", (json_int_t)keys[i].window.pass,
+						"window_blocked", (json_int_t)keys[i].window.block, "passed_rate",
+						rate_json(keys[i].complete_ns, keys[i].pass_rate), "blocked_rate",
+						rate_json(keys[i].complete_ns, keys[i].block_rate), "rate_span_ms",
+						(json_int_t)(keys[i].complete_ns / 1000000)));
+		else if (keys[i].complete_ns)
+			printf("%-40s %-10s %9.1f %9.1f %9.1f %9.1f  %s\n", src, port, keys[i].pass_rate,
+			       keys[i].block_rate, keys[i].pass_qps, keys[i].block_qps, line);
 		else
-			printf("%-40s %-10s %10.1f %10.1f  %s\n", src, port, keys[i].pass_qps, keys[i].block_qps, line);
+			printf("%-40s %-10s %9s %9s %9.1f %9.1f  %s\n", src, port, "-", "-", keys[i].pass_qps,
+			       keys[i].block_qps, line);
 	}
 	if (cli.json) {
 		char ts[40];
 		json_t *o;
 
 		cli_timestamp(ts, sizeof(ts));
-		o = json_pack("{s:s,s:s,s:o,s:o}", "timestamp", ts, "interface", iface, "counters", counters_json(&c),
-			      "rules", rules);
+		o = json_pack("{s:s,s:s,s:o,s:o}", "timestamp", ts, "interface", iface, "counters",
+			      cli_counters_json(&c), "rules", rules);
 
 		if (top) {
 			json_object_set_new(o, "keys_tracked", json_integer((json_int_t)tracked));

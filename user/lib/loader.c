@@ -121,7 +121,8 @@ static int iface_mtu(const char *iface)
 	return mtu;
 }
 
-static int check_other_xdp(const struct xrl_load_opts *o, int ifindex, char *err, size_t len)
+/* With --force, the program detached is recorded in ctl: status names it. */
+static int check_other_xdp(const struct xrl_load_opts *o, int ifindex, struct xrl_ctl *ctl, char *err, size_t len)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct bpf_prog_info info = {};
@@ -145,6 +146,9 @@ static int check_other_xdp(const struct xrl_load_opts *o, int ifindex, char *err
 			-errno, err, len,
 			"cannot detach XDP program %u from %s: %s (a program attached through a BPF link is detached by removing its link: see 'bpftool link')",
 			q.prog_id, o->iface, strerror(errno));
+	ctl->replaced_id = q.prog_id;
+	memcpy(ctl->replaced_name, info.name, sizeof(ctl->replaced_name));
+	ctl->replaced_name[sizeof(ctl->replaced_name) - 1] = '\0';
 	return 0;
 }
 
@@ -219,7 +223,7 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 	if (ncpus <= 0)
 		return xrl_fail(-EIO, err, len, "cannot count the possible CPUs (%s): is /sys mounted?",
 				strerror(-ncpus));
-	ret = check_other_xdp(o, ifindex, err, len);
+	ret = check_other_xdp(o, ifindex, &ctl, err, len);
 	if (ret)
 		return ret;
 	if (mkdir(dir, 0700))

@@ -19,7 +19,7 @@ int xrl_clock_now(__u32 clock, __u64 *now)
 }
 
 struct xrl_sum xrl_aggregate(const void *percpu, int ncpus, size_t stride, size_t ring_off, size_t gen_off, __u32 gen,
-			     __u32 buckets, __u64 interval, __u64 now)
+			     __u32 buckets, __u64 interval, __u64 now, bool complete)
 {
 	struct xrl_sum acc = { 0, 0, 0, 0 };
 	int cpu;
@@ -32,7 +32,9 @@ struct xrl_sum xrl_aggregate(const void *percpu, int ncpus, size_t stride, size_
 		memcpy(&g, v + gen_off, sizeof(g));
 		if (g != gen)
 			continue;
-		one = xrl_window_at((const struct xrl_ring *)(v + ring_off), buckets, interval, now);
+		one = complete ?
+			      xrl_window_complete_at((const struct xrl_ring *)(v + ring_off), buckets, interval, now) :
+			      xrl_window_at((const struct xrl_ring *)(v + ring_off), buckets, interval, now);
 		acc.pass += one.pass;
 		acc.block += one.block;
 		acc.buckets += one.buckets;
@@ -69,10 +71,16 @@ int xrl_rule_report(const struct xrl_maps *m, const struct xrl_spec *s, __u64 no
 		out->block += rs->block;
 	}
 	out->window = xrl_aggregate(buf, m->ncpus, stride, offsetof(struct xrl_rule_stats, ring),
-				    offsetof(struct xrl_rule_stats, gen), s->r.gen, s->r.buckets, s->r.interval_ns,
-				    now);
+				    offsetof(struct xrl_rule_stats, gen), s->r.gen, s->r.buckets, s->r.interval_ns, now,
+				    false);
 	out->pass_qps = xrl_qps(out->window.pass, s->r.interval_ns);
 	out->block_qps = xrl_qps(out->window.block, s->r.interval_ns);
+	out->complete = xrl_aggregate(buf, m->ncpus, stride, offsetof(struct xrl_rule_stats, ring),
+				      offsetof(struct xrl_rule_stats, gen), s->r.gen, s->r.buckets, s->r.interval_ns,
+				      now, true);
+	out->complete_ns = xrl_complete_ns(s->r.buckets, s->r.interval_ns);
+	out->pass_rate = xrl_qps(out->complete.pass, out->complete_ns);
+	out->block_rate = xrl_qps(out->complete.block, out->complete_ns);
 	free(buf);
 	return 0;
 }
@@ -103,9 +111,12 @@ out:
 	return ret;
 }
 
-/* Blocks the CPUs' latches of key hold for buckets still in its window at now. */
+/*
+ * Blocks the CPUs' latches of key hold for buckets still in its window at now,
+ * or with complete in its complete buckets (the n - 1 before now's).
+ */
 static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
-			  __u64 *block)
+			  bool complete, __u64 *block)
 {
 	size_t stride = xrl_percpu_stride(sizeof(struct xrl_latch));
 	char *buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_latch));
@@ -116,7 +127,10 @@ static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, c
 	if (!buf)
 		return -ENOMEM;
 	*block = 0;
-	xrl_slot_at(&s, now, r->interval_ns / r->buckets, r->buckets);
+	__u64 blen = r->interval_ns / r->buckets;
+	__u32 span = complete ? r->buckets - 1 : r->buckets;
+
+	xrl_slot_at(&s, complete ? now - blen : now, blen, r->buckets);
 	if (bpf_map_lookup_elem(m->latches, &h, buf)) {
 		ret = -errno;
 		goto out;
@@ -124,7 +138,7 @@ static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, c
 	for (cpu = 0; cpu < m->ncpus; cpu++) {
 		const struct xrl_latch *l = (const void *)(buf + (size_t)cpu * stride);
 
-		if (l->gen == r->gen && xrl_key_equal(&l->key, key) && xrl_live(s.epoch, l->epoch, r->buckets))
+		if (l->gen == r->gen && xrl_key_equal(&l->key, key) && xrl_live(s.epoch, l->epoch, span))
 			*block += l->block;
 	}
 out:
@@ -132,21 +146,23 @@ out:
 	return ret;
 }
 
-int xrl_key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
-		   struct xrl_sum *sum)
+static int key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
+		      bool complete, struct xrl_sum *sum)
 {
 	struct xrl_state st;
 	__u64 latched;
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
-	if (xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK)
+	if (xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK ||
+	    (complete && (r->buckets < 2 || now < r->interval_ns / r->buckets)))
 		return 0;
 	if (bpf_map_lookup_elem(m->state, key, &st))
 		return -errno;
 	if (st.gen == r->gen)
-		*sum = xrl_window_at(&st.ring, r->buckets, r->interval_ns, now);
-	ret = latched_blocks(m, key, r, now, &latched);
+		*sum = complete ? xrl_window_complete_at(&st.ring, r->buckets, r->interval_ns, now) :
+				  xrl_window_at(&st.ring, r->buckets, r->interval_ns, now);
+	ret = latched_blocks(m, key, r, now, complete, &latched);
 	if (!ret)
 		sum->block += latched;
 	return ret;
@@ -170,6 +186,12 @@ int xrl_sketch_estimate(const struct xrl_maps *m, __u32 width, const struct xrl_
 	/* The program's own judgement, on copies, counting nothing. */
 	xrl_sketch_judge(cell, r->interval_ns, r->threshold, now, 1, est);
 	return 0;
+}
+
+int xrl_key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
+		   struct xrl_sum *sum)
+{
+	return key_window(m, key, r, now, false, sum);
 }
 
 static int rule_of_key(const struct xrl_ruleset *set, const struct xrl_key *k)
@@ -201,18 +223,23 @@ int xrl_top_keys(const struct xrl_maps *m, const struct xrl_ruleset *set, __u64 
 	*tracked = 0;
 	while (!bpf_map_get_next_key(m->state, prev, &key)) {
 		struct xrl_key_report rep = { .key = key };
+		const struct xrl_rule *r;
 
 		prev = &key;
 		(*tracked)++;
 		rep.rule = rule_of_key(set, &key);
 		if (rep.rule < 0)
 			continue;
-		if (xrl_key_window(m, &key, &set->v[rep.rule].r, now, &rep.window))
+		r = &set->v[rep.rule].r;
+		if (key_window(m, &key, r, now, false, &rep.window) || key_window(m, &key, r, now, true, &rep.complete))
 			continue;
 		if (!rep.window.pass && !rep.window.block)
 			continue;
-		rep.pass_qps = xrl_qps(rep.window.pass, set->v[rep.rule].r.interval_ns);
-		rep.block_qps = xrl_qps(rep.window.block, set->v[rep.rule].r.interval_ns);
+		rep.pass_qps = xrl_qps(rep.window.pass, r->interval_ns);
+		rep.block_qps = xrl_qps(rep.window.block, r->interval_ns);
+		rep.complete_ns = xrl_complete_ns(r->buckets, r->interval_ns);
+		rep.pass_rate = xrl_qps(rep.complete.pass, rep.complete_ns);
+		rep.block_rate = xrl_qps(rep.complete.block, rep.complete_ns);
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 64;
 			tmp = realloc(all, cap * sizeof(*all));

@@ -14,10 +14,11 @@ int xrl_clock_now(__u32 clock, __u64 *now);
  * their own starts, so buckets of different cycles at the same index never
  * mix. Rings whose gen differs from gen belong to an older window shape.
  * stride is the distance between two CPUs' values; ring_off and gen_off
- * locate the ring and gen inside one value.
+ * locate the ring and gen inside one value. With complete, only the window's
+ * complete buckets (xrl_window_complete_at): what xrl_complete_ns spans.
  */
 struct xrl_sum xrl_aggregate(const void *percpu, int ncpus, size_t stride, size_t ring_off, size_t gen_off, __u32 gen,
-			     __u32 buckets, __u64 interval, __u64 now);
+			     __u32 buckets, __u64 interval, __u64 now, bool complete);
 
 /* Sentinel's QPS: a window's sum over its interval, per second. */
 double xrl_qps(__u64 sum, __u64 interval);
@@ -27,6 +28,10 @@ struct xrl_rule_report {
 	__u64 pass, block;     /* totals since the rule was created */
 	struct xrl_sum window; /* the rule-level window at now */
 	double pass_qps, block_qps;
+	/* Over the window's complete buckets, per second: the rate that was, none partly elapsed. */
+	struct xrl_sum complete;
+	__u64 complete_ns; /* what they span; 0 for a window of one bucket (no rate then) */
+	double pass_rate, block_rate;
 };
 
 int xrl_rule_report(const struct xrl_maps *m, const struct xrl_spec *s, __u64 now, struct xrl_rule_report *out);
@@ -39,6 +44,9 @@ struct xrl_key_report {
 	int rule; /* index in the rule set */
 	struct xrl_sum window;
 	double pass_qps, block_qps;
+	struct xrl_sum complete; /* as in struct xrl_rule_report */
+	__u64 complete_ns;
+	double pass_rate, block_rate;
 };
 
 /* The k busiest window keys by QPS; *n is set to how many were found. */

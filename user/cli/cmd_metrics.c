@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * metrics: the figures in Prometheus's text exposition format, on stdout, in
+ * a file for the node exporter's textfile collector, or served over HTTP.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "cli.h"
+#include "http.h"
+#include "metrics.h"
+#include "xrl_version.h"
+
+#define PROM_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+struct metrics_opts {
+	const char *textfile, *listen;
+	bool systemd_socket;
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+};
+
+static const struct cli_opt metrics_opts[] = {
+	CLI_OPT(struct metrics_opts, textfile, "textfile", STRING, .short_name = 'o', .arg = "PATH",
+		.help = "write them to PATH (a .prom file) atomically, for the node exporter's textfile collector"),
+	CLI_OPT(struct metrics_opts, listen, "listen", STRING, .short_name = 'l', .arg = "ADDR:PORT",
+		.help = "serve them at http://ADDR:PORT/metrics until SIGTERM or SIGINT (port 0: any free one)"),
+	CLI_OPT(struct metrics_opts, systemd_socket, "systemd-socket", FLAG,
+		.help = "serve them on the socket systemd passes (socket activation), as --listen does"),
+	{},
+};
+
+/* The interfaces asked for, for the HTTP page callback. */
+static char *const *want;
+static size_t nwant;
+
+/* A label value or HELP text, escaped as the exposition format wants (\\, \n, and \" in labels). */
+static void prom_escaped(FILE *f, const char *s, bool label)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else if (*s == '"' && label)
+			fputs("\\\"", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void prom_family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s ", name);
+	prom_escaped(f, help, false);
+	fprintf(f, "\n# TYPE %s %s\n", name, type);
+}
+
+/* name{interface="IFACE"[,KEY="VALUE"]} VALUE */
+static void prom_sample(FILE *f, const char *name, const char *iface, const char *key, const char *value, __u64 v)
+{
+	fprintf(f, "%s{interface=\"", name);
+	prom_escaped(f, iface, true);
+	if (key) {
+		fprintf(f, "\",%s=\"", key);
+		prom_escaped(f, value, true);
+	}
+	fprintf(f, "\"} %llu\n", (unsigned long long)v);
+}
+
+/* One family per counter of struct xrl_counters, named as stats -j names it. */
+static const struct {
+	const char *name, *help;
+	size_t off;
+} frame_counters[] = {
+	{ "xdp_ratelimit_frames_seen_total", "Frames the program saw.", offsetof(struct xrl_counters, seen) },
+	{ "xdp_ratelimit_frames_passed_total", "Frames passed (XDP_PASS).", offsetof(struct xrl_counters, passed) },
+	{ "xdp_ratelimit_frames_dropped_total",
+	  "Frames dropped (XDP_DROP): over a limit, or malformed under --malformed drop.",
+	  offsetof(struct xrl_counters, dropped) },
+	{ "xdp_ratelimit_frames_non_ip_total", "Frames neither IPv4 nor IPv6: passed, no rule applies.",
+	  offsetof(struct xrl_counters, non_ip) },
+	{ "xdp_ratelimit_frames_no_rule_total", "IP frames that matched no rule: passed.",
+	  offsetof(struct xrl_counters, no_rule) },
+	{ "xdp_ratelimit_frames_allowed_total", "Frames from an allow prefix: passed, no limit applies.",
+	  offsetof(struct xrl_counters, allowed) },
+	{ "xdp_ratelimit_frames_monitored_total", "Frames over a monitor rule's limit: passed.",
+	  offsetof(struct xrl_counters, monitored) },
+	{ "xdp_ratelimit_keys_created_total", "Window states (rule and source) created.",
+	  offsetof(struct xrl_counters, keys_new) },
+	{ "xdp_ratelimit_keys_failed_total", "Window states that could not be created: their packets passed.",
+	  offsetof(struct xrl_counters, keys_failed) },
+	{ "xdp_ratelimit_sketch_packets_total",
+	  "Packets of new sources past the cap on new states, judged by the sketch.",
+	  offsetof(struct xrl_counters, sketch_judged) },
+	{ "xdp_ratelimit_sketch_blocked_total", "Packets of new sources past the cap that the sketch blocked.",
+	  offsetof(struct xrl_counters, sketch_blocked) },
+};
+
+static __u64 rule_value(const struct xrl_rule_totals *t, int which)
+{
+	return which == 0 ? t->passed : which == 1 ? t->blocked : t->monitored;
+}
+
+static void render_text(FILE *f, const struct xrl_instance_metrics *v, size_t n)
+{
+	static const char *const rule_fam[3][2] = {
+		{ "xdp_ratelimit_rule_passed_total", "Packets a rule passed, since it was created." },
+		{ "xdp_ratelimit_rule_blocked_total", "Packets a rule dropped, over its limit, since it was created." },
+		{ "xdp_ratelimit_rule_monitored_total",
+		  "Packets over a monitor rule's limit, passed, since the rule was created." },
+	};
+	char line[256];
+	size_t i, j, r;
+	int w;
+
+	prom_family(f, "xdp_ratelimit_build_info", "gauge", "The version of xdp-ratelimit that exports these metrics.");
+	fprintf(f, "xdp_ratelimit_build_info{version=\"");
+	prom_escaped(f, XRL_VERSION, true);
+	fprintf(f, "\"} 1\n");
+	if (!n)
+		return;
+	prom_family(
+		f, "xdp_ratelimit_up", "gauge",
+		"1 when the instance's figures could be read; 0 and no other figure when not ('xdp-ratelimit status' says why).");
+	for (i = 0; i < n; i++)
+		prom_sample(f, "xdp_ratelimit_up", v[i].st.iface, NULL, NULL, !v[i].err[0]);
+	prom_family(f, "xdp_ratelimit_attached", "gauge", "1 when the limiter's program is attached to the interface.");
+	for (i = 0; i < n; i++)
+		if (!v[i].err[0])
+			prom_sample(f, "xdp_ratelimit_attached", v[i].st.iface, NULL, NULL, v[i].st.attached);
+	for (j = 0; j < sizeof(frame_counters) / sizeof(frame_counters[0]); j++) {
+		prom_family(f, frame_counters[j].name, "counter", frame_counters[j].help);
+		for (i = 0; i < n; i++)
+			if (!v[i].err[0])
+				prom_sample(f, frame_counters[j].name, v[i].st.iface, NULL, NULL,
+					    *(const __u64 *)((const char *)&v[i].counters + frame_counters[j].off));
+	}
+	prom_family(
+		f, "xdp_ratelimit_frames_malformed_total", "counter",
+		"Frames too short or inconsistent to parse, by reason (passed, or dropped under --malformed drop).");
+	for (i = 0; i < n; i++)
+		for (j = 0; j < XRL_MAL_MAX && !v[i].err[0]; j++)
+			prom_sample(f, "xdp_ratelimit_frames_malformed_total", v[i].st.iface, "reason",
+				    xrl_malformed_name((int)j), v[i].counters.malformed[j]);
+	prom_family(f, "xdp_ratelimit_keys_tracked", "gauge", "Window states held now.");
+	for (i = 0; i < n; i++)
+		if (!v[i].err[0])
+			prom_sample(f, "xdp_ratelimit_keys_tracked", v[i].st.iface, NULL, NULL, v[i].st.keys);
+	prom_family(f, "xdp_ratelimit_keys_max", "gauge",
+		    "Window states the table holds (load --max-keys); the least recently used go beyond.");
+	for (i = 0; i < n; i++)
+		if (!v[i].err[0])
+			prom_sample(f, "xdp_ratelimit_keys_max", v[i].st.iface, NULL, NULL, v[i].st.ctl.max_keys);
+	prom_family(f, "xdp_ratelimit_rules", "gauge", "Rules in force.");
+	for (i = 0; i < n; i++)
+		if (!v[i].err[0])
+			prom_sample(f, "xdp_ratelimit_rules", v[i].st.iface, NULL, NULL, v[i].st.rules);
+	prom_family(f, "xdp_ratelimit_memory_bytes", "gauge", "Kernel memory charged for the limiter's maps.");
+	for (i = 0; i < n; i++)
+		if (!v[i].err[0])
+			prom_sample(f, "xdp_ratelimit_memory_bytes", v[i].st.iface, NULL, NULL, v[i].st.memlock);
+	prom_family(f, "xdp_ratelimit_state_memory_bytes", "gauge",
+		    "Kernel memory charged for the window states, of xdp_ratelimit_memory_bytes.");
+	for (i = 0; i < n; i++)
+		if (!v[i].err[0])
+			prom_sample(f, "xdp_ratelimit_state_memory_bytes", v[i].st.iface, NULL, NULL,
+				    v[i].st.state_memlock);
+	for (w = 0; w < 3; w++) {
+		prom_family(f, rule_fam[w][0], "counter", rule_fam[w][1]);
+		for (i = 0; i < n; i++) {
+			for (r = 0; !v[i].err[0] && r < v[i].st.rules; r++) {
+				xrl_spec_format(&v[i].rules[r].spec, line, sizeof(line));
+				prom_sample(f, rule_fam[w][0], v[i].st.iface, "rule", line,
+					    rule_value(&v[i].rules[r], w));
+			}
+		}
+	}
+}
+
+static json_t *render_json(const struct xrl_instance_metrics *v, size_t n)
+{
+	json_t *arr = json_array();
+	char ts[40];
+	size_t i, r;
+
+	for (i = 0; i < n; i++) {
+		json_t *rules;
+
+		if (v[i].err[0]) {
+			json_array_append_new(arr,
+					      json_pack("{s:s,s:s}", "interface", v[i].st.iface, "error", v[i].err));
+			continue;
+		}
+		rules = json_array();
+
+		for (r = 0; r < v[i].st.rules; r++) {
+			const struct xrl_rule_totals *t = &v[i].rules[r];
+			json_t *o = cli_rule_json(&t->spec);
+
+			json_object_update_new(o, json_pack("{s:I,s:I,s:I}", "passed", (json_int_t)t->passed, "blocked",
+							    (json_int_t)t->blocked, "monitored",
+							    (json_int_t)t->monitored));
+			json_array_append_new(rules, o);
+		}
+		json_array_append_new(
+			arr, json_pack("{s:s,s:b,s:I,s:o,s:o,s:I,s:I,s:I,s:I,s:I}", "interface", v[i].st.iface,
+				       "attached", v[i].st.attached, "prog_id", (json_int_t)v[i].st.prog_id, "counters",
+				       cli_counters_json(&v[i].counters), "rules", rules, "rule_count",
+				       (json_int_t)v[i].st.rules, "keys_tracked", (json_int_t)v[i].st.keys, "max_keys",
+				       (json_int_t)v[i].st.ctl.max_keys, "memory_bytes", (json_int_t)v[i].st.memlock,
+				       "state_bytes", (json_int_t)v[i].st.state_memlock));
+	}
+	cli_timestamp(ts, sizeof(ts));
+	return json_pack("{s:s,s:s,s:o}", "timestamp", ts, "version", XRL_VERSION, "interfaces", arr);
+}
+
+/* The exposition of a reading in a malloc'd buffer: what stdout, the file and the server share. */
+static int render_buf(const struct xrl_instance_metrics *v, size_t n, char **body, size_t *blen, char *err, size_t len)
+{
+	FILE *f;
+
+	*body = NULL;
+	f = open_memstream(body, blen);
+	if (!f)
+		return xrl_fail(-ENOMEM, err, len, "out of memory");
+	render_text(f, v, n);
+	if (fclose(f)) {
+		free(*body);
+		return xrl_fail(-ENOMEM, err, len, "out of memory");
+	}
+	return 0;
+}
+
+/* The server's page: a fresh reading of the interfaces asked for. */
+static int exposition(char **body, size_t *blen, const char **type, char *err, size_t len)
+{
+	struct xrl_instance_metrics *v;
+	size_t n;
+	int ret;
+
+	ret = xrl_metrics_read(want, nwant, &v, &n, err, len);
+	if (ret)
+		return ret;
+	ret = render_buf(v, n, body, blen, err, len);
+	xrl_metrics_free(v, n);
+	*type = PROM_TYPE;
+	return ret;
+}
+
+/* Writes body to path through a temporary file in its folder, renamed over it: a reader sees all or nothing. */
+static int write_atomic(const char *path, const char *body, size_t blen, char *err, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char tmp[PATH_MAX];
+	int fd, ret = 0;
+
+	/* .NAME.prom.XXXXXX: not *.prom, so the collector never reads it half written. */
+	if (slash)
+		snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1);
+	else
+		snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return xrl_fail(-errno, err, len, "cannot write next to %s: %s%s", path, strerror(errno),
+				errno == ENOENT ? ": create its folder first" : "");
+	if (fchmod(fd, 0644) || write(fd, body, blen) != (ssize_t)blen || fsync(fd))
+		ret = xrl_fail(-errno, err, len, "cannot write %s: %s", tmp, strerror(errno));
+	if (close(fd) && !ret)
+		ret = xrl_fail(-errno, err, len, "cannot write %s: %s", tmp, strerror(errno));
+	if (!ret && rename(tmp, path))
+		ret = xrl_fail(-errno, err, len, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+static int metrics_prepare(struct cli_ctx *ctx)
+{
+	struct metrics_opts *mo = ctx->opts;
+	char err[XRL_ERRLEN];
+	const char *t = mo->textfile, *c;
+	size_t tl;
+	int i;
+
+	for (i = 0; i < ctx->argc; i++)
+		if (xrl_iface_check(ctx->argv[i], err, sizeof(err)))
+			return cli_usage(ctx->cmd, "%s", err);
+	if ((t != NULL) + (mo->listen != NULL) + mo->systemd_socket > 1)
+		return cli_usage(
+			ctx->cmd,
+			"--textfile, --listen and --systemd-socket: give one of them (a timer writes the file, or a scrape reads the server)");
+	if (mo->listen && http_addr_parse(mo->listen, &mo->addr, &mo->addr_len, err, sizeof(err)))
+		return cli_usage(ctx->cmd, "--listen %s", err);
+	if (!t)
+		return EXIT_OK;
+	tl = strlen(t);
+	for (c = t; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return cli_usage(ctx->cmd, "--textfile: the path has a control character at %zu",
+					 (size_t)(c - t) + 1);
+	if (tl <= 5 || strcmp(t + tl - 5, ".prom") || t[tl - 6] == '/')
+		return cli_usage(
+			ctx->cmd,
+			"--textfile '%s' does not end in NAME.prom: the node exporter's textfile collector reads *.prom files only, e.g. /var/lib/prometheus/node-exporter/xdp-ratelimit.prom",
+			t);
+	if (tl >= PATH_MAX - 16)
+		return cli_usage(ctx->cmd, "--textfile: the path is too long");
+	return EXIT_OK;
+}
+
+static int metrics_listen(const struct metrics_opts *mo)
+{
+	char err[XRL_ERRLEN], name[80];
+	int fd, ret;
+
+	fd = mo->systemd_socket ? http_systemd_socket(err, sizeof(err)) :
+				  http_listen(&mo->addr, mo->addr_len, err, sizeof(err));
+	if (fd < 0)
+		return cli_fail(EXIT_FAIL, "%s", err);
+	http_local_name(fd, name, sizeof(name));
+	if (cli.json) {
+		cli.ndjson = true;
+		cli_json(json_pack("{s:s,s:s}", "listening", name, "path", "/metrics"));
+	} else {
+		printf("serving the metrics at http://%s/metrics (SIGTERM or Ctrl-C ends it)\n", name);
+	}
+	fflush(stdout);
+	ret = http_serve(fd, "/metrics", exposition);
+	close(fd);
+	if (ret)
+		return cli_fail(EXIT_FAIL, "serving on %s failed: %s", name, strerror(-ret));
+	return EXIT_OK;
+}
+
+static int metrics_run(struct cli_ctx *ctx)
+{
+	const struct metrics_opts *mo = ctx->opts;
+	struct xrl_instance_metrics *v;
+	char err[XRL_ERRLEN], *body;
+	size_t n, blen, i;
+	int code;
+
+	if (xrl_check_env(err, sizeof(err)))
+		return cli_fail(EXIT_FAIL, "%s", err);
+	want = ctx->argv;
+	nwant = (size_t)ctx->argc;
+	/* One reading first: an interface that is not loaded fails now, not at every scrape. */
+	if (xrl_metrics_read(want, nwant, &v, &n, err, sizeof(err)))
+		return cli_fail(EXIT_FAIL, "%s", err);
+	for (i = 0; !mo->listen && !mo->systemd_socket && i < n; i++)
+		if (v[i].err[0])
+			fprintf(stderr, "xdp-ratelimit: %s: not read: %s\n", v[i].st.iface, v[i].err);
+	if (mo->listen || mo->systemd_socket) {
+		xrl_metrics_free(v, n);
+		return metrics_listen(mo);
+	}
+	if (!mo->textfile && cli.json) {
+		cli_json(render_json(v, n));
+		xrl_metrics_free(v, n);
+		return EXIT_OK;
+	}
+	code = render_buf(v, n, &body, &blen, err, sizeof(err));
+	xrl_metrics_free(v, n);
+	if (code)
+		return cli_fail(EXIT_FAIL, "%s", err);
+	if (!mo->textfile) {
+		fwrite(body, 1, blen, stdout);
+	} else if (write_atomic(mo->textfile, body, blen, err, sizeof(err))) {
+		code = cli_fail(EXIT_FAIL, "%s", err);
+	} else if (cli.json) {
+		cli_json(json_pack("{s:s,s:I}", "textfile", mo->textfile, "bytes", (json_int_t)blen));
+	}
+	free(body);
+	return code;
+}
+
+const struct cli_cmd cmd_metrics = {
+	.name = "metrics",
+	.args = "[IFACE...]",
+	.summary =
+		"The figures of IFACE (default: every interface it is loaded on in this network namespace) in\n"
+		"Prometheus's text format: on stdout, in a file for the node exporter (--textfile), or served (--listen).",
+	.max_args = -1,
+	.opts = metrics_opts,
+	.opts_size = sizeof(struct metrics_opts),
+	.prepare = metrics_prepare,
+	.run = metrics_run,
+};

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Every figure of the loaded instances in one reading: what 'metrics' exports. */
+#ifndef XRL_METRICS_H
+#define XRL_METRICS_H
+
+#include "err.h"
+#include "loader.h"
+#include "stats.h"
+
+struct xrl_rule_totals {
+	struct xrl_spec spec;
+	/* Since the rule was created. A monitor rule's over-limit packets pass: monitored, not blocked. */
+	__u64 passed, blocked, monitored;
+};
+
+struct xrl_instance_metrics {
+	struct xrl_status st; /* name, attachment, keys tracked, memory: what status shows */
+	struct xrl_counters counters;
+	struct xrl_rule_totals *rules; /* st.rules of them */
+	char err[XRL_ERRLEN];	       /* set when it could not be read: nothing else is then */
+};
+
+/*
+ * Reads the instances of this network namespace: the interfaces named in
+ * ifaces (n of them), or every one loaded here and not gone when n is 0.
+ * *out is malloc'd; xrl_metrics_free frees it. A named interface that is not
+ * loaded, or whose maps cannot be read, fails the whole reading: -errno and
+ * a sentence in err. Unnamed, an instance that cannot be read (another
+ * version's, say) is listed with its err set, and the others are read.
+ */
+int xrl_metrics_read(char *const *ifaces, size_t n, struct xrl_instance_metrics **out, size_t *count, char *err,
+		     size_t len);
+void xrl_metrics_free(struct xrl_instance_metrics *v, size_t count);
+
+#endif /* XRL_METRICS_H */
