@@ -216,6 +216,7 @@ static const struct map_want wanted[] = {
 	{ XRL_MAP_CTL, offsetof(struct xrl_maps, ctl), sizeof(__u32), sizeof(struct xrl_ctl) },
 	{ XRL_MAP_LATCHES, offsetof(struct xrl_maps, latches), sizeof(__u32), sizeof(struct xrl_latch) },
 	{ XRL_MAP_SCRATCH, offsetof(struct xrl_maps, scratch), sizeof(__u32), 8 * XRL_MAX_BUCKETS },
+	{ XRL_MAP_FLEET, offsetof(struct xrl_maps, fleet), sizeof(__u32), sizeof(struct xrl_fleet) },
 };
 
 /* What xrl_load pins besides the maps. */
