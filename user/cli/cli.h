@@ -132,11 +132,14 @@ void cli_libbpf_log(void);
 /* A rule in JSON, as every command shows one: its line in the grammar, and its parts. */
 json_t *cli_rule_json(const struct xrl_spec *s);
 
+/* A global rule's fleet view (xrl_fleet, or NULL when no agent wrote one), in JSON and in one line. */
+json_t *cli_fleet_json(const struct xrl_spec *s, const struct xrl_fleet *f);
+void cli_fleet_text(const struct xrl_spec *s, const struct xrl_fleet *f, char *buf, size_t len);
 /* Prints an interface's figures (stats), with the top K keys when top > 0. Returns an exit code. */
 int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top);
 
 /* The commands' declarations, in their files. */
 extern const struct cli_cmd cmd_load, cmd_unload, cmd_status, cmd_rule, cmd_apply, cmd_dump, cmd_stats, cmd_explain,
-	cmd_memory, cmd_demo, cmd_lint;
+	cmd_memory, cmd_demo, cmd_lint, cmd_sync;
 
 #endif /* XRL_CLI_H */

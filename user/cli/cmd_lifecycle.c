@@ -104,11 +104,27 @@ const struct cli_cmd cmd_unload = {
 	.run = unload_run,
 };
 
+/* An instance's global rules, each with its fleet view. */
+static json_t *global_json(const struct xrl_status *st)
+{
+	json_t *arr = json_array();
+	size_t g;
+
+	for (g = 0; g < st->nglobal; g++) {
+		const struct xrl_status_global *x = &st->global[g];
+		json_t *o = cli_rule_json(&x->spec);
+
+		json_object_set_new(o, "fleet", cli_fleet_json(&x->spec, x->synced ? &x->f : NULL));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 static int status_run(struct cli_ctx *ctx)
 {
 	struct xrl_status *st;
 	json_t *arr;
-	size_t n, i;
+	size_t n, i, g;
 	char err[XRL_ERRLEN], keys[48];
 	int ret;
 
@@ -160,6 +176,7 @@ static int status_run(struct cli_ctx *ctx)
 			json_object_set_new(o, "pin_dir", json_string(st[i].dir));
 			if (st[i].err[0])
 				json_object_set_new(o, "error", json_string(st[i].err));
+			json_object_set_new(o, "global_rules", global_json(&st[i]));
 			json_array_append_new(arr, o);
 			continue;
 		}
@@ -173,6 +190,14 @@ static int status_run(struct cli_ctx *ctx)
 		       (double)st[i].memlock / (1024.0 * 1024.0),
 		       (unsigned long long)(st[i].ctl.max_keys ? st[i].state_memlock / st[i].ctl.max_keys : 0),
 		       st[i].ctl.new_keys, st[i].ctl.malformed_drop ? "drop" : "pass");
+		for (g = 0; g < st[i].nglobal; g++) {
+			char line[256], fl[256];
+
+			xrl_spec_format(&st[i].global[g].spec, line, sizeof(line));
+			cli_fleet_text(&st[i].global[g].spec, st[i].global[g].synced ? &st[i].global[g].f : NULL, fl,
+				       sizeof(fl));
+			printf("  global %s\n    %s\n", line, fl);
+		}
 	}
 	if (cli.json)
 		cli_json(json_pack("{s:o}", "interfaces", arr));

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "prefixes.h"
 #include "stats.h"
+#include "sync_agent.h"
 #include "xrl_key.h"
 
 static volatile sig_atomic_t stop;
@@ -92,9 +93,12 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 	}
 	for (i = 0; i < set.n; i++) {
 		struct xrl_rule_report r;
+		struct xrl_fleet f;
+		int has_fleet;
 
 		if (xrl_rule_report(m, &set.v[i], now, &r))
 			continue;
+		has_fleet = !xrl_fleet_read(m, &set.v[i], &f);
 		xrl_spec_format(&set.v[i], line, sizeof(line));
 		if (cli.json) {
 			json_t *o = cli_rule_json(&set.v[i]);
@@ -104,10 +108,17 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 					     "passed_qps", r.pass_qps, "blocked_qps", r.block_qps, "passed",
 					     (json_int_t)r.pass, "blocked", (json_int_t)r.block, "window_passed",
 					     (json_int_t)r.window.pass, "window_blocked", (json_int_t)r.window.block));
+			if (set.v[i].r.flags & XRL_F_GLOBAL)
+				json_object_set_new(o, "fleet", cli_fleet_json(&set.v[i], has_fleet ? &f : NULL));
 			json_array_append_new(rules, o);
-		} else
+		} else {
 			printf("%-60s %10.1f %10.1f %12llu %12llu\n", line, r.pass_qps, r.block_qps,
 			       (unsigned long long)r.pass, (unsigned long long)r.block);
+			if (set.v[i].r.flags & XRL_F_GLOBAL) {
+				cli_fleet_text(&set.v[i], has_fleet ? &f : NULL, line, sizeof(line));
+				printf("  %s\n", line);
+			}
+		}
 	}
 	if (!cli.json && !set.n)
 		printf("(no rules: 'xdp-ratelimit rule add %s ...' adds one)\n", iface);
