@@ -5,6 +5,7 @@
 # share follows its demand; Redis killed: every node on its fallback within 3 intervals, then
 # back in sync when it returns; an agent killed: the others take its share, and its node keeps
 # enforcing its last allowance. Then the same through a three-master Redis Cluster.
+# shellcheck disable=SC2317 # functions that lab_wait runs
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 
