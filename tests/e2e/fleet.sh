@@ -171,6 +171,11 @@ ab=$(($(fleet a | jq .fleet.allowance) + $(fleet b | jq .fleet.allowance)))
 expect_range "a and b share what c left them (allowances a + b)" "$ab" 900 1000
 expect_eq "c's last allowance stays in force (the kernel decides, not the agent)" "$(fleet c | jq .fleet.allowance)" "$before"
 expect_eq "c passes at most that allowance in a window" "$(fleet c | jq '.window_passed <= .fleet.allowance + 1')" true
+e=$("$XRL" -j explain xflc0 --src 10.243.0.2 --dport 7100/udp)
+expect_eq "explain shows c's fleet view" "$(jq '.rules[0].fleet.allowance' <<<"$e")" "$before"
+expect_eq "explain judges c's next packet against its allowance, not the fleet's limit" \
+	"$(jq '.rules[0] | (.window_passed >= .fleet.allowance) == (.result == "block")' <<<"$e")" true
+check "explain says so in words" sh -c "$XRL explain xflc0 --src 10.243.0.2 --dport 7100/udp | grep -q \"of $before allowed per 1000ms (this node's share\""
 kill "${senders[@]}" 2>/dev/null
 wait "${senders[@]}" 2>/dev/null
 agent_down a
@@ -212,4 +217,20 @@ tag=$(jq -r 'select(.event == "start") | .key_tag' "$dir/agent-a.log" | tail -1)
 slot=$(redis-cli -p "${CPORTS[0]}" cluster keyslot "xrl:{$tag}:demand")
 expect_eq "cluster: a rule's two keys share a slot" "$(redis-cli -p "${CPORTS[0]}" cluster keyslot "xrl:{$tag}:alive")" "$slot"
 for n in "${NODES[@]}"; do agent_down "$n"; done
+for p in "${CPORTS[@]}"; do redis_down "$p"; done
+
+# A password: from a file (mode 600) or the environment, never the command line.
+redis_up $PORT --requirepass s3cret
+printf 's3cret\n' >"$dir/pw"
+chmod 600 "$dir/pw"
+sync_once() { "$XRL" -j sync --redis 127.0.0.1:$PORT --node pw --interval 20 --count 2 "$@" xfla0; }
+errors() { jq -r 'select(.event == "error") | .error'; }
+expect_eq "no password: the sync fails, saying why" "$(sync_once | errors | grep -c NOAUTH)" 1
+expect_eq "--redis-password-file: in sync" "$(sync_once --redis-password-file "$dir/pw" | errors)" ""
+expect_eq "... and stats says when" "$(fleet a | jq '.fleet.last_sync_age_ms < 2000 and .fleet.nodes >= 1')" true
+expect_eq "XRL_REDIS_PASSWORD: in sync" "$(XRL_REDIS_PASSWORD=s3cret sync_once | errors)" ""
+expect_eq "a wrong password is named" "$(REDISCLI_AUTH=wrong sync_once | errors | grep -c 'refused the password')" 1
+chmod 644 "$dir/pw"
+expect_err "a password file others can read is refused" 1 "chmod 600" "$XRL" sync --redis 127.0.0.1:$PORT \
+	--redis-password-file "$dir/pw" xfla0
 finish

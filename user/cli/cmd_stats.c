@@ -315,12 +315,15 @@ static int explain_run(struct cli_ctx *ctx)
 		struct xrl_sum sum = { 0, 0, 0, 0 };
 		bool over, tracked;
 		const char *res;
+		struct xrl_fleet f;
+		__u64 thr;
 
 		if (!s)
 			continue;
 		xrl_key_make(&key, &s->r, src->family, src->addr, s->kind == XRL_KIND_PORT ? s->port : 0, s->proto);
 		tracked = !xrl_key_window(m, &key, &s->r, now, &sum);
-		over = xrl_over(sum.pass, s->r.threshold);
+		thr = xrl_fleet_threshold(m, s); /* a global rule: this node's share */
+		over = xrl_over(sum.pass, thr);
 		res = !over ? "passes" : (s->r.flags & XRL_F_MONITOR) ? "would block (monitor: passes)" : "blocks";
 		xrl_spec_format(s, line, sizeof(line));
 		if (over && !(s->r.flags & XRL_F_MONITOR)) {
@@ -337,12 +340,16 @@ static int explain_run(struct cli_ctx *ctx)
 							    !over			 ? "pass" :
 							    (s->r.flags & XRL_F_MONITOR) ? "monitor" :
 											   "block"));
+			if (s->r.flags & XRL_F_GLOBAL)
+				json_object_set_new(o, "fleet",
+						    cli_fleet_json(s, xrl_fleet_read(m, s, &f) ? NULL : &f));
 			json_array_append_new(arr, o);
 			continue;
 		}
-		printf("  %s\n      window: %llu passed, %llu blocked of %llu allowed per %llums%s; next packet %s\n",
-		       line, (unsigned long long)sum.pass, (unsigned long long)sum.block,
-		       (unsigned long long)s->r.threshold, (unsigned long long)(s->r.interval_ns / 1000000),
+		printf("  %s\n      window: %llu passed, %llu blocked of %llu allowed per %llums%s%s; next packet %s\n",
+		       line, (unsigned long long)sum.pass, (unsigned long long)sum.block, (unsigned long long)thr,
+		       (unsigned long long)(s->r.interval_ns / 1000000),
+		       (s->r.flags & XRL_F_GLOBAL) ? " (this node's share of the fleet's limit)" : "",
 		       tracked ? "" : " (no state yet)", res);
 	}
 	if (!match[0] && !match[1] && !why[0])

@@ -246,8 +246,13 @@ static int sync_run(struct cli_ctx *ctx)
 		__u32 interval;
 
 		ret = xrl_agent_cycle(agent, &rules, &n, err, sizeof(err));
+		/* The first error of the cycle (an interface, else a rule's sync), said once until it changes. */
+		for (i = 0; !ret && i < n; i++)
+			if (rules[i].err[0]) {
+				snprintf(err, sizeof(err), "%s", rules[i].err);
+				ret = -EIO;
+			}
 		if (ret && strcmp(err, last_err)) {
-			/* An interface not loaded (yet, or any more): said once, retried every cycle. */
 			if (cli.json)
 				cli_json(json_pack("{s:s,s:s}", "event", "error", "error", err));
 			else

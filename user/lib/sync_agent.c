@@ -85,6 +85,17 @@ int xrl_fleet_read(const struct xrl_maps *m, const struct xrl_spec *s, struct xr
 	return 0;
 }
 
+__u64 xrl_fleet_threshold(const struct xrl_maps *m, const struct xrl_spec *s)
+{
+	struct xrl_fleet f;
+
+	/* As xrl_threshold in the program: an allowance of this gen of the rule, when it has one. */
+	if (!(s->r.flags & XRL_F_GLOBAL) || bpf_map_lookup_elem(m->fleet, &s->r.id, &f) || f.gen != s->r.gen ||
+	    !f.allowance)
+		return s->r.threshold;
+	return f.allowance;
+}
+
 /* Gathers one interface's global rules and their windows. */
 static int gather(struct xrl_agent *a, const char *iface, char *err, size_t len)
 {

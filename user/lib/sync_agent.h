@@ -46,4 +46,7 @@ int xrl_agent_cycle(struct xrl_agent *a, const struct xrl_agent_rule **rules, si
 /* The fleet entry of a rule, when it is global and an agent wrote one for its gen: 0, else -ENOENT. */
 int xrl_fleet_read(const struct xrl_maps *m, const struct xrl_spec *s, struct xrl_fleet *f);
 
+/* The packets a window of the rule may pass on this node, as the program judges: its allowance, else its threshold. */
+__u64 xrl_fleet_threshold(const struct xrl_maps *m, const struct xrl_spec *s);
+
 #endif /* XRL_SYNC_AGENT_H */
