@@ -11,7 +11,7 @@
 #
 # Environment: XRLB_SECONDS (per rate run, default 2), XRLB_REPS (runs of each
 # rate and cost row, default 5), XRLB_ACC_REPS (runs of each accuracy and
-# window-boundary row, default 3), XRLB_ACC_SECONDS (measured span of the
+# window-boundary and fleet row, default 3), XRLB_ACC_SECONDS (measured span of the
 # accuracy flood, default 10). The defaults take about 7 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
@@ -389,5 +389,8 @@ for clock in precise coarse; do
 done
 
 lab_down
+# The fleet row: its own lab of three receivers and a redis-server.
+log "fleet: three nodes sharing one limit through Redis, at two sync intervals"
+"$here/fleet.sh" "$BUILD" "$RAW" "$ACC_REPS"
 echo "loadavg_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/meta.txt"
 "$here/report.sh" "$OUT"
