@@ -106,7 +106,7 @@ run() {
 	{
 		echo "fleet,${interval}ms,$rep,max_window,$max"
 		echo "fleet,${interval}ms,$rep,bound,$bound"
-		echo "fleet,${interval}ms,$rep,overshoot_ratio,$(awk -v m=$max -v l=$LIMIT 'BEGIN { printf "%.4f", m / l }')"
+		echo "fleet,${interval}ms,$rep,overshoot_ratio,$(awk -v m="$max" -v l=$LIMIT 'BEGIN { printf "%.4f", m / l }')"
 		echo "fleet,${interval}ms,$rep,passed_per_s,$(((p1 - p0) * 1000 / (t1 - t0)))"
 	} >>"$RAW"
 	log "most in one window $max (bound $bound), $(((p1 - p0) * 1000 / (t1 - t0))) passed a second"
