@@ -230,7 +230,10 @@ static int sync_run(struct cli_ctx *ctx)
 	} else {
 		ao.node = o->node;
 	}
-	if (xrl_redis_new(&redis, o->host, o->port, have_pw ? pw : NULL, 500, err, sizeof(err)))
+	/* Waiting for Redis longer than an interval would stretch the 3 intervals before a fallback. */
+	if (xrl_redis_new(&redis, o->host, o->port, have_pw ? pw : NULL,
+			  o->interval ? (o->interval < 50 ? 50 : o->interval > 1000 ? 1000 : (int)o->interval) : 500,
+			  err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	memset(pw, 0, sizeof(pw));
 	if (xrl_agent_new(&agent, redis, ctx->argv, ctx->argc, &ao)) {

@@ -34,6 +34,7 @@ struct conn {
 	char host[256];
 	int port;
 	redisContext *c;
+	char dead_err[256]; /* why it could not be reached, in this sync */
 };
 
 struct xrl_redis {
@@ -292,7 +293,7 @@ static void sync_one(struct xrl_redis *r, int ci, __u32 ttl_ms, struct xrl_sync_
 
 int xrl_redis_sync(struct xrl_redis *r, __u32 ttl_ms, struct xrl_sync_req *reqs, size_t n)
 {
-	int *ci = calloc(n + 1, sizeof(*ci)), first = 0;
+	int *ci = calloc(n + 1, sizeof(*ci)), first = 0, dead[MAX_CONNS] = { 0 };
 	size_t i;
 
 	if (!ci)
@@ -304,7 +305,14 @@ int xrl_redis_sync(struct xrl_redis *r, __u32 ttl_ms, struct xrl_sync_req *reqs,
 		xrl_sync_req_clear(&reqs[i]);
 		keys_of(&reqs[i], k1, k2, sizeof(k1));
 		ci[i] = r->slot_conn[xrl_key_slot(k1)];
-		reqs[i].ret = conn_get(r, ci[i], reqs[i].err, sizeof(reqs[i].err));
+		/* A server that did not answer is not asked again for every rule: one timeout a sync. */
+		reqs[i].ret = dead[ci[i]] ? xrl_fail(-ECONNREFUSED, reqs[i].err, sizeof(reqs[i].err), "%s",
+						     r->conns[ci[i]].dead_err) :
+					    conn_get(r, ci[i], reqs[i].err, sizeof(reqs[i].err));
+		if (reqs[i].ret && !dead[ci[i]]) {
+			dead[ci[i]] = 1;
+			snprintf(r->conns[ci[i]].dead_err, sizeof(r->conns[ci[i]].dead_err), "%s", reqs[i].err);
+		}
 		if (!reqs[i].ret && append(&r->conns[ci[i]], &reqs[i], ttl_ms, 0))
 			reqs[i].ret = xrl_fail(-EIO, reqs[i].err, sizeof(reqs[i].err), "redis: cannot send");
 		if (reqs[i].ret)
