@@ -214,7 +214,7 @@ static int sync_run(struct cli_ctx *ctx)
 	struct xrl_redis *redis = NULL;
 	struct xrl_agent *agent = NULL;
 	struct timespec next;
-	int have_pw, ret, code = EXIT_OK;
+	int have_pw, ret, wait_ms, code = EXIT_OK;
 	size_t n, i;
 	__u32 done;
 
@@ -231,9 +231,9 @@ static int sync_run(struct cli_ctx *ctx)
 		ao.node = o->node;
 	}
 	/* Waiting for Redis longer than an interval would stretch the 3 intervals before a fallback. */
-	if (xrl_redis_new(&redis, o->host, o->port, have_pw ? pw : NULL,
-			  o->interval ? (o->interval < 50 ? 50 : o->interval > 1000 ? 1000 : (int)o->interval) : 500,
-			  err, sizeof(err)))
+	wait_ms = o->interval ? (int)o->interval : 500;
+	wait_ms = wait_ms < 50 ? 50 : wait_ms > 1000 ? 1000 : wait_ms;
+	if (xrl_redis_new(&redis, o->host, o->port, have_pw ? pw : NULL, wait_ms, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	memset(pw, 0, sizeof(pw));
 	if (xrl_agent_new(&agent, redis, ctx->argv, ctx->argc, &ao)) {
