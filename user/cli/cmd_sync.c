@@ -197,8 +197,8 @@ static void render(const struct xrl_agent_rule *r, const char *why)
 			json_object_set_new(o, "error", json_string(r->err));
 		cli_json(o);
 	} else {
-		printf("%s %s: %s: %s, %u nodes, allowance %llu of %llu a window%s%s\n", ts, r->iface, line,
-		       xrl_policy_name(r->f.policy), r->f.nodes,
+		printf("%s %s: %s: %s, %u node%s, allowance %llu of %llu a window%s%s\n", ts, r->iface, line,
+		       xrl_policy_name(r->f.policy), r->f.nodes, r->f.nodes == 1 ? "" : "s",
 		       (unsigned long long)(r->f.allowance ? r->f.allowance : r->spec.r.threshold),
 		       (unsigned long long)r->spec.r.threshold, r->err[0] ? "; " : "", r->err);
 	}
