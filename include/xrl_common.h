@@ -181,7 +181,7 @@ struct xrl_fleet {
 	__u64 synced_ms;    /* CLOCK_REALTIME of the last good sync; 0: never */
 	__u64 attempt_ms;   /* CLOCK_REALTIME of the last attempt */
 	__u64 fleet_demand; /* every member's pass + block in its window, summed */
-	__u64 total_fails;  /* syncs failed since the agent started */
+	__u64 total_fails;  /* syncs failed since this rule's entry was made */
 	__u32 agent_pid;
 	__u32 interval_ms;
 };
