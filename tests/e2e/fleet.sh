@@ -159,9 +159,9 @@ else fail "redis back: every node in sync again" "$(for n in "${NODES[@]}"; do f
 
 # An agent killed: its node keeps enforcing its last allowance; the others take its share.
 sleep 0.5
-before=$(fleet c | jq .fleet.allowance)
 agent_down c
 t0=$(ms)
+before=$(fleet c | jq .fleet.allowance) # what its agent last wrote, now that it is gone
 others() { fleet a | jq -e '.fleet.nodes == 2' >/dev/null && fleet b | jq -e '.fleet.nodes == 2' >/dev/null; }
 if lab_wait 10 others; then
 	pass "agent c killed: a and b see 2 nodes after $(($(ms) - t0)) ms"
@@ -261,6 +261,18 @@ expect_eq "--redis-password-file: in sync" "$(sync_once --redis-password-file "$
 expect_eq "... and stats says when" "$(fleet a | jq '.fleet.last_sync_age_ms < 2000 and .fleet.nodes >= 1')" true
 expect_eq "XRL_REDIS_PASSWORD: in sync" "$(XRL_REDIS_PASSWORD=s3cret sync_once | errors)" ""
 expect_eq "a wrong password is named" "$(REDISCLI_AUTH=wrong sync_once | errors | grep -c 'refused the password')" 1
+# The other loss policies, against a port where nothing listens: after 3 failed syncs, last keeps
+# the allowance a node had, open gives it the whole limit.
+lost_once() { "$XRL" sync --redis 127.0.0.1:1 --node pw --interval 20 --count 4 --on-redis-loss "$1" xfla0 >/dev/null 2>&1; }
+# First a share that is not the whole limit: a second member on the same Redis, then pw again.
+XRL_REDIS_PASSWORD=s3cret "$XRL" sync --redis 127.0.0.1:$PORT --node pw2 --interval 20 --count 2 xfla0 >/dev/null
+XRL_REDIS_PASSWORD=s3cret sync_once >/dev/null
+had=$(fleet a | jq .fleet.allowance)
+expect_eq "two members: half the limit each (no demand)" "$had" 500
+lost_once last
+expect_eq "--on-redis-loss last: the last allowance kept" "$(fleet a | jq -c '[.fleet.policy, .fleet.allowance]')" "[\"last\",$had]"
+lost_once open
+expect_eq "--on-redis-loss open: the whole limit" "$(fleet a | jq -c '[.fleet.policy, .fleet.allowance]')" '["open",1000]'
 chmod 644 "$dir/pw"
 expect_err "a password file others can read is refused" 1 "chmod 600" "$XRL" sync --redis 127.0.0.1:$PORT \
 	--redis-password-file "$dir/pw" xfla0
