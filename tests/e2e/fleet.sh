@@ -134,7 +134,7 @@ redis_down $PORT
 t0=$(ms)
 lab_wait 10 all_nodes '.fleet.policy == "local"'
 # When each agent switched, from its own log: the 3rd failed sync comes at most 3 intervals after
-# the kill; 2 more are allowed for scheduling on a busy machine.
+# the kill; 300 ms more are allowed for scheduling on a busy machine.
 late=0
 for n in "${NODES[@]}"; do
 	ts=$(jq -r 'select(.event == "policy" and .policy == "local") | .timestamp' "$dir/agent-$n.log" | head -1)
@@ -142,7 +142,7 @@ for n in "${NODES[@]}"; do
 	((d > late)) && late=$d
 done
 echo "fleet: every node on its fallback $late ms after redis-server stopped (3 intervals: $((3 * INTERVAL)) ms)"
-expect_range "every node on its fallback within 3 intervals" "$late" 0 $((5 * INTERVAL))
+expect_range "every node on its fallback within 3 intervals" "$late" 0 $((3 * INTERVAL + 300))
 expect_eq "local: the limit / the nodes last seen" \
 	"$(for n in "${NODES[@]}"; do fleet "$n" | jq .fleet.allowance; done | sort -u)" 333
 expect_eq "stats counts the failures" "$(fleet a | jq '.fleet.sync_failures >= 3')" true
