@@ -130,8 +130,8 @@ expect_eq "a node never passes more than its allowance in a window" \
 	"$(for n in "${NODES[@]}"; do fleet "$n" | jq '.window_passed <= .fleet.allowance + 1'; done | sort -u)" true
 
 # Redis killed: within 3 intervals every node is on its fallback, local: the limit / 3.
-redis_down $PORT
 t0=$(ms)
+redis_down $PORT
 lab_wait 10 all_nodes '.fleet.policy == "local"'
 # When each agent switched, from its own log: the 3rd failed sync comes at most 3 intervals after
 # the kill; 300 ms more are allowed for scheduling on a busy machine.
@@ -273,6 +273,12 @@ lost_once last
 expect_eq "--on-redis-loss last: the last allowance kept" "$(fleet a | jq -c '[.fleet.policy, .fleet.allowance]')" "[\"last\",$had]"
 lost_once open
 expect_eq "--on-redis-loss open: the whole limit" "$(fleet a | jq -c '[.fleet.policy, .fleet.allowance]')" '["open",1000]'
+
+# No --interval: one bucket of the shortest global rule (100 ms here), heartbeats made for it.
+XRL_REDIS_PASSWORD=s3cret "$XRL" sync --redis 127.0.0.1:$PORT --node pw3 --count 1 xfla0 >/dev/null
+expect_eq "no --interval: a sync every bucket (100 ms)" "$(fleet a | jq .fleet.interval_ms)" 100
+ttl=$(REDISCLI_AUTH=s3cret redis-cli -p $PORT pttl "xrl:{$tag}:alive")
+expect_range "... and the heartbeats last 3 of them (the keys twice that)" "$ttl" 1 600
 chmod 644 "$dir/pw"
 expect_err "a password file others can read is refused" 1 "chmod 600" "$XRL" sync --redis 127.0.0.1:$PORT \
 	--redis-password-file "$dir/pw" xfla0

@@ -164,21 +164,6 @@ static int sync_prepare(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
-/* The interval when --interval is not given: the shortest bucket of the global rules (1 s when none). */
-static __u32 bucket_interval(const struct xrl_agent_rule *r, size_t n)
-{
-	__u64 ms = 1000;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		__u64 b = r[i].spec.r.interval_ns / r[i].spec.r.buckets / 1000000;
-
-		if (b < ms)
-			ms = b;
-	}
-	return ms < 10 ? 10 : (__u32)ms;
-}
-
 static void render(const struct xrl_agent_rule *r, const char *why)
 {
 	char line[256], ts[40];
@@ -248,7 +233,7 @@ static int sync_run(struct cli_ctx *ctx)
 	for (done = 0; !stop && (!o->count || done < o->count); done++) {
 		__u32 interval;
 
-		ret = xrl_agent_cycle(agent, &rules, &n, err, sizeof(err));
+		ret = xrl_agent_cycle(agent, &rules, &n, &interval, err, sizeof(err));
 		/* The first error of the cycle (an interface, else a rule's sync), said once until it changes. */
 		for (i = 0; !ret && i < n; i++)
 			if (rules[i].err[0]) {
@@ -270,8 +255,6 @@ static int sync_run(struct cli_ctx *ctx)
 			else if (r->f.nodes != r->prev_nodes && r->f.policy == XRL_FLEET_SHARED)
 				render(r, "nodes");
 		}
-		interval = o->interval ? o->interval : bucket_interval(rules, n);
-		ao.interval_ms = interval;
 		next.tv_nsec += (long)(interval % 1000) * 1000000L;
 		next.tv_sec += interval / 1000 + next.tv_nsec / 1000000000L;
 		next.tv_nsec %= 1000000000L;

@@ -159,8 +159,24 @@ static int gather(struct xrl_agent *a, const char *iface, char *err, size_t len)
 	return 0;
 }
 
+/* The interval when none is given: one bucket of the shortest global rule (1 s when none). */
+static __u32 bucket_interval(const struct xrl_agent_rule *r, size_t n)
+{
+	__u64 ms = 1000;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		__u64 b = r[i].spec.r.interval_ns / r[i].spec.r.buckets / 1000000;
+
+		if (b < ms)
+			ms = b;
+	}
+	return ms < 10 ? 10 : (__u32)ms;
+}
+
 /* The rule's new state, from its sync's outcome. */
-static void settle(struct xrl_agent *a, struct xrl_agent_rule *r, const struct xrl_sync_req *q, __u64 now_ms)
+static void settle(struct xrl_agent *a, struct xrl_agent_rule *r, const struct xrl_sync_req *q, __u32 interval_ms,
+		   __u64 now_ms)
 {
 	struct xrl_fleet *f = &r->f;
 	__u64 limit = r->spec.r.threshold;
@@ -168,7 +184,7 @@ static void settle(struct xrl_agent *a, struct xrl_agent_rule *r, const struct x
 	f->gen = r->spec.r.gen;
 	f->attempt_ms = now_ms;
 	f->agent_pid = (__u32)getpid();
-	f->interval_ms = a->o.interval_ms;
+	f->interval_ms = interval_ms;
 	if (!q->ret) {
 		struct xrl_share s = { .limit = limit, .own = r->demand, .members = (__u32)q->nmembers };
 		size_t i;
@@ -214,7 +230,8 @@ static int write_back(struct xrl_agent *a, size_t from, size_t to, const char *i
 	return ret;
 }
 
-int xrl_agent_cycle(struct xrl_agent *a, const struct xrl_agent_rule **rules, size_t *n, char *err, size_t len)
+int xrl_agent_cycle(struct xrl_agent *a, const struct xrl_agent_rule **rules, size_t *n, __u32 *interval_ms, char *err,
+		    size_t len)
 {
 	size_t *start = calloc((size_t)a->nifaces + 1, sizeof(*start)), i;
 	int k, ret = 0, r;
@@ -232,10 +249,11 @@ int xrl_agent_cycle(struct xrl_agent *a, const struct xrl_agent_rule **rules, si
 			ret = xrl_fail(r, err, len, "%s", e);
 	}
 	start[a->nifaces] = a->n;
-	xrl_redis_sync(a->redis, a->o.interval_ms * XRL_SYNC_TTL_INTERVALS, a->reqs, a->n);
+	*interval_ms = a->o.interval_ms ? a->o.interval_ms : bucket_interval(a->rules, a->n);
+	xrl_redis_sync(a->redis, *interval_ms * XRL_SYNC_TTL_INTERVALS, a->reqs, a->n);
 	now_ms = realtime_ms();
 	for (i = 0; i < a->n; i++)
-		settle(a, &a->rules[i], &a->reqs[i], now_ms);
+		settle(a, &a->rules[i], &a->reqs[i], *interval_ms, now_ms);
 	for (k = 0; k < a->nifaces; k++) {
 		if (start[k] == start[k + 1])
 			continue;

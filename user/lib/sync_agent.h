@@ -13,8 +13,8 @@
 #include "rule.h"
 
 struct xrl_agent_opts {
-	const char *node; /* this node's name: members are NODE/IFACE */
-	__u32 interval_ms;
+	const char *node;  /* this node's name: members are NODE/IFACE */
+	__u32 interval_ms; /* 0: one bucket of the shortest global rule (1 s when none; at least 10 ms) */
 	enum xrl_fleet_policy on_loss;
 };
 
@@ -39,9 +39,11 @@ void xrl_agent_free(struct xrl_agent *a);
 /*
  * One cycle. Returns 0, or -errno with err when an interface could not be read
  * (its rules are then skipped this cycle; the others are synced). *rules and
- * *n: every global rule met, valid until the next cycle.
+ * *n: every global rule met, valid until the next cycle; *interval_ms: the
+ * interval this cycle's heartbeats were made for, until the next cycle.
  */
-int xrl_agent_cycle(struct xrl_agent *a, const struct xrl_agent_rule **rules, size_t *n, char *err, size_t len);
+int xrl_agent_cycle(struct xrl_agent *a, const struct xrl_agent_rule **rules, size_t *n, __u32 *interval_ms, char *err,
+		    size_t len);
 
 /* The fleet entry of a rule, when it is global and an agent wrote one for its gen: 0, else -ENOENT. */
 int xrl_fleet_read(const struct xrl_maps *m, const struct xrl_spec *s, struct xrl_fleet *f);
