@@ -241,6 +241,18 @@ for c in precise coarse; do
 	done
 done
 
+printf '\nFleet: one rate 1000/s aggregate global rule on 3 nodes sharing it through one redis-server (bench/fleet.sh),\n'
+printf 'twice the limit, demand moving between the nodes half way. The most passed in one 1 s window (every\n'
+printf "node's window summed) against the bound limit + rate x (sync interval + RTT), and passes a second.\n"
+for iv in 100ms 1000ms; do
+	read -r m lo hi n < <(agg fleet "$iv" max_window) || { printf '%-56s       not measured\n' "sync every $iv"; continue; }
+	b=$(agg fleet "$iv" bound | awk '{ print $3 }')
+	read -r pm plo phi _ < <(agg fleet "$iv" passed_per_s)
+	printf '%-40s %-22s bound %-6s passed/s %s\n' "sync every $iv: most in one window" \
+		"$(printf '%d [%d-%d]' "$m" "$lo" "$hi")" "$b" "$(printf '%d [%d-%d]' "$pm" "$plo" "$phi")"
+	echo "fleet,$iv,\"sync every $iv: most passed in one window\",$ncpu,max_window,$m,$lo,$hi,$n,,,,,,,<=$b" >>"$summary"
+done
+
 # ----------------------------------------------------------------- chart
 
 if command -v gnuplot >/dev/null; then

@@ -11,10 +11,10 @@
 #
 # Environment: XRLB_SECONDS (per rate run, default 2), XRLB_REPS (runs of each
 # rate and cost row, default 5), XRLB_ACC_REPS (runs of each accuracy and
-# window-boundary row, default 3), XRLB_ACC_SECONDS (measured span of the
+# window-boundary and fleet row, default 3), XRL_ACC_SECONDS (measured span of the
 # accuracy flood, default 10), XRLB_ONLY=sketch (only the rows of the sketch
 # and those it is measured against: about 2 minutes). The defaults take about
-# 9 minutes on 2 CPUs.
+# 10 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
 
@@ -462,5 +462,8 @@ for clock in precise coarse; do
 done
 
 lab_down
+# The fleet row: its own lab of three receivers and a redis-server.
+log "fleet: three nodes sharing one limit through Redis, at two sync intervals"
+"$here/fleet.sh" "$BUILD" "$RAW" "$ACC_REPS"
 echo "loadavg_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/meta.txt"
 "$here/report.sh" "$OUT"

@@ -92,4 +92,12 @@ struct {
 	__type(value, struct xrl_ctl);
 } xrl_ctl SEC(".maps");
 
+/* Per rule id: a global rule's allowance, set by the sync agent (an array: the lookup is inlined). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XRL_MAX_RULE_IDS);
+	__type(key, __u32);
+	__type(value, struct xrl_fleet);
+} xrl_fleet SEC(".maps");
+
 #endif /* XRL_MAPS_H */

@@ -110,10 +110,25 @@ static __always_inline struct xrl_rule_stats *xrl_rule_stats_at(const struct xrl
  */
 #define XRL_JIFFIES_MARGIN 2
 
+/*
+ * The packets a window of r may pass on this node: a global rule's allowance,
+ * as the sync agent last set it for this gen of the rule, else its threshold.
+ */
+static __always_inline __u64 xrl_threshold(const struct xrl_rule *r)
+{
+	struct xrl_fleet *f;
+	__u32 id = r->id;
+
+	if (!(r->flags & XRL_F_GLOBAL))
+		return r->threshold;
+	f = bpf_map_lookup_elem(&xrl_fleet, &id);
+	return f && f->allowance && f->gen == r->gen ? f->allowance : r->threshold;
+}
+
 static __always_inline int xrl_latched(const struct xrl_latch *l, const struct xrl_rule *r,
 				       const struct xrl_rule_stats *rs, const struct xrl_key *k)
 {
-	return l->gen == r->gen && l->threshold == r->threshold && rs->gen == r->gen && rs->shape_ok &&
+	return l->gen == r->gen && l->threshold == xrl_threshold(r) && rs->gen == r->gen && rs->shape_ok &&
 	       rs->buckets == r->buckets && rs->interval == r->interval_ns && rs->slot.epoch == l->epoch &&
 	       xrl_key_equal(&l->key, k) && xrl_jiffies() < l->until_jiffies;
 }
@@ -152,7 +167,7 @@ static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_
 	__builtin_memcpy(&l->key, k, sizeof(*k));
 	l->gen = r->gen;
 	l->epoch = s->epoch;
-	l->threshold = r->threshold;
+	l->threshold = xrl_threshold(r);
 	l->idx = (__u16)s->idx;
 	l->sketch = 0;
 	l->start = s->start;
@@ -236,7 +251,7 @@ __noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_key *k, struct xr
 		if (!cell[i])
 			return 0;
 	}
-	res = xrl_sketch_judge(cell, r->interval_ns, r->threshold, now, dropping, &est);
+	res = xrl_sketch_judge(cell, r->interval_ns, xrl_threshold(r), now, dropping, &est);
 	if (res == XRL_PASSED)
 		return XRL_JUDGED_SKETCH;
 	blen = xrl_sketch_blen(r->interval_ns);
@@ -316,7 +331,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 	snap = bpf_map_lookup_elem(&xrl_scratch, &zero);
 	if (!snap)
 		return 0;
-	res = xrl_reserve(&st->ring, r->buckets, r->interval_ns, slot, r->threshold, XRL_RESERVE_TRIES, dropping,
+	res = xrl_reserve(&st->ring, r->buckets, r->interval_ns, slot, xrl_threshold(r), XRL_RESERVE_TRIES, dropping,
 			  *snap);
 	if (res == XRL_PASSED)
 		return dropping ? 0 : XRL_JUDGED_COUNTED;

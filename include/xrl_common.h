@@ -35,11 +35,13 @@
 #define XRL_MAP_LATCHES "xrl_latches"
 #define XRL_MAP_SCRATCH "xrl_scratch"
 #define XRL_MAP_SKETCH "xrl_sketch"
+#define XRL_MAP_FLEET "xrl_fleet"
 
 /* Rule flags. */
 #define XRL_F_ALLOW (1U << 0)	   /* prefix only: matching traffic bypasses every limit */
 #define XRL_F_MONITOR (1U << 1)	   /* count what would be blocked, pass it */
 #define XRL_F_PER_SOURCE (1U << 2) /* one window per masked source; else one per rule */
+#define XRL_F_GLOBAL (1U << 3)	   /* aggregate only: one limit across a fleet (xdp-ratelimit sync) */
 
 #define XRL_PROTO_TCP 6
 #define XRL_PROTO_UDP 17
@@ -162,6 +164,37 @@ struct xrl_rule_stats {
 	struct xrl_ring ring;
 };
 _Static_assert(sizeof(struct xrl_rule_stats) == 96 + 16 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
+
+/*
+ * xrl_fleet, per rule id: a global rule's share of its fleet-wide limit on
+ * this node, written by the sync agent (xdp-ratelimit sync), with what stats
+ * and status show of the agent's view. The program reads allowance only: the
+ * packets per window this node may pass, used instead of the rule's threshold
+ * while gen is the rule's gen; 0 means the rule's threshold. The agent never
+ * sits on the packet path: if it dies, the last allowance stays in force.
+ */
+struct xrl_fleet {
+	__u64 allowance;    /* packets per window; 0: the rule's own threshold */
+	__u32 gen;	    /* the rule gen it was set for: another gen's is ignored */
+	__u32 policy;	    /* enum xrl_fleet_policy in force */
+	__u32 nodes;	    /* members seen alive at the last good sync */
+	__u32 failures;	    /* syncs failed in a row */
+	__u64 synced_ms;    /* CLOCK_REALTIME of the last good sync; 0: never */
+	__u64 attempt_ms;   /* CLOCK_REALTIME of the last attempt */
+	__u64 fleet_demand; /* every member's pass + block in its window, summed */
+	__u64 total_fails;  /* syncs failed since this rule's entry was made */
+	__u32 agent_pid;
+	__u32 interval_ms;
+};
+_Static_assert(sizeof(struct xrl_fleet) == 64, "xrl_fleet layout");
+
+enum xrl_fleet_policy {
+	XRL_FLEET_NONE = 0,   /* no agent has written this rule */
+	XRL_FLEET_SHARED = 1, /* in sync: a share in proportion to demand */
+	XRL_FLEET_LOCAL = 2,  /* Redis lost: the limit / the members last seen */
+	XRL_FLEET_LAST = 3,   /* Redis lost: the last share kept */
+	XRL_FLEET_OPEN = 4,   /* Redis lost: the whole limit */
+};
 
 /* Why a frame was judged malformed. */
 enum xrl_malformed {

@@ -6,7 +6,8 @@ set -euo pipefail
 pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
       libcmocka-dev libjansson-dev linux-libc-dev iproute2 nftables iptables
       gnuplot-nox ethtool jq util-linux procps libclang-rt-14-dev clang-format shellcheck
-      python3 debootstrap systemd groff man-db bash-completion prometheus prometheus-node-exporter curl)
+      python3 debootstrap systemd groff man-db bash-completion prometheus prometheus-node-exporter curl
+      libhiredis-dev redis-server redis-tools)
 
 missing=()
 for p in "${pkgs[@]}"; do

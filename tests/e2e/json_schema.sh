@@ -13,7 +13,7 @@ lab_undo "$XRL unload xrlej0"
 dir=$(mktemp -d)
 lab_undo "rm -rf $dir"
 printf '%s\n' "port 53/udp rate 10/s" "prefix 10.218.0.0/24 rate 5/s aggregate monitor" \
-	"prefix 192.0.2.0/24 allow" >"$dir/rules"
+	"prefix 192.0.2.0/24 allow" "port 7000/udp rate 1k/s aggregate global" >"$dir/rules"
 
 # conforms DEF CODE COMMAND... [--ndjson after --]: the command exits CODE and prints only JSON of $defs/DEF.
 conforms() {
@@ -45,6 +45,10 @@ check "status shows every load option, the sketch and the malformed policy inclu
 	sh -c "$XRL status | grep '^xrlej0 ' | grep -qE ' native +precise .* 65536 +0\.1MiB +drop\$'"
 conforms stats 0 "$XRL" -j stats xrlej0 --top 5
 conforms stats 0 --ndjson "$XRL" -j stats xrlej0 --count 2
+# sync with no Redis there: its events (an error each sync, then the fallback), then stats' fleet view of it.
+conforms sync 0 --ndjson "$XRL" -j sync --redis 127.0.0.1:1 --interval 10 --count 4 xrlej0
+conforms stats 0 "$XRL" -j stats xrlej0
+conforms status 0 "$XRL" -j status
 conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dport 53/udp
 conforms explain 0 "$XRL" -j explain xrlej0 --src 192.0.2.1
 conforms help 0 "$XRL" -j help stats
@@ -69,6 +73,7 @@ conforms error 2 "$XRL" -j unload ../x
 conforms error 1 "$XRL" -j stats xrlej1
 conforms error 2 "$XRL" -j lint /nonexistent
 conforms error 2 "$XRL" -j demo ../x
+conforms error 2 "$XRL" -j sync --redis nowhere xrlej0
 conforms error 2 "$XRL" -j metrics --listen 127.0.0.1
 conforms error 1 "$XRL" -j metrics xrlej1
 conforms error 2 "$XRL" -j save xrlej0 -

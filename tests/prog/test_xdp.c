@@ -1075,6 +1075,55 @@ static void test_rate_change(void **state)
 	assert_int_equal(run(f, &p), XDP_DROP);
 }
 
+static void set_allowance(struct fx *f, __u32 id, __u32 gen, __u64 allowance)
+{
+	struct xrl_fleet v = { .allowance = allowance, .gen = gen, .policy = XRL_FLEET_SHARED };
+
+	assert_int_equal(bpf_map_update_elem(f->fleet, &id, &v, BPF_ANY), 0);
+}
+
+/*
+ * A global rule's window passes this node's allowance (xrl_fleet, set by the
+ * sync agent) instead of the rule's threshold, for the rule's gen only; 0 or
+ * no allowance: the threshold. A rule not marked global ignores its slot.
+ */
+static void test_global_allowance(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule g = rule(f, 10, 1000, 2, XRL_F_GLOBAL), l = rule(f, 10, 1000, 2, 0);
+	struct pkt p;
+	__u64 t = T0;
+
+	put_port(f, XRL_PROTO_UDP, 53, &g);
+	put_port(f, XRL_PROTO_UDP, 54, &l);
+	udp4(&p, SRC4, 53);
+	/* No allowance yet: the threshold. */
+	assert_int_equal(run_n(f, &p, 12), 10);
+	/* An allowance of 3, in a fresh window: 3 pass. */
+	set_allowance(f, g.id, g.gen, 3);
+	set_now(f, t += 2 * SEC_NS);
+	assert_int_equal(run_n(f, &p, 5), 3);
+	assert_totals(f, g.id, 13, 4);
+	/* Raised while the key is latched over: the latch yields, 3 more pass in the same window. */
+	set_allowance(f, g.id, g.gen, 6);
+	assert_int_equal(run_n(f, &p, 5), 3);
+	/* Lowered below what the window holds: over at once. */
+	set_allowance(f, g.id, g.gen, 2);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	/* Set for another gen of the rule (a rule since replaced): ignored. */
+	set_allowance(f, g.id, g.gen + 1, 1);
+	set_now(f, t += 2 * SEC_NS);
+	assert_int_equal(run_n(f, &p, 12), 10);
+	/* 0: the threshold. */
+	set_allowance(f, g.id, g.gen, 0);
+	set_now(f, t += 2 * SEC_NS);
+	assert_int_equal(run_n(f, &p, 12), 10);
+	/* Not global: its slot is never read. */
+	set_allowance(f, l.id, l.gen, 2);
+	udp4(&p, SRC4, 54);
+	assert_int_equal(run_n(f, &p, 12), 10);
+}
+
 /* A new window shape comes with a new gen: the window starts fresh. */
 static void test_shape_change(void **state)
 {
@@ -1611,6 +1660,7 @@ int main(void)
 		T(test_window_one_bucket),
 		T(test_window_time_backwards),
 		T(test_rate_change),
+		T(test_global_allowance),
 		T(test_shape_change),
 		T(test_torn_shape_heals),
 		T(test_port_slot_must_match),

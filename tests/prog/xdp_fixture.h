@@ -35,7 +35,7 @@
 
 struct fx {
 	struct xdp_ratelimit_bpf *skel;
-	int prog, port_idx, port_rules, prefixes, state, rule_stats, counters, ctl, latches, sketch;
+	int prog, port_idx, port_rules, prefixes, state, rule_stats, counters, ctl, latches, sketch, fleet;
 	__u32 nports[2]; /* port rules put in each set: the next free slot */
 	int ncpus;
 	struct xrl_ctl ctl0; /* as loaded */
@@ -122,6 +122,7 @@ static inline void fx_load(struct fx *f, __u32 malformed_drop)
 	f->ctl = bpf_map__fd(f->skel->maps.xrl_ctl);
 	f->latches = bpf_map__fd(f->skel->maps.xrl_latches);
 	f->sketch = bpf_map__fd(f->skel->maps.xrl_sketch);
+	f->fleet = bpf_map__fd(f->skel->maps.xrl_fleet);
 	if (bpf_map_lookup_elem(f->ctl, &zero, &f->ctl0))
 		snprintf(f->err, sizeof(f->err), "reading xrl_ctl: %s", strerror(errno));
 }
@@ -189,6 +190,8 @@ static inline int fx_reset(struct fx *f)
 	f->nports[0] = f->nports[1] = 0;
 	for (id = 0; id <= f->next_id && !err; id++)
 		err = bpf_map_update_elem(f->rule_stats, &id, zeros, BPF_ANY);
+	for (id = 0; id <= f->next_id && !err; id++)
+		err = bpf_map_update_elem(f->fleet, &id, zeros, BPF_ANY); /* no allowance */
 	if (!err)
 		err = fx_sketch_clear(f);
 	if (!err)

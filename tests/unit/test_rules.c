@@ -472,6 +472,29 @@ static void test_rule_misleading(void **state)
 	parse_bad("port 1/udp rate 5/s 5/s", "unknown word '5/s'", NULL);
 }
 
+/* global: one limit across a fleet, an aggregate rule's flag, printed after the scope */
+static void test_rule_global(void **state)
+{
+	struct xrl_spec s;
+	char text[256];
+
+	(void)state;
+	parse_ok("port 53/udp rate 1000/s aggregate global", &s);
+	assert_rule(&s.r, 1000, NS_PER_S, 2, XRL_F_GLOBAL, 32, 64);
+	assert_int_equal(xrl_spec_format(&s, text, sizeof(text)), 0);
+	assert_string_equal(text, "port 53/udp rate 1k/s window 1s buckets 2 aggregate global");
+	parse_ok("prefix 10.0.0.0/8 global rate 10/s monitor aggregate", &s);
+	assert_rule(&s.r, 10, NS_PER_S, 2, XRL_F_GLOBAL | XRL_F_MONITOR, 32, 64);
+	assert_int_equal(xrl_spec_format(&s, text, sizeof(text)), 0);
+	assert_string_equal(text, "prefix 10.0.0.0/8 rate 10/s window 1s buckets 2 aggregate global monitor");
+	/* per-source is the default scope, so a bare global is refused too */
+	parse_bad("port 53/udp rate 1000/s global", "'global' needs 'aggregate'", "aggregate global");
+	parse_bad("port 53/udp rate 1000/s per-source global", "'global' needs 'aggregate'", NULL);
+	parse_bad("prefix 10.0.0.0/8 rate 1/s global mask 24", "needs", NULL);
+	parse_bad("prefix 10.0.0.0/8 allow global", "'allow' takes no", "global");
+	parse_bad("port 53/udp rate 1/s aggregate global global", "'global' is given twice", NULL);
+}
+
 static void test_rule_bad_combinations(void **state)
 {
 	(void)state;
@@ -585,6 +608,8 @@ static void test_format_roundtrip(void **state)
 		"prefix 2001:db8:ff::/48 allow",
 		"prefix ::/0 rate 7/s window 3s buckets 3 aggregate",
 		"prefix 198.51.100.0/24 rate 1G/s window 250ms buckets 10 aggregate monitor",
+		"port 53/udp rate 1000/s window 1s buckets 2 aggregate global",
+		"prefix 10.0.0.0/8 rate 10k/s window 2s buckets 4 aggregate global monitor",
 	};
 	size_t i;
 
@@ -1031,6 +1056,7 @@ int main(void)
 		cmocka_unit_test(test_file_bad_line),
 		cmocka_unit_test(test_file_duplicates),
 		cmocka_unit_test(test_ruleset_add),
+		cmocka_unit_test(test_rule_global),
 		cmocka_unit_test(test_file_too_many),
 		cmocka_unit_test(test_file_long_line),
 		cmocka_unit_test(test_file_nul),

@@ -206,11 +206,27 @@ const struct cli_cmd cmd_unload = {
 	.run = unload_run,
 };
 
+/* An instance's global rules, each with its fleet view. */
+static json_t *global_json(const struct xrl_status *st)
+{
+	json_t *arr = json_array();
+	size_t g;
+
+	for (g = 0; g < st->nglobal; g++) {
+		const struct xrl_status_global *x = &st->global[g];
+		json_t *o = cli_rule_json(&x->spec);
+
+		json_object_set_new(o, "fleet", cli_fleet_json(&x->spec, x->synced ? &x->f : NULL));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 static int status_run(struct cli_ctx *ctx)
 {
 	struct xrl_status *st;
 	json_t *arr;
-	size_t n, i;
+	size_t n, i, g;
 	char err[XRL_ERRLEN], keys[48];
 	int ret;
 
@@ -269,6 +285,7 @@ static int status_run(struct cli_ctx *ctx)
 						    json_null());
 			if (st[i].err[0])
 				json_object_set_new(o, "error", json_string(st[i].err));
+			json_object_set_new(o, "global_rules", global_json(&st[i]));
 			json_array_append_new(arr, o);
 			continue;
 		}
@@ -286,6 +303,14 @@ static int status_run(struct cli_ctx *ctx)
 		if (st[i].ctl.replaced_id)
 			printf("%-16s load --force detached XDP program '%s' (id %u) from it\n", "",
 			       st[i].ctl.replaced_name, st[i].ctl.replaced_id);
+		for (g = 0; g < st[i].nglobal; g++) {
+			char line[256], fl[256];
+
+			xrl_spec_format(&st[i].global[g].spec, line, sizeof(line));
+			cli_fleet_text(&st[i].global[g].spec, st[i].global[g].synced ? &st[i].global[g].f : NULL, fl,
+				       sizeof(fl));
+			printf("  global %s\n    %s\n", line, fl);
+		}
 	}
 	if (cli.json)
 		cli_json(json_pack("{s:o}", "interfaces", arr));

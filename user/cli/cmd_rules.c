@@ -25,6 +25,7 @@ json_t *cli_rule_json(const struct xrl_spec *s)
 	json_object_set_new(o, "buckets", json_integer((json_int_t)s->r.buckets));
 	json_object_set_new(o, "scope", json_string(s->r.flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate"));
 	json_object_set_new(o, "monitor", json_boolean(s->r.flags & XRL_F_MONITOR));
+	json_object_set_new(o, "global", json_boolean(s->r.flags & XRL_F_GLOBAL));
 	return o;
 }
 

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "prefixes.h"
 #include "stats.h"
+#include "sync_agent.h"
 #include "xrl_key.h"
 
 static volatile sig_atomic_t stop;
@@ -106,9 +107,12 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 	}
 	for (i = 0; i < set.n; i++) {
 		struct xrl_rule_report r;
+		struct xrl_fleet f;
+		int has_fleet;
 
 		if (xrl_rule_report(m, &set.v[i], now, &r))
 			continue;
+		has_fleet = !xrl_fleet_read(m, &set.v[i], &f);
 		xrl_spec_format(&set.v[i], line, sizeof(line));
 		if (cli.json) {
 			json_t *o = cli_rule_json(&set.v[i]);
@@ -122,13 +126,20 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 							    rate_json(r.complete_ns, r.pass_rate), "blocked_rate",
 							    rate_json(r.complete_ns, r.block_rate), "rate_span_ms",
 							    (json_int_t)(r.complete_ns / 1000000)));
+			if (set.v[i].r.flags & XRL_F_GLOBAL)
+				json_object_set_new(o, "fleet", cli_fleet_json(&set.v[i], has_fleet ? &f : NULL));
 			json_array_append_new(rules, o);
-		} else if (r.complete_ns) {
+			continue;
+		}
+		if (r.complete_ns)
 			printf("%-60s %9.1f %9.1f %9.1f %9.1f %12llu %12llu\n", line, r.pass_rate, r.block_rate,
 			       r.pass_qps, r.block_qps, (unsigned long long)r.pass, (unsigned long long)r.block);
-		} else {
+		else
 			printf("%-60s %9s %9s %9.1f %9.1f %12llu %12llu\n", line, "-", "-", r.pass_qps, r.block_qps,
 			       (unsigned long long)r.pass, (unsigned long long)r.block);
+		if (set.v[i].r.flags & XRL_F_GLOBAL) {
+			cli_fleet_text(&set.v[i], has_fleet ? &f : NULL, line, sizeof(line));
+			printf("  %s\n", line);
 		}
 	}
 	if (!cli.json && set.n)
@@ -338,12 +349,15 @@ static int explain_run(struct cli_ctx *ctx)
 		const char *res;
 		char state[128] = "";
 		__u64 est = 0;
+		struct xrl_fleet f;
+		__u64 thr;
 
 		if (!s)
 			continue;
 		xrl_key_make(&key, &s->r, src->family, src->addr, s->kind == XRL_KIND_PORT ? s->port : 0, s->proto);
 		tracked = !xrl_key_window(m, &key, &s->r, now, &sum);
-		over = xrl_over(sum.pass, s->r.threshold);
+		thr = xrl_fleet_threshold(m, s); /* a global rule: this node's share */
+		over = xrl_over(sum.pass, thr);
 		/*
 		 * A new source past the cap on states is judged by the sketch: say what
 		 * it estimates. Whether the next packet gets a state of its own depends
@@ -376,13 +390,16 @@ static int explain_run(struct cli_ctx *ctx)
 											   "block"));
 			if (sketched)
 				json_object_set_new(o, "sketch_estimate", json_integer((json_int_t)est));
+			if (s->r.flags & XRL_F_GLOBAL)
+				json_object_set_new(o, "fleet",
+						    cli_fleet_json(s, xrl_fleet_read(m, s, &f) ? NULL : &f));
 			json_array_append_new(arr, o);
 			continue;
 		}
-		printf("  %s\n      window: %llu passed, %llu blocked of %llu allowed per %llums%s; next packet %s\n",
-		       line, (unsigned long long)sum.pass, (unsigned long long)sum.block,
-		       (unsigned long long)s->r.threshold, (unsigned long long)(s->r.interval_ns / 1000000), state,
-		       res);
+		printf("  %s\n      window: %llu passed, %llu blocked of %llu allowed per %llums%s%s; next packet %s\n",
+		       line, (unsigned long long)sum.pass, (unsigned long long)sum.block, (unsigned long long)thr,
+		       (unsigned long long)(s->r.interval_ns / 1000000),
+		       (s->r.flags & XRL_F_GLOBAL) ? " (this node's share of the fleet's limit)" : "", state, res);
 	}
 	if (!match[0] && !match[1] && !why[0])
 		snprintf(why, sizeof(why), "no rule matches: it passes unlimited");

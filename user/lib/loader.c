@@ -17,6 +17,7 @@
 #include "apply.h"
 #include "loader.h"
 #include "memory.h"
+#include "sync_agent.h"
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
 
@@ -353,6 +354,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	struct xrl_key k, *prev = NULL;
 	struct xrl_maps m;
 	char path[PATH_MAX + 32];
+	size_t i;
 	int fd;
 
 	memset(st, 0, sizeof(*st));
@@ -378,6 +380,15 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		close(fd);
 	if (!xrl_rules_read(&m, &set))
 		st->rules = set.n;
+	for (i = 0; i < set.n && st->nglobal < XRL_STATUS_GLOBALS; i++) {
+		struct xrl_status_global *g = &st->global[st->nglobal];
+
+		if (!(set.v[i].r.flags & XRL_F_GLOBAL))
+			continue;
+		g->spec = set.v[i];
+		g->synced = !xrl_fleet_read(&m, &set.v[i], &g->f);
+		st->nglobal++;
+	}
 	xrl_ruleset_free(&set);
 	while (!bpf_map_get_next_key(m.state, prev, &k)) {
 		prev = &k;
@@ -388,7 +399,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	st->memlock = xrl_fd_memlock(m.port_idx) + xrl_fd_memlock(m.port_rules) + xrl_fd_memlock(m.prefixes) +
 		      xrl_fd_memlock(m.state) + xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) +
 		      xrl_fd_memlock(m.ctl) + xrl_fd_memlock(m.latches) + xrl_fd_memlock(m.scratch) +
-		      st->sketch_memlock;
+		      xrl_fd_memlock(m.fleet) + st->sketch_memlock;
 	xrl_maps_close(&m);
 }
 

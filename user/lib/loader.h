@@ -6,6 +6,7 @@
 #include <net/if.h>
 #include <stdbool.h>
 #include "maps.h"
+#include "rule.h"
 
 struct xrl_load_opts {
 	const char *iface;
@@ -24,6 +25,8 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len);
 /* Detaches and removes everything xrl_load made. */
 int xrl_unload(const char *iface, char *err, size_t len);
 
+#define XRL_STATUS_GLOBALS 16
+
 struct xrl_status {
 	char iface[IF_NAMESIZE]; /* its name now; empty when gone or in another network namespace */
 	struct xrl_ifid id;	 /* what it is loaded on */
@@ -38,6 +41,13 @@ struct xrl_status {
 	__u64 state_memlock;  /* ... of which the window states: max_keys of them */
 	__u64 sketch_memlock; /* ... and the sketch of new sources past the cap */
 	char err[256];	      /* set when the folder could not be read */
+	/* Its global rules (the first XRL_STATUS_GLOBALS), with what the sync agent last wrote of each. */
+	struct xrl_status_global {
+		struct xrl_spec spec;
+		struct xrl_fleet f;
+		bool synced; /* f is an agent's, for this rule */
+	} global[XRL_STATUS_GLOBALS];
+	size_t nglobal;
 };
 
 /* Every loaded instance, in every network namespace; *out is malloc'd. */

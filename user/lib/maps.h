@@ -12,7 +12,7 @@
 
 struct xrl_maps {
 	char dir[PATH_MAX];
-	int port_idx, port_rules, prefixes, state, rule_stats, counters, ctl, latches, scratch, sketch;
+	int port_idx, port_rules, prefixes, state, rule_stats, counters, ctl, latches, scratch, sketch, fleet;
 	int lock; /* the pin folder, flocked while rules change */
 	int ncpus;
 };

@@ -254,7 +254,8 @@ static int parse_mask(const char *word, const char *val, unsigned int max, __u8 
 /* The keywords that may appear once in a rule (the scope words have their own message). */
 static bool is_repeatable_word(const char *w)
 {
-	static const char *const words[] = { "rate", "window", "buckets", "mask4", "mask6", "mask", "monitor", "allow" };
+	static const char *const words[] = { "rate", "window",	"buckets", "mask4", "mask6",
+					     "mask", "monitor", "allow",   "global" };
 	size_t i;
 
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
@@ -346,6 +347,8 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			i++;
 		} else if (!strcmp(w, "monitor")) {
 			r->flags |= XRL_F_MONITOR;
+		} else if (!strcmp(w, "global")) {
+			r->flags |= XRL_F_GLOBAL;
 		} else if (!strcmp(w, "allow")) {
 			if (out->kind != XRL_KIND_PREFIX)
 				return fail(err, len, "'allow' is for prefix rules: a port rule always limits");
@@ -353,16 +356,16 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 		} else {
 			return fail(
 				err, len,
-				"unknown word '%s': expected rate, window, buckets, per-source, aggregate, mask4, mask6, mask, monitor%s",
+				"unknown word '%s': expected rate, window, buckets, per-source, aggregate, mask4, mask6, mask, monitor, global%s",
 				w, out->kind == XRL_KIND_PREFIX ? " or allow" : "");
 		}
 	}
 
 	if (allow) {
-		if (have_rate || have_scope || have_mask || have_shape || (r->flags & XRL_F_MONITOR))
+		if (have_rate || have_scope || have_mask || have_shape || (r->flags & (XRL_F_MONITOR | XRL_F_GLOBAL)))
 			return fail(
 				err, len,
-				"'allow' takes no rate, window, buckets, scope, mask or monitor: allowed traffic bypasses every limit");
+				"'allow' takes no rate, window, buckets, scope, mask, monitor or global: allowed traffic bypasses every limit");
 		r->flags = XRL_F_ALLOW;
 		r->interval_ns = interval;
 		r->buckets = (__u32)buckets;
@@ -375,6 +378,11 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 	if (have_mask && !(r->flags & XRL_F_PER_SOURCE))
 		return fail(err, len,
 			    "a source mask needs 'per-source': an aggregate rule has one window for all sources");
+	/* One fleet-wide window per rule: per-source windows across nodes are not shared. */
+	if ((r->flags & XRL_F_GLOBAL) && (r->flags & XRL_F_PER_SOURCE))
+		return fail(
+			err, len,
+			"'global' needs 'aggregate': a fleet shares one window per rule, not one per source; write 'aggregate global'");
 	if (have_mask && out->kind == XRL_KIND_PREFIX) {
 		__u8 mask = out->family == XRL_FAMILY_V4 ? r->src_mask4 : r->src_mask6;
 
@@ -477,6 +485,8 @@ int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len)
 		if ((size_t)n < len && s->kind == XRL_KIND_PORT && r->src_mask6 != 64)
 			n += snprintf(buf + n, len - n, " mask6 %u", r->src_mask6);
 	}
+	if ((size_t)n < len && (r->flags & XRL_F_GLOBAL))
+		n += snprintf(buf + n, len - n, " global");
 	if ((size_t)n < len && (r->flags & XRL_F_MONITOR))
 		n += snprintf(buf + n, len - n, " monitor");
 	return (size_t)n >= len ? -ENOSPC : 0;

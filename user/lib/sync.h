@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Global rules: the arithmetic of sharing one limit across a fleet, pure
+ * functions with no I/O (tests/unit/test_sync.c). Every member (a node's
+ * interface running the rule) publishes its demand, the packets its window
+ * passed and blocked, and gets a share of the limit in proportion to its
+ * demand (DRL, SIGCOMM 2007), with a floor so an idle member can start.
+ */
+#ifndef XRL_SYNC_H
+#define XRL_SYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "xrl_common.h"
+
+/* Syncs failed in a row after which Redis is declared lost and --on-redis-loss applies. */
+#define XRL_SYNC_LOST_AFTER 3
+/* A member's floor: this fraction (1/N) of an equal share, so an idle member can start. */
+#define XRL_SYNC_FLOOR_DIV 10
+/* A member that has not synced for this many of its intervals is gone. */
+#define XRL_SYNC_TTL_INTERVALS 3
+
+struct xrl_share {
+	__u64 limit;   /* the rule's threshold: the fleet's packets per window */
+	__u64 own;     /* this member's demand (pass + block in its window) */
+	__u64 total;   /* every live member's demand, own included */
+	__u32 members; /* live members, this one included */
+};
+
+/*
+ * This member's allowance, in packets per window: floor + (limit - members x
+ * floor) x own / total, where floor = limit / (members x XRL_SYNC_FLOOR_DIV)
+ * (at least 1); limit / members when nobody has demand. The allowances of the
+ * members sum to at most limit. Never 0 (0 means "the threshold" to the program).
+ */
+__u64 xrl_share_of(const struct xrl_share *s);
+
+/* The floor every member gets. */
+__u64 xrl_share_floor(__u64 limit, __u32 members);
+
+/* The policy in force after failures syncs failed in a row: XRL_FLEET_SHARED until Redis is lost. */
+enum xrl_fleet_policy xrl_sync_policy(__u32 failures, enum xrl_fleet_policy on_loss);
+
+/*
+ * The allowance under a loss policy: LOCAL, limit / the members last seen (1
+ * if never seen); LAST, last (the limit if there was none); OPEN, the limit.
+ */
+__u64 xrl_fallback_of(enum xrl_fleet_policy policy, __u64 limit, __u64 last, __u32 members_seen);
+
+/* "shared", "local", "last", "open", "none"; and back (-EINVAL). */
+const char *xrl_policy_name(enum xrl_fleet_policy p);
+int xrl_policy_parse(const char *s, enum xrl_fleet_policy *p);
+
+/*
+ * How nodes name the same rule: the FNV-1a 64-bit hash of its canonical line
+ * (what dump prints: match, rate, window, buckets, scope, flags), in 16 hex
+ * digits. Two nodes share a limit exactly when their rules print the same.
+ */
+void xrl_rule_tag(const char *canonical, char out[17]);
+
+/* The Redis Cluster slot of a key: CRC16 (XMODEM) of its {hash tag}, or of the whole key, mod 16384. */
+__u16 xrl_crc16(const char *buf, size_t len);
+__u16 xrl_key_slot(const char *key);
+
+#endif /* XRL_SYNC_H */

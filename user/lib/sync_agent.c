@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "apply.h"
+#include "err.h"
+#include "maps.h"
+#include "stats.h"
+#include "sync_agent.h"
+
+struct xrl_agent {
+	struct xrl_redis *redis;
+	char **ifaces;
+	int nifaces;
+	struct xrl_agent_opts o;
+	struct xrl_agent_rule *rules;
+	struct xrl_sync_req *reqs;
+	size_t n, cap;
+};
+
+int xrl_agent_new(struct xrl_agent **out, struct xrl_redis *redis, char **ifaces, int n, const struct xrl_agent_opts *o)
+{
+	struct xrl_agent *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	a->redis = redis;
+	a->ifaces = ifaces;
+	a->nifaces = n;
+	a->o = *o;
+	*out = a;
+	return 0;
+}
+
+void xrl_agent_free(struct xrl_agent *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->cap; i++)
+		xrl_sync_req_clear(&a->reqs[i]);
+	free(a->reqs);
+	free(a->rules);
+	free(a);
+}
+
+static __u64 realtime_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__u64)ts.tv_sec * 1000 + (__u64)ts.tv_nsec / 1000000;
+}
+
+static int grow(struct xrl_agent *a)
+{
+	size_t cap = a->cap ? a->cap * 2 : 8;
+	struct xrl_agent_rule *r = realloc(a->rules, cap * sizeof(*r));
+	struct xrl_sync_req *q;
+
+	if (!r)
+		return -ENOMEM;
+	a->rules = r;
+	q = realloc(a->reqs, cap * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	memset(q + a->cap, 0, (cap - a->cap) * sizeof(*q));
+	a->reqs = q;
+	a->cap = cap;
+	return 0;
+}
+
+int xrl_fleet_read(const struct xrl_maps *m, const struct xrl_spec *s, struct xrl_fleet *f)
+{
+	__u32 id = s->r.id;
+
+	if (!(s->r.flags & XRL_F_GLOBAL) || bpf_map_lookup_elem(m->fleet, &id, f) || f->gen != s->r.gen ||
+	    f->policy == XRL_FLEET_NONE)
+		return -ENOENT;
+	return 0;
+}
+
+__u64 xrl_fleet_threshold(const struct xrl_maps *m, const struct xrl_spec *s)
+{
+	struct xrl_fleet f;
+
+	/* As xrl_threshold in the program: an allowance of this gen of the rule, when it has one. */
+	if (!(s->r.flags & XRL_F_GLOBAL) || bpf_map_lookup_elem(m->fleet, &s->r.id, &f) || f.gen != s->r.gen ||
+	    !f.allowance)
+		return s->r.threshold;
+	return f.allowance;
+}
+
+/* Gathers one interface's global rules and their windows. */
+static int gather(struct xrl_agent *a, const char *iface, char *err, size_t len)
+{
+	struct xrl_ruleset set = {};
+	struct xrl_maps m;
+	struct xrl_ctl ctl;
+	__u64 now;
+	size_t i;
+	int ret;
+
+	ret = xrl_maps_open(iface, &m, err, len);
+	if (ret)
+		return ret;
+	ret = xrl_maps_lock_shared(&m);
+	if (ret) {
+		xrl_maps_close(&m);
+		return xrl_fail(ret, err, len, "%s was unloaded", iface);
+	}
+	ret = xrl_ctl_read(&m, &ctl);
+	if (!ret)
+		ret = xrl_clock_now(ctl.clock, &now);
+	if (!ret)
+		ret = xrl_rules_read(&m, &set);
+	for (i = 0; !ret && i < set.n; i++) {
+		struct xrl_agent_rule *r;
+		struct xrl_rule_report rep;
+		struct xrl_sync_req *q;
+		char line[256];
+		__u32 id = set.v[i].r.id;
+
+		if (!(set.v[i].r.flags & XRL_F_GLOBAL))
+			continue;
+		if (a->n == a->cap && (ret = grow(a)))
+			break;
+		r = &a->rules[a->n];
+		q = &a->reqs[a->n];
+		memset(r, 0, sizeof(*r));
+		r->iface = iface;
+		r->spec = set.v[i];
+		if (xrl_rule_report(&m, &set.v[i], now, &rep))
+			continue;
+		r->pass = rep.window.pass;
+		r->demand = rep.window.pass + rep.window.block;
+		xrl_spec_format(&set.v[i], line, sizeof(line));
+		xrl_rule_tag(line, r->tag);
+		if (bpf_map_lookup_elem(m.fleet, &id, &r->f) || r->f.gen != set.v[i].r.gen)
+			memset(&r->f, 0, sizeof(r->f)); /* a new rule in this slot */
+		r->prev_policy = r->f.policy;
+		r->prev_nodes = r->f.nodes;
+		memcpy(q->tag, r->tag, sizeof(q->tag));
+		snprintf(q->member, sizeof(q->member), "%s/%s", a->o.node, iface);
+		q->pass = r->pass;
+		q->demand = r->demand;
+		a->n++;
+	}
+	xrl_ruleset_free(&set);
+	xrl_maps_unlock(&m);
+	xrl_maps_close(&m);
+	if (ret)
+		return xrl_fail(ret, err, len, "cannot read the rules of %s: %s", iface, strerror(-ret));
+	return 0;
+}
+
+/* The interval when none is given: one bucket of the shortest global rule (1 s when none). */
+static __u32 bucket_interval(const struct xrl_agent_rule *r, size_t n)
+{
+	__u64 ms = 1000;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		__u64 b = r[i].spec.r.interval_ns / r[i].spec.r.buckets / 1000000;
+
+		if (b < ms)
+			ms = b;
+	}
+	return ms < 10 ? 10 : (__u32)ms;
+}
+
+/* The rule's new state, from its sync's outcome. */
+static void settle(struct xrl_agent *a, struct xrl_agent_rule *r, const struct xrl_sync_req *q, __u32 interval_ms,
+		   __u64 now_ms)
+{
+	struct xrl_fleet *f = &r->f;
+	__u64 limit = r->spec.r.threshold;
+
+	f->gen = r->spec.r.gen;
+	f->attempt_ms = now_ms;
+	f->agent_pid = (__u32)getpid();
+	f->interval_ms = interval_ms;
+	if (!q->ret) {
+		struct xrl_share s = { .limit = limit, .own = r->demand, .members = (__u32)q->nmembers };
+		size_t i;
+
+		for (i = 0; i < q->nmembers; i++)
+			s.total += q->members[i].demand;
+		if (!s.members)
+			s.members = 1;
+		f->allowance = xrl_share_of(&s);
+		f->policy = XRL_FLEET_SHARED;
+		f->nodes = s.members;
+		f->failures = 0;
+		f->synced_ms = now_ms;
+		f->fleet_demand = s.total;
+		r->err[0] = '\0';
+		return;
+	}
+	snprintf(r->err, sizeof(r->err), "%s", q->err);
+	f->failures++;
+	f->total_fails++;
+	f->policy = xrl_sync_policy(f->failures, a->o.on_loss);
+	if (f->policy != XRL_FLEET_SHARED)
+		f->allowance = xrl_fallback_of(f->policy, limit, f->allowance, f->nodes);
+	/* Before Redis is declared lost, the last allowance stays (0 for a rule never synced: its threshold). */
+}
+
+static int write_back(struct xrl_agent *a, size_t from, size_t to, const char *iface)
+{
+	struct xrl_maps m;
+	char err[XRL_ERRLEN];
+	size_t i;
+	int ret = xrl_maps_open(iface, &m, err, sizeof(err));
+
+	if (ret)
+		return ret;
+	for (i = from; i < to; i++) {
+		__u32 id = a->rules[i].spec.r.id;
+
+		if (bpf_map_update_elem(m.fleet, &id, &a->rules[i].f, BPF_ANY))
+			ret = -errno;
+	}
+	xrl_maps_close(&m);
+	return ret;
+}
+
+int xrl_agent_cycle(struct xrl_agent *a, const struct xrl_agent_rule **rules, size_t *n, __u32 *interval_ms, char *err,
+		    size_t len)
+{
+	size_t *start = calloc((size_t)a->nifaces + 1, sizeof(*start)), i;
+	int k, ret = 0, r;
+	__u64 now_ms;
+
+	if (!start)
+		return xrl_fail(-ENOMEM, err, len, "out of memory");
+	a->n = 0;
+	for (k = 0; k < a->nifaces; k++) {
+		char e[XRL_ERRLEN];
+
+		start[k] = a->n;
+		r = gather(a, a->ifaces[k], e, sizeof(e));
+		if (r && !ret)
+			ret = xrl_fail(r, err, len, "%s", e);
+	}
+	start[a->nifaces] = a->n;
+	*interval_ms = a->o.interval_ms ? a->o.interval_ms : bucket_interval(a->rules, a->n);
+	xrl_redis_sync(a->redis, *interval_ms * XRL_SYNC_TTL_INTERVALS, a->reqs, a->n);
+	now_ms = realtime_ms();
+	for (i = 0; i < a->n; i++)
+		settle(a, &a->rules[i], &a->reqs[i], *interval_ms, now_ms);
+	for (k = 0; k < a->nifaces; k++) {
+		if (start[k] == start[k + 1])
+			continue;
+		r = write_back(a, start[k], start[k + 1], a->ifaces[k]);
+		if (r && !ret)
+			ret = xrl_fail(r, err, len, "cannot write the allowances of %s: %s", a->ifaces[k],
+				       strerror(-r));
+	}
+	free(start);
+	*rules = a->rules;
+	*n = a->n;
+	return ret;
+}

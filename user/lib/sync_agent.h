@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Global rules: the agent's cycle (xdp-ratelimit sync). Reads each
+ * interface's global rules and their windows, syncs them through Redis in one
+ * round trip, and writes each rule's allowance and the agent's view of it into
+ * the interface's xrl_fleet map, which the program enforces and stats shows.
+ */
+#ifndef XRL_SYNC_AGENT_H
+#define XRL_SYNC_AGENT_H
+
+#include "sync.h"
+#include "sync_redis.h"
+#include "rule.h"
+
+struct xrl_agent_opts {
+	const char *node;  /* this node's name: members are NODE/IFACE */
+	__u32 interval_ms; /* 0: one bucket of the shortest global rule (1 s when none; at least 10 ms) */
+	enum xrl_fleet_policy on_loss;
+};
+
+/* One global rule of one interface, after a cycle: what the command renders. */
+struct xrl_agent_rule {
+	const char *iface;
+	struct xrl_spec spec;
+	char tag[17];
+	__u64 pass, demand; /* this member's, in its window */
+	struct xrl_fleet f; /* as written */
+	__u32 prev_policy;  /* before this cycle */
+	__u32 prev_nodes;
+	char err[256]; /* the sync's error, when it failed */
+};
+
+struct xrl_agent;
+
+int xrl_agent_new(struct xrl_agent **out, struct xrl_redis *redis, char **ifaces, int n,
+		  const struct xrl_agent_opts *o);
+void xrl_agent_free(struct xrl_agent *a);
+
+/*
+ * One cycle. Returns 0, or -errno with err when an interface could not be read
+ * (its rules are then skipped this cycle; the others are synced). *rules and
+ * *n: every global rule met, valid until the next cycle; *interval_ms: the
+ * interval this cycle's heartbeats were made for, until the next cycle.
+ */
+int xrl_agent_cycle(struct xrl_agent *a, const struct xrl_agent_rule **rules, size_t *n, __u32 *interval_ms, char *err,
+		    size_t len);
+
+/* The fleet entry of a rule, when it is global and an agent wrote one for its gen: 0, else -ENOENT. */
+int xrl_fleet_read(const struct xrl_maps *m, const struct xrl_spec *s, struct xrl_fleet *f);
+
+/* The packets a window of the rule may pass on this node, as the program judges: its allowance, else its threshold. */
+__u64 xrl_fleet_threshold(const struct xrl_maps *m, const struct xrl_spec *s);
+
+#endif /* XRL_SYNC_AGENT_H */
