@@ -146,6 +146,20 @@ expect_range "every node on its fallback within 3 intervals" "$late" 0 $((3 * IN
 expect_eq "local: the limit / the nodes last seen" \
 	"$(for n in "${NODES[@]}"; do fleet "$n" | jq .fleet.allowance; done | sort -u)" 333
 expect_eq "stats counts the failures" "$(fleet a | jq '.fleet.sync_failures >= 3')" true
+# The metrics show the same fleet view (stable now: the agents are on their fallback).
+"$XRL" metrics xfla0 >"$dir/metrics.prom"
+rule_a=$(fleet a | jq -r .rule)
+mval() { awk -v n="$1" -v r="rule=\"$rule_a\"" 'index($0, n "{") == 1 && index($0, r) { print $NF }' "$dir/metrics.prom"; }
+expect_eq "metrics: the allowance in force" "$(mval xdp_ratelimit_fleet_allowance)" 333
+expect_eq "metrics: the policy in force" "$(grep -c "^xdp_ratelimit_fleet_policy{.*policy=\"local\"} 1$" "$dir/metrics.prom")" 1
+expect_eq "metrics: the nodes last seen" "$(mval xdp_ratelimit_fleet_nodes)" 3
+expect_eq "metrics: the failed syncs, as stats counts them" \
+	"$(mval xdp_ratelimit_fleet_sync_failures_total)" "$(fleet a | jq .fleet.sync_failures_total)"
+expect_eq "metrics: when it last synced, as stats says (to the second)" \
+	"$(($(date +%s) - $(mval xdp_ratelimit_fleet_last_sync_timestamp_seconds) <= 2 + $(fleet a | jq '.fleet.last_sync_age_ms / 1000 | floor')))" 1
+if command -v promtool >/dev/null; then
+	check "metrics with the fleet's families pass promtool check metrics" promtool check metrics <"$dir/metrics.prom"
+else skip "promtool check metrics" "promtool (Debian: prometheus) is not installed"; fi
 sleep 1.2 # a window under the fallback
 s=$(window_sum)
 expect_range "under the fallback the fleet still passes at most the limit in a window" "$s" 0 $((3 * 333 + 1))

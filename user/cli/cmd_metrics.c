@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "http.h"
 #include "metrics.h"
+#include "sync.h"
 #include "xrl_version.h"
 
 #define PROM_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -102,6 +103,68 @@ static const struct {
 	  offsetof(struct xrl_counters, sketch_blocked) },
 };
 
+/* The fleet's figures of a global rule (xrl_fleet), one family each: what the sync agent last wrote. */
+static const struct {
+	const char *name, *type, *help;
+} fleet_fam[] = {
+	{ "xdp_ratelimit_fleet_allowance", "gauge",
+	  "A global rule's allowance on this node: packets a window it may pass (the rule's threshold until an agent syncs)." },
+	{ "xdp_ratelimit_fleet_nodes", "gauge",
+	  "Nodes the sync agent saw alive at its last good sync; 0: never synced." },
+	{ "xdp_ratelimit_fleet_last_sync_timestamp_seconds", "gauge",
+	  "When the sync agent last synced a global rule with Redis (Unix time); 0: never." },
+	{ "xdp_ratelimit_fleet_sync_failures_total", "counter",
+	  "Syncs of a global rule with Redis that failed, since the rule's entry was made." },
+	{ "xdp_ratelimit_fleet_policy", "gauge",
+	  "1 for the policy in force for a global rule: shared (in sync), local, last or open (Redis lost), none (no agent)." },
+};
+
+static __u64 fleet_value(const struct xrl_status_global *g, size_t which)
+{
+	const struct xrl_fleet *f = &g->f;
+
+	switch (which) {
+	case 0:
+		return g->synced && f->allowance ? f->allowance : g->spec.r.threshold;
+	case 1:
+		return g->synced ? f->nodes : 0;
+	case 2:
+		return g->synced ? f->synced_ms / 1000 : 0;
+	default:
+		return g->synced ? f->total_fails : 0;
+	}
+}
+
+static void render_fleet(FILE *f, const struct xrl_instance_metrics *v, size_t n)
+{
+	char line[256];
+	size_t i, g, k;
+
+	for (k = 0; k < sizeof(fleet_fam) / sizeof(fleet_fam[0]); k++) {
+		prom_family(f, fleet_fam[k].name, fleet_fam[k].type, fleet_fam[k].help);
+		for (i = 0; i < n; i++) {
+			for (g = 0; !v[i].err[0] && g < v[i].st.nglobal; g++) {
+				const struct xrl_status_global *gl = &v[i].st.global[g];
+
+				xrl_spec_format(&gl->spec, line, sizeof(line));
+				if (k < 4) {
+					prom_sample(f, fleet_fam[k].name, v[i].st.iface, "rule", line,
+						    fleet_value(gl, k));
+					continue;
+				}
+				/* The policy as a label: name{interface,rule,policy} 1. */
+				fprintf(f, "%s{interface=\"", fleet_fam[k].name);
+				prom_escaped(f, v[i].st.iface, true);
+				fprintf(f, "\",rule=\"");
+				prom_escaped(f, line, true);
+				fprintf(f, "\",policy=\"%s\"} 1\n",
+					xrl_policy_name(gl->synced ? (enum xrl_fleet_policy)gl->f.policy :
+								     XRL_FLEET_NONE));
+			}
+		}
+	}
+}
+
 static __u64 rule_value(const struct xrl_rule_totals *t, int which)
 {
 	return which == 0 ? t->passed : which == 1 ? t->blocked : t->monitored;
@@ -181,6 +244,7 @@ static void render_text(FILE *f, const struct xrl_instance_metrics *v, size_t n)
 			}
 		}
 	}
+	render_fleet(f, v, n);
 }
 
 static json_t *render_json(const struct xrl_instance_metrics *v, size_t n)
