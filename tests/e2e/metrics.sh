@@ -65,6 +65,9 @@ same_as_stats() {
 		'.rules[] | select(.rule | startswith("prefix")) | .blocked' || ok=1
 	expect_eq "$1: keys tracked as status" "$(value "$f" xdp_ratelimit_keys_tracked)" \
 		"$("$XRL" -j status | jq '.interfaces[] | select(.interface == "xrlp0") | .keys_tracked')"
+	expect_eq "$1: memory as status (maps, states, sketch)" \
+		"$(value "$f" xdp_ratelimit_memory_bytes) $(value "$f" xdp_ratelimit_state_memory_bytes) $(value "$f" xdp_ratelimit_sketch_memory_bytes)" \
+		"$("$XRL" -j status | jq -r '.interfaces[] | select(.interface == "xrlp0") | "\(.memory_bytes) \(.state_bytes) \(.sketch_bytes)"')"
 	[ "$ok" = 0 ] && pass "$1: every figure is stats -j's"
 }
 

@@ -165,6 +165,39 @@ static void render_fleet(FILE *f, const struct xrl_instance_metrics *v, size_t n
 	}
 }
 
+/* An instance's gauges, from what status reads: gauge_value gives each, in this order. */
+static const struct {
+	const char *name, *help;
+} gauges[] = {
+	{ "xdp_ratelimit_keys_tracked", "Window states held now." },
+	{ "xdp_ratelimit_keys_max",
+	  "Window states the table holds (load --max-keys); the least recently used go beyond." },
+	{ "xdp_ratelimit_rules", "Rules in force." },
+	{ "xdp_ratelimit_memory_bytes", "Kernel memory charged for the limiter's maps." },
+	{ "xdp_ratelimit_state_memory_bytes",
+	  "Kernel memory charged for the window states, of xdp_ratelimit_memory_bytes." },
+	{ "xdp_ratelimit_sketch_memory_bytes",
+	  "Kernel memory charged for the sketch that judges new sources past the cap, of xdp_ratelimit_memory_bytes." },
+};
+
+static __u64 gauge_value(const struct xrl_status *st, size_t which)
+{
+	switch (which) {
+	case 0:
+		return st->keys;
+	case 1:
+		return st->ctl.max_keys;
+	case 2:
+		return st->rules;
+	case 3:
+		return st->memlock;
+	case 4:
+		return st->state_memlock;
+	default:
+		return st->sketch_memlock;
+	}
+}
+
 static __u64 rule_value(const struct xrl_rule_totals *t, int which)
 {
 	return which == 0 ? t->passed : which == 1 ? t->blocked : t->monitored;
@@ -211,29 +244,12 @@ static void render_text(FILE *f, const struct xrl_instance_metrics *v, size_t n)
 		for (j = 0; j < XRL_MAL_MAX && !v[i].err[0]; j++)
 			prom_sample(f, "xdp_ratelimit_frames_malformed_total", v[i].st.iface, "reason",
 				    xrl_malformed_name((int)j), v[i].counters.malformed[j]);
-	prom_family(f, "xdp_ratelimit_keys_tracked", "gauge", "Window states held now.");
-	for (i = 0; i < n; i++)
-		if (!v[i].err[0])
-			prom_sample(f, "xdp_ratelimit_keys_tracked", v[i].st.iface, NULL, NULL, v[i].st.keys);
-	prom_family(f, "xdp_ratelimit_keys_max", "gauge",
-		    "Window states the table holds (load --max-keys); the least recently used go beyond.");
-	for (i = 0; i < n; i++)
-		if (!v[i].err[0])
-			prom_sample(f, "xdp_ratelimit_keys_max", v[i].st.iface, NULL, NULL, v[i].st.ctl.max_keys);
-	prom_family(f, "xdp_ratelimit_rules", "gauge", "Rules in force.");
-	for (i = 0; i < n; i++)
-		if (!v[i].err[0])
-			prom_sample(f, "xdp_ratelimit_rules", v[i].st.iface, NULL, NULL, v[i].st.rules);
-	prom_family(f, "xdp_ratelimit_memory_bytes", "gauge", "Kernel memory charged for the limiter's maps.");
-	for (i = 0; i < n; i++)
-		if (!v[i].err[0])
-			prom_sample(f, "xdp_ratelimit_memory_bytes", v[i].st.iface, NULL, NULL, v[i].st.memlock);
-	prom_family(f, "xdp_ratelimit_state_memory_bytes", "gauge",
-		    "Kernel memory charged for the window states, of xdp_ratelimit_memory_bytes.");
-	for (i = 0; i < n; i++)
-		if (!v[i].err[0])
-			prom_sample(f, "xdp_ratelimit_state_memory_bytes", v[i].st.iface, NULL, NULL,
-				    v[i].st.state_memlock);
+	for (j = 0; j < sizeof(gauges) / sizeof(gauges[0]); j++) {
+		prom_family(f, gauges[j].name, "gauge", gauges[j].help);
+		for (i = 0; i < n; i++)
+			if (!v[i].err[0])
+				prom_sample(f, gauges[j].name, v[i].st.iface, NULL, NULL, gauge_value(&v[i].st, j));
+	}
 	for (w = 0; w < 3; w++) {
 		prom_family(f, rule_fam[w][0], "counter", rule_fam[w][1]);
 		for (i = 0; i < n; i++) {
