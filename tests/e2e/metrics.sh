@@ -66,7 +66,8 @@ same_as_stats() {
 	expect_eq "$1: keys tracked as status" "$(value "$f" xdp_ratelimit_keys_tracked)" \
 		"$("$XRL" -j status | jq '.interfaces[] | select(.interface == "xrlp0") | .keys_tracked')"
 	expect_eq "$1: memory as status (maps, states, sketch)" \
-		"$(value "$f" xdp_ratelimit_memory_bytes) $(value "$f" xdp_ratelimit_state_memory_bytes) $(value "$f" xdp_ratelimit_sketch_memory_bytes)" \
+		"$(for m in memory state_memory sketch_memory; do value "$f" "xdp_ratelimit_${m}_bytes"; done |
+			awk '{ printf "%s%.0f", NR > 1 ? " " : "", $1 }')" \
 		"$("$XRL" -j status | jq -r '.interfaces[] | select(.interface == "xrlp0") | "\(.memory_bytes) \(.state_bytes) \(.sketch_bytes)"')"
 	[ "$ok" = 0 ] && pass "$1: every figure is stats -j's"
 }
