@@ -67,7 +67,7 @@ same_as_stats() {
 		"$("$XRL" -j status | jq '.interfaces[] | select(.interface == "xrlp0") | .keys_tracked')"
 	expect_eq "$1: memory as status (maps, states, sketch)" \
 		"$(for m in memory state_memory sketch_memory; do value "$f" "xdp_ratelimit_${m}_bytes"; done |
-			awk '{ printf "%s%.0f", NR > 1 ? " " : "", $1 }')" \
+			awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 }')" \
 		"$("$XRL" -j status | jq -r '.interfaces[] | select(.interface == "xrlp0") | "\(.memory_bytes) \(.state_bytes) \(.sketch_bytes)"')"
 	[ "$ok" = 0 ] && pass "$1: every figure is stats -j's"
 }
