@@ -26,6 +26,14 @@ struct {
 	__type(value, struct xrl_port_rule);
 } xrl_port_rules SEC(".maps");
 
+/* Protocol rules of both sets: see XRL_PROTO_IDX. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XRL_PROTO_IDX_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct xrl_proto_rule);
+} xrl_proto_rules SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__uint(max_entries, 2 * XRL_MAX_RULES);
@@ -62,6 +70,18 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64[XRL_MAX_BUCKETS]);
 } xrl_scratch SEC(".maps");
+
+/*
+ * Per CPU: the judgement of a packet's protocol rule, which the stack has no
+ * room for beside the port and prefix rules' ones. Looked up only when the
+ * packet meets a protocol rule.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8[XRL_EVAL_SIZE]);
+} xrl_eval SEC(".maps");
 
 /* Keys over their limit, per CPU: an array the verifier inlines, indexed by xrl_key_hash. */
 struct {

@@ -2,7 +2,8 @@
 /*
  * Packet parsing for the limiter: a cursor and a bounds check before every
  * read, after xdp-tools' parsing_helpers.h. Finds the source address and, when
- * the packet carries one, the TCP or UDP destination port.
+ * the packet carries one, the TCP or UDP destination port, the TCP SYN, the
+ * ICMP type, and whether it is a later fragment.
  */
 #ifndef XRL_PARSING_H
 #define XRL_PARSING_H
@@ -29,14 +30,22 @@
 #define XRL_IP_OFFSET 0x1FFF
 
 struct xrl_pkt {
-	__u8 family;   /* XRL_FAMILY_V4 or XRL_FAMILY_V6 */
-	__u8 proto;    /* transport protocol number */
-	__u8 has_port; /* TCP or UDP header present (not a later fragment) */
+	__u8 family;	/* XRL_FAMILY_V4 or XRL_FAMILY_V6 */
+	__u8 proto;	/* transport protocol number */
+	__u8 has_port;	/* TCP or UDP header present (not a later fragment) */
+	__u8 flags;	/* XRL_PKT_* */
+	__u16 dport;	/* host order */
+	__u8 icmp_type; /* with XRL_PKT_TYPE */
 	__u8 pad;
-	__u16 dport; /* host order */
-	__u16 pad2;
 	__u8 src[16] __attribute__((aligned(4))); /* IPv4 in the first four bytes */
 };
+
+#define XRL_PKT_SYN (1U << 0)	     /* TCP, SYN set and ACK clear */
+#define XRL_PKT_TYPE (1U << 1)	     /* ICMP or ICMPv6: icmp_type holds its type */
+#define XRL_PKT_LATER_FRAG (1U << 2) /* a fragment that is not the first: no transport header */
+
+#define XRL_TCP_SYN 0x02
+#define XRL_TCP_ACK 0x10
 
 enum xrl_parse_res {
 	XRL_PARSE_IP = 0,
@@ -70,6 +79,9 @@ static __always_inline int xrl_parse_l4(struct xrl_cursor *c, void *l3_end, stru
 			return XRL_MALFORMED(XRL_MAL_L4);
 		p->dport = bpf_ntohs(th->dest);
 		p->has_port = 1;
+		/* The flags byte: 13 bytes into the header. */
+		if ((((__u8 *)th)[13] & (XRL_TCP_SYN | XRL_TCP_ACK)) == XRL_TCP_SYN)
+			p->flags |= XRL_PKT_SYN;
 	} else if (p->proto == XRL_PROTO_UDP) {
 		struct udphdr *uh = c->pos;
 
@@ -77,6 +89,14 @@ static __always_inline int xrl_parse_l4(struct xrl_cursor *c, void *l3_end, stru
 			return XRL_MALFORMED(XRL_MAL_L4);
 		p->dport = bpf_ntohs(uh->dest);
 		p->has_port = 1;
+	} else if (p->proto == XRL_PROTO_ICMP || p->proto == XRL_PROTO_ICMPV6) {
+		__u8 *type = c->pos;
+
+		/* No type to read is no malformation: the packet matches plain icmp rules only. */
+		if ((void *)(type + 1) <= c->end && (void *)(type + 1) <= l3_end) {
+			p->icmp_type = *type;
+			p->flags |= XRL_PKT_TYPE;
+		}
 	}
 	return XRL_PARSE_IP;
 }
@@ -101,8 +121,10 @@ static __always_inline int xrl_parse_ipv4(struct xrl_cursor *c, struct xrl_pkt *
 	p->proto = iph->protocol;
 	__builtin_memcpy(p->src, &iph->saddr, 4);
 	/* Only the first fragment carries the transport header. */
-	if (bpf_ntohs(iph->frag_off) & XRL_IP_OFFSET)
+	if (bpf_ntohs(iph->frag_off) & XRL_IP_OFFSET) {
+		p->flags |= XRL_PKT_LATER_FRAG;
 		return XRL_PARSE_IP;
+	}
 	{
 		void *l3_end = c->pos + tot;
 
@@ -162,6 +184,7 @@ static __always_inline int xrl_parse_ipv6(struct xrl_cursor *c, struct xrl_pkt *
 			/* A later fragment has no transport header. */
 			if (bpf_ntohs(fh->frag_off) & ~0x7) {
 				p->proto = next;
+				p->flags |= XRL_PKT_LATER_FRAG;
 				return XRL_PARSE_IP;
 			}
 			break;

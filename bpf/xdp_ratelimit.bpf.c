@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * xdp-ratelimit: drops packets over a Sentinel sliding-window threshold,
- * per destination port and per source prefix.
+ * per destination port, per IP protocol (TCP SYN, ICMP type, fragments) and
+ * per source prefix.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -29,16 +30,19 @@ volatile __u64 xrl_test_jiffies;
 /* Template for a new window state: too large for the 512-byte stack. */
 static const struct xrl_state xrl_zero_state;
 
-/* One rule's judgement of one packet, kept until the packet's fate is known. */
+/*
+ * One rule's judgement of one packet, kept until the packet's fate is known.
+ * No pointers (the rule, the latch that judged it travel beside it), so that
+ * it may live in a map: the protocol rule's does (xrl_eval).
+ */
 struct xrl_eval {
-	struct xrl_rule *rule;	 /* NULL: no rule of this kind matched */
-	struct xrl_latch *latch; /* set when the latch judged it: count the block there */
-	struct xrl_slot slot;	 /* the bucket the packet was judged in */
+	struct xrl_slot slot; /* the bucket the packet was judged in */
 	struct xrl_key key;
 	int over;
 	int sketch;  /* judged by the sketch: the key has no state */
 	int counted; /* its pass was counted in the key's window: taken back if the packet is dropped */
 };
+_Static_assert(sizeof(struct xrl_eval) <= XRL_EVAL_SIZE, "xrl_eval fits its map");
 
 static __always_inline __u64 xrl_now(void)
 {
@@ -364,26 +368,27 @@ __noinline int xrl_judge_undo(struct xrl_key *k, struct xrl_slot *slot)
 	return 0;
 }
 
-/* Judges one rule: from the key's latch when it can answer, else on the slow path. */
-static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, const struct xrl_pkt *p, __u32 port,
-				      __u64 *now, int dropping)
+/*
+ * Judges one rule: from the key's latch when it can answer, else on the slow
+ * path. Returns the latch that judged it (count the block there), or NULL.
+ */
+static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, const struct xrl_pkt *p,
+						   __u32 port, __u64 *now, int dropping)
 {
 	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;
 	__u32 h;
 	int res;
 
-	ev->rule = r;
 	xrl_key_of(&ev->key, r, p, port);
 	h = xrl_key_hash(&ev->key);
 	l = bpf_map_lookup_elem(&xrl_latches, &h);
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
 	if (l && rs && xrl_latched(l, r, rs, &ev->key)) {
-		ev->latch = l;
 		ev->slot = rs->slot;
 		ev->over = 1;
 		ev->sketch = l->sketch;
-		return;
+		return l;
 	}
 	if (!*now)
 		*now = xrl_now();
@@ -393,6 +398,37 @@ static __always_inline void xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, c
 	ev->over = res & XRL_JUDGED_OVER;
 	ev->counted = res & XRL_JUDGED_COUNTED;
 	ev->sketch = !!(res & XRL_JUDGED_SKETCH);
+	return NULL;
+}
+
+/*
+ * The protocol rule for p: its most specific selector first (tcp-syn, an ICMP
+ * type, fragments), then its protocol number, as a longest match would.
+ */
+static __always_inline struct xrl_rule *xrl_proto_rule(__u8 set, const struct xrl_pkt *p)
+{
+	struct xrl_proto_rule *pr;
+	__u32 sel = 0xffff, ix;
+
+	if (p->flags & XRL_PKT_LATER_FRAG)
+		sel = XRL_SEL_FRAGMENTS;
+	else if (p->flags & XRL_PKT_SYN)
+		sel = XRL_SEL_SYN;
+	else if ((p->flags & XRL_PKT_TYPE) && p->proto == XRL_PROTO_ICMP)
+		sel = XRL_SEL_ICMP(p->icmp_type);
+	else if ((p->flags & XRL_PKT_TYPE) && p->proto == XRL_PROTO_ICMPV6)
+		sel = XRL_SEL_ICMPV6(p->icmp_type);
+	if (sel != 0xffff) {
+		ix = XRL_PROTO_IDX(set, sel);
+		pr = bpf_map_lookup_elem(&xrl_proto_rules, &ix);
+		if (pr && pr->used && pr->sel == sel)
+			return &pr->r;
+	}
+	ix = XRL_PROTO_IDX(set, p->proto);
+	pr = bpf_map_lookup_elem(&xrl_proto_rules, &ix);
+	if (pr && pr->used && pr->sel == p->proto)
+		return &pr->r;
+	return NULL;
 }
 
 /* A rule's totals, and the rule-level window behind its QPS. */
@@ -413,22 +449,23 @@ static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocke
 		xrl_cell_count(c, blocked);
 }
 
-/* Counts one judged rule once the packet's fate is known. */
-static __always_inline void xrl_commit(struct xrl_eval *ev, int dropped, struct xrl_counters *cnt)
+/* Counts rule r's judgement ev, from latch l or not, once the packet's fate is known. */
+static __always_inline void xrl_commit(struct xrl_eval *ev, struct xrl_rule *r, struct xrl_latch *l, int dropped,
+				       struct xrl_counters *cnt)
 {
 	struct xrl_rule_stats *rs;
 
-	if (!ev->rule)
+	if (!r)
 		return;
 	if (ev->sketch) {
 		cnt->sketch_judged++;
 		if (ev->over)
 			cnt->sketch_blocked++;
 	}
-	rs = bpf_map_lookup_elem(&xrl_rule_stats, &ev->rule->id);
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
 	if (ev->over) {
-		if (ev->latch)
-			ev->latch->block++;
+		if (l)
+			l->block++;
 		xrl_count_rule(rs, 1);
 	} else if (!dropped) {
 		xrl_count_rule(rs, 0);
@@ -452,9 +489,10 @@ static __always_inline int xrl_drop(struct xrl_counters *cnt)
 SEC("xdp")
 int xdp_ratelimit(struct xdp_md *ctx)
 {
-	struct xrl_eval port_ev = {}, prefix_ev = {};
+	struct xrl_eval port_ev = {}, prefix_ev = {}, *proto_ev = NULL;
 	struct xrl_prefix_key pk = {};
-	struct xrl_rule *prule = NULL, *orule = NULL;
+	struct xrl_rule *prule = NULL, *orule = NULL, *trule = NULL;
+	struct xrl_latch *port_l = NULL, *proto_l = NULL, *prefix_l = NULL;
 	struct xrl_counters *cnt;
 	struct xrl_pkt p = {};
 	struct xrl_ctl *ctl;
@@ -511,33 +549,52 @@ int xdp_ratelimit(struct xdp_md *ctx)
 				orule = &pr->r;
 		}
 	}
-	if (!prule && !orule) {
+	if (kinds & XRL_HAS_PROTOS)
+		trule = xrl_proto_rule(set, &p);
+	if (!prule && !orule && !trule) {
 		cnt->no_rule++;
 		return xrl_pass(cnt);
 	}
 
 	now = 0; /* read once, and only if a latch cannot answer */
-	if (orule)
-		xrl_judge(&port_ev, orule, &p, p.dport, &now, 0);
-	if (prule)
-		xrl_judge(&prefix_ev, prule, &p, 0, &now, port_ev.over && !(orule->flags & XRL_F_MONITOR));
-
+	/* Every rule that matches must pass: once one drops, the next is only asked whether it is over. */
 	over = 0;
 	monitor = 0;
-	if (port_ev.over) {
-		if (orule->flags & XRL_F_MONITOR)
-			monitor = 1;
-		else
-			over = 1;
+	if (orule) {
+		port_l = xrl_judge(&port_ev, orule, &p, p.dport, &now, 0);
+		if (port_ev.over) {
+			if (orule->flags & XRL_F_MONITOR)
+				monitor = 1;
+			else
+				over = 1;
+		}
 	}
+	if (trule)
+		proto_ev = bpf_map_lookup_elem(&xrl_eval, &zero);
+	if (trule && proto_ev) {
+		__builtin_memset(proto_ev, 0, sizeof(*proto_ev));
+		/* Port 0: the rule id alone tells its keys from a port rule's. */
+		proto_l = xrl_judge(proto_ev, trule, &p, 0, &now, over);
+		if (proto_ev->over) {
+			if (trule->flags & XRL_F_MONITOR)
+				monitor = 1;
+			else
+				over = 1;
+		}
+	}
+	if (prule)
+		prefix_l = xrl_judge(&prefix_ev, prule, &p, 0, &now, over);
+
 	if (prefix_ev.over) {
 		if (prule->flags & XRL_F_MONITOR)
 			monitor = 1;
 		else
 			over = 1;
 	}
-	xrl_commit(&port_ev, over, cnt);
-	xrl_commit(&prefix_ev, over, cnt);
+	xrl_commit(&port_ev, orule, port_l, over, cnt);
+	if (proto_ev)
+		xrl_commit(proto_ev, trule, proto_l, over, cnt);
+	xrl_commit(&prefix_ev, prule, prefix_l, over, cnt);
 	if (over)
 		return xrl_drop(cnt);
 	if (monitor)

@@ -11,7 +11,7 @@
 #include "xrl_sketch.h"
 
 /* Bumped whenever a map layout below changes; kept in the ctl map. */
-#define XRL_LAYOUT_VERSION 5
+#define XRL_LAYOUT_VERSION 6
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
@@ -28,12 +28,14 @@
 #define XRL_MAP_PORT_IDX "xrl_port_idx"
 #define XRL_MAP_PORT_RULES "xrl_port_rules"
 #define XRL_MAP_PREFIXES "xrl_prefixes"
+#define XRL_MAP_PROTO_RULES "xrl_proto_rules"
 #define XRL_MAP_STATE "xrl_state"
 #define XRL_MAP_RULE_STATS "xrl_rule_stats"
 #define XRL_MAP_COUNTERS "xrl_counters"
 #define XRL_MAP_CTL "xrl_ctl"
 #define XRL_MAP_LATCHES "xrl_latches"
 #define XRL_MAP_SCRATCH "xrl_scratch"
+#define XRL_MAP_EVAL "xrl_eval"
 #define XRL_MAP_SKETCH "xrl_sketch"
 #define XRL_MAP_FLEET "xrl_fleet"
 
@@ -43,8 +45,10 @@
 #define XRL_F_PER_SOURCE (1U << 2) /* one window per masked source; else one per rule */
 #define XRL_F_GLOBAL (1U << 3)	   /* aggregate only: one limit across a fleet (xdp-ratelimit sync) */
 
+#define XRL_PROTO_ICMP 1
 #define XRL_PROTO_TCP 6
 #define XRL_PROTO_UDP 17
+#define XRL_PROTO_ICMPV6 58
 
 #define XRL_FAMILY_V4 4
 #define XRL_FAMILY_V6 6
@@ -85,6 +89,31 @@ struct xrl_port_rule {
 	__u32 pad;
 };
 _Static_assert(sizeof(struct xrl_port_rule) == 56, "xrl_port_rule layout");
+
+/*
+ * Protocol rules: one array that holds the rules themselves, indexed by set
+ * and selector, so the packet path does at most two inlined lookups: the
+ * packet's most specific selector (tcp-syn, an ICMP type, or fragments), then
+ * its IP protocol number. The first found is the protocol rule that applies.
+ */
+#define XRL_SEL_SYN 256	      /* TCP with SYN and without ACK */
+#define XRL_SEL_FRAGMENTS 257 /* IPv4 non-first fragments, IPv6 fragments with an offset */
+#define XRL_SEL_ICMP(type) (512 + (__u32)(__u8)(type))
+#define XRL_SEL_ICMPV6(type) (768 + (__u32)(__u8)(type))
+#define XRL_SELS 1024 /* per set: 0..255 are IP protocol numbers */
+/* xrl_eval's value: room for the program's judgement of a protocol rule (off the stack). */
+#define XRL_EVAL_SIZE 128
+#define XRL_PROTO_IDX(set, sel) (((__u32)(set)&1) * XRL_SELS + ((__u32)(sel) & (XRL_SELS - 1)))
+#define XRL_PROTO_IDX_ENTRIES (2 * XRL_SELS)
+
+struct xrl_proto_rule {
+	struct xrl_rule r;
+	__u16 sel; /* XRL_SEL_* or a protocol number */
+	__u8 used; /* 0: no rule */
+	__u8 pad;
+	__u32 pad2;
+};
+_Static_assert(sizeof(struct xrl_proto_rule) == 56, "xrl_proto_rule layout");
 
 /*
  * Prefix rules: an LPM trie whose data starts with the set and the family, so
@@ -255,6 +284,7 @@ _Static_assert(sizeof(struct xrl_ctl) == 64, "xrl_ctl layout");
  */
 #define XRL_HAS_PORTS (1U << 0)
 #define XRL_HAS_PREFIXES (1U << 1)
+#define XRL_HAS_PROTOS (1U << 2)
 
 enum xrl_clock {
 	XRL_CLOCK_PRECISE = 0, /* bpf_ktime_get_ns: CLOCK_MONOTONIC */

@@ -17,7 +17,10 @@ json_t *cli_rule_json(const struct xrl_spec *s)
 	xrl_spec_format(s, line, sizeof(line));
 	xrl_spec_format_match(s, match, sizeof(match));
 	o = json_pack("{s:s,s:s,s:s,s:s}", "rule", line, "match", match, "kind",
-		      s->kind == XRL_KIND_PORT ? "port" : "prefix", "action", allow ? "allow" : "limit");
+		      s->kind == XRL_KIND_PORT	? "port" :
+		      s->kind == XRL_KIND_PROTO ? "proto" :
+						  "prefix",
+		      "action", allow ? "allow" : "limit");
 	if (allow)
 		return o;
 	json_object_set_new(o, "threshold", json_integer((json_int_t)s->r.threshold));
@@ -236,8 +239,11 @@ const struct cli_cmd cmd_rule = {
 		"Adds, deletes or lists single rules. RULE is one line of the rules grammar:\n"
 		"  port PORT/tcp|udp rate N/s [window 1s] [buckets 2] [per-source|aggregate] [mask4 N] [mask6 N] [monitor]\n"
 		"  prefix ADDR/LEN rate N/s [window 1s] [buckets 2] [per-source|aggregate] [mask N] [monitor]\n"
+		"  proto tcp-syn|tcp|udp|icmp [type N]|icmpv6 [type N]|N rate N/s [window 1s] [buckets 2] [per-source|aggregate]\n"
+		"        [mask4 N] [mask6 N] [monitor]\n"
+		"  fragments rate N/s [...as proto]\n"
 		"  prefix ADDR/LEN allow\n"
-		"MATCH is the first two words: 'port 53/udp' or 'prefix 10.0.0.0/8'.",
+		"MATCH is the words before the rate: 'port 53/udp', 'proto icmp type 8', 'fragments' or 'prefix 10.0.0.0/8'.",
 	.missing = "missing subcommand: add, del or list",
 	.opts_size = sizeof(struct rule_opts),
 	.subs = rule_subs,

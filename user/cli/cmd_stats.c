@@ -270,8 +270,13 @@ static const struct xrl_spec *longest_prefix(const struct xrl_maps *m, const str
 }
 
 struct explain_opts {
-	const char *src_arg, *port_arg;
+	const char *src_arg, *port_arg, *proto_arg, *type_arg;
+	bool fragment;
 	struct xrl_spec src, port;
+	__u8 proto;	   /* the packet's IP protocol; 0 with no --proto or --dport */
+	__u16 sel;	   /* its most specific protocol selector, or 0xffff */
+	const char *label; /* what the packet is, for the heading */
+	char label_buf[64];
 };
 
 static const struct cli_opt explain_opts[] = {
@@ -279,6 +284,13 @@ static const struct cli_opt explain_opts[] = {
 		.help = "the source address of the packet to explain"),
 	CLI_OPT(struct explain_opts, port_arg, "dport", STRING, .short_name = 'd', .arg = "PORT/PROTO",
 		.help = "its destination port, like 53/udp"),
+	CLI_OPT(struct explain_opts, proto_arg, "proto", STRING, .short_name = 'p', .arg = "NAME",
+		.help = "its protocol: tcp-syn (SYN without ACK), tcp, udp, icmp, icmpv6 or a number;\n"
+			"the protocol of --dport when not given"),
+	CLI_OPT(struct explain_opts, type_arg, "type", STRING, .short_name = 't', .arg = "N",
+		.help = "its ICMP or ICMPv6 type, with --proto icmp or icmpv6 (8: echo request)"),
+	CLI_OPT(struct explain_opts, fragment, "fragment", FLAG, .short_name = 'f',
+		.help = "a later fragment (no transport header: no port, no SYN, no type)"),
 	{},
 };
 
@@ -297,15 +309,64 @@ static int explain_prepare(struct cli_ctx *ctx)
 
 		if (xrl_spec_parse_match(2, words, &eo->port, err, sizeof(err)))
 			return cli_usage(ctx->cmd, "--dport: %s", err);
+		eo->proto = eo->port.proto;
+	}
+	eo->sel = 0xffff;
+	if (eo->proto_arg) {
+		char *words[4] = { "proto", (char *)eo->proto_arg, "type", (char *)eo->type_arg };
+		struct xrl_spec t;
+
+		if (xrl_spec_parse_match(eo->type_arg ? 4 : 2, words, &t, err, sizeof(err)))
+			return cli_usage(ctx->cmd, "--proto%s: %s", eo->type_arg ? " --type" : "", err);
+		if (eo->port_arg && t.proto != eo->port.proto)
+			return cli_usage(ctx->cmd, "--proto %s and --dport %s disagree: give the protocol once",
+					 eo->proto_arg, eo->port_arg);
+		eo->proto = t.proto;
+		if (t.sel != t.proto)
+			eo->sel = t.sel;
+	} else if (eo->type_arg) {
+		return cli_usage(ctx->cmd, "--type needs --proto icmp or --proto icmpv6");
+	}
+	if (eo->fragment) {
+		if (eo->port_arg || eo->sel != 0xffff)
+			return cli_usage(
+				ctx->cmd,
+				"--fragment: a later fragment carries no transport header, so no port, SYN or type: give --proto alone");
+		eo->sel = XRL_SEL_FRAGMENTS;
+	}
+	eo->label = eo->port_arg ? eo->port_arg : eo->proto_arg;
+	if (eo->fragment || (eo->proto_arg && eo->port_arg) || eo->type_arg) {
+		snprintf(eo->label_buf, sizeof(eo->label_buf), "%s%s%s%s%s", eo->fragment ? "a later fragment" : "",
+			 eo->fragment && eo->label ? " of " : "", eo->label ? eo->label : "",
+			 eo->type_arg ? " type " : "", eo->type_arg ? eo->type_arg : "");
+		eo->label = eo->label_buf;
 	}
 	return EXIT_OK;
+}
+
+/* The protocol rule a packet meets: its most specific selector, else its protocol (as the program looks). */
+static const struct xrl_spec *proto_rule(const struct xrl_ruleset *set, const struct explain_opts *eo)
+{
+	struct xrl_spec want = { .kind = XRL_KIND_PROTO };
+	int idx = -1;
+
+	if (eo->sel != 0xffff) {
+		want.sel = eo->sel;
+		idx = xrl_ruleset_find(set, &want);
+	}
+	if (idx < 0 && (eo->proto_arg || eo->port_arg)) {
+		want.sel = eo->proto;
+		idx = xrl_ruleset_find(set, &want);
+	}
+	return idx >= 0 ? &set->v[idx] : NULL;
 }
 
 static int explain_run(struct cli_ctx *ctx)
 {
 	const struct explain_opts *eo = ctx->opts;
 	const char *src_arg = eo->src_arg, *port_arg = eo->port_arg, *verdict = "passes";
-	const struct xrl_spec *match[2] = { NULL, NULL }, *src = &eo->src;
+	const struct xrl_spec *match[3] = { NULL, NULL, NULL }, *src = &eo->src;
+	static const int order[3] = { 1, 2, 0 }; /* as the program judges: port, protocol, prefix */
 	const struct xrl_maps *m = &ctx->maps;
 	struct xrl_ruleset set = {};
 	struct xrl_ctl ctl;
@@ -317,20 +378,21 @@ static int explain_run(struct cli_ctx *ctx)
 	if (xrl_ctl_read(m, &ctl) || xrl_rules_read(m, &set) || xrl_clock_now(ctl.clock, &now))
 		return cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", ctx->iface, strerror(errno));
 	match[0] = longest_prefix(m, &ctl, &set, src->family, src->addr);
-	if (port_arg) {
+	if (port_arg && !eo->fragment) {
 		int idx = xrl_ruleset_find(&set, &eo->port);
 
 		match[1] = idx >= 0 ? &set.v[idx] : NULL;
 	}
+	match[2] = proto_rule(&set, eo);
 	arr = json_array();
 	if (!cli.json)
-		printf("a packet from %s%s%s on %s:\n", src_arg, port_arg ? " to port " : "", port_arg ? port_arg : "",
+		printf("a packet from %s%s%s on %s:\n", src_arg, eo->label ? " to " : "", eo->label ? eo->label : "",
 		       ctx->iface);
 	if (match[0] && (match[0]->r.flags & XRL_F_ALLOW)) {
 		xrl_spec_format(match[0], line, sizeof(line));
 		snprintf(why, sizeof(why), "allowed by '%s': it bypasses every limit", line);
 		verdict = "passes";
-		match[1] = NULL;
+		match[1] = match[2] = NULL;
 		if (cli.json) {
 			json_t *o = cli_rule_json(match[0]);
 
@@ -341,8 +403,8 @@ static int explain_run(struct cli_ctx *ctx)
 		}
 		match[0] = NULL;
 	}
-	for (i = 1; i >= 0; i--) {
-		const struct xrl_spec *s = match[i];
+	for (i = 0; i < 3; i++) {
+		const struct xrl_spec *s = match[order[i]];
 		struct xrl_key key = {};
 		struct xrl_sum sum = { 0, 0, 0, 0 };
 		bool over, tracked, sketched = false;
@@ -401,7 +463,7 @@ static int explain_run(struct cli_ctx *ctx)
 		       (unsigned long long)(s->r.interval_ns / 1000000),
 		       (s->r.flags & XRL_F_GLOBAL) ? " (this node's share of the fleet's limit)" : "", state, res);
 	}
-	if (!match[0] && !match[1] && !why[0])
+	if (!match[0] && !match[1] && !match[2] && !why[0])
 		snprintf(why, sizeof(why), "no rule matches: it passes unlimited");
 	if (cli.json)
 		cli_json(json_pack("{s:s,s:s,s:o,s:s,s:s}", "interface", ctx->iface, "source", src_arg, "rules", arr,
@@ -415,8 +477,8 @@ static int explain_run(struct cli_ctx *ctx)
 const struct cli_cmd cmd_explain = {
 	.name = "explain",
 	.summary =
-		"Which rules match a packet from ADDR (to PORT/PROTO), their current windows, and whether the next such\n"
-		"packet passes.",
+		"Which rules match a packet from ADDR (to PORT/PROTO, of a protocol, ICMP type or a later fragment), their\n"
+		"current windows, and whether the next such packet passes.",
 	CLI_ONE_IFACE(CLI_MAPS | CLI_READS),
 	.opts = explain_opts,
 	.opts_size = sizeof(struct explain_opts),

@@ -7,6 +7,7 @@
 #include "err.h"
 #include "ports.h"
 #include "prefixes.h"
+#include "protos.h"
 
 /* Appends the port rules of one set to out. */
 static int read_ports(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
@@ -29,6 +30,30 @@ static int read_ports(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *ou
 		ret = xrl_ruleset_add(out, &s, err, sizeof(err));
 	}
 	free(ports);
+	return ret;
+}
+
+/* Appends the protocol rules of one set to out. */
+static int read_protos(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
+{
+	struct xrl_proto_rule *protos = calloc(XRL_SELS, sizeof(*protos));
+	char err[XRL_ERRLEN];
+	struct xrl_spec s;
+	size_t i, n;
+	int ret;
+
+	if (!protos)
+		return -ENOMEM;
+	ret = xrl_protos_read(m->proto_rules, set, protos, &n);
+	for (i = 0; !ret && i < n; i++) {
+		memset(&s, 0, sizeof(s));
+		s.r = protos[i].r;
+		s.kind = XRL_KIND_PROTO;
+		s.sel = protos[i].sel;
+		s.proto = s.sel == XRL_SEL_SYN ? XRL_PROTO_TCP : (__u8)s.sel;
+		ret = xrl_ruleset_add(out, &s, err, sizeof(err));
+	}
+	free(protos);
 	return ret;
 }
 
@@ -65,6 +90,8 @@ static int read_set(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
 	memset(out, 0, sizeof(*out));
 	ret = read_ports(m, set, out);
 	if (!ret)
+		ret = read_protos(m, set, out);
+	if (!ret)
 		ret = read_prefixes(m, set, out);
 	if (ret)
 		xrl_ruleset_free(out);
@@ -86,6 +113,8 @@ static int clear_set(const struct xrl_maps *m, __u8 set)
 	size_t i;
 	int ret = xrl_ports_clear(m->port_idx, m->port_rules, set);
 
+	if (!ret)
+		ret = xrl_protos_clear(m->proto_rules, set);
 	if (!ret)
 		ret = read_prefixes(m, set, &old);
 	if (ret) {
@@ -173,7 +202,9 @@ static __u8 set_kinds(const struct xrl_ruleset *set)
 	size_t i;
 
 	for (i = 0; i < set->n; i++)
-		kinds |= set->v[i].kind == XRL_KIND_PORT ? XRL_HAS_PORTS : XRL_HAS_PREFIXES;
+		kinds |= set->v[i].kind == XRL_KIND_PORT  ? XRL_HAS_PORTS :
+			 set->v[i].kind == XRL_KIND_PROTO ? XRL_HAS_PROTOS :
+							    XRL_HAS_PREFIXES;
 	return kinds;
 }
 
@@ -244,6 +275,8 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 
 		if (s->kind == XRL_KIND_PORT)
 			ret = xrl_port_put(m->port_idx, m->port_rules, next_set, nports++, s->proto, s->port, &s->r);
+		else if (s->kind == XRL_KIND_PROTO)
+			ret = xrl_proto_put(m->proto_rules, next_set, s->sel, &s->r);
 		else
 			ret = xrl_prefix_put(m->prefixes, next_set, s->family, s->addr, s->plen, &s->r);
 	}

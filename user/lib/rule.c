@@ -201,18 +201,78 @@ static int parse_port(const char *s, struct xrl_spec *out, char *err, size_t len
 	return 0;
 }
 
-int xrl_spec_parse_match(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
+/* Protocol names "proto" takes besides a number; tcp-syn is a selector of its own. */
+static const struct {
+	const char *name;
+	__u16 sel;
+} proto_names[] = {
+	{ "tcp-syn", XRL_SEL_SYN }, { "tcp", XRL_PROTO_TCP },	    { "udp", XRL_PROTO_UDP },
+	{ "icmp", XRL_PROTO_ICMP }, { "icmpv6", XRL_PROTO_ICMPV6 },
+};
+
+/* "proto NAME|N [type N]": the words it takes (2 or 4), or -EINVAL. */
+static int parse_proto(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
+{
+	unsigned long v;
+	size_t i;
+	char *end;
+
+	out->kind = XRL_KIND_PROTO;
+	for (i = 0; i < sizeof(proto_names) / sizeof(proto_names[0]); i++)
+		if (!strcmp(argv[1], proto_names[i].name))
+			break;
+	if (i < sizeof(proto_names) / sizeof(proto_names[0])) {
+		out->sel = proto_names[i].sel;
+	} else {
+		errno = 0;
+		v = strtoul(argv[1], &end, 10);
+		if (!isdigit((unsigned char)argv[1][0]) || *end || errno || v > 255)
+			return fail(
+				err, len,
+				"'%s' is not a protocol: expected tcp-syn, tcp, udp, icmp, icmpv6 or an IP protocol number from 0 to 255",
+				argv[1]);
+		out->sel = (__u16)v;
+	}
+	out->proto = out->sel == XRL_SEL_SYN ? XRL_PROTO_TCP : (__u8)out->sel;
+	if (argc < 3 || strcmp(argv[2], "type"))
+		return 2;
+	if (out->sel != XRL_PROTO_ICMP && out->sel != XRL_PROTO_ICMPV6)
+		return fail(err, len,
+			    "'type' is for icmp and icmpv6 rules: write 'proto icmp type N' or 'proto icmpv6 type N'");
+	errno = 0;
+	v = argc > 3 ? strtoul(argv[3], &end, 10) : 0;
+	if (argc < 4 || !isdigit((unsigned char)argv[3][0]) || *end || errno || v > 255)
+		return fail(err, len,
+			    "icmp 'type' needs a number from 0 to 255 (8 is echo request, 128 in icmpv6), got '%s'",
+			    argc > 3 ? argv[3] : "nothing");
+	out->sel = out->sel == XRL_PROTO_ICMP ? XRL_SEL_ICMP(v) : XRL_SEL_ICMPV6(v);
+	return 4;
+}
+
+/* The match words: how many there are (1, 2 or 4), or -EINVAL. */
+static int parse_match(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
 {
 	memset(out, 0, sizeof(*out));
 	if (argc < 1)
-		return fail(err, len, "missing rule: expected 'port PORT/PROTO ...' or 'prefix ADDR/LEN ...'");
+		return fail(
+			err, len,
+			"missing rule: expected 'port PORT/PROTO ...', 'proto NAME ...', 'fragments ...' or 'prefix ADDR/LEN ...'");
+	if (!strcmp(argv[0], "fragments")) {
+		out->kind = XRL_KIND_PROTO;
+		out->sel = XRL_SEL_FRAGMENTS;
+		return 1;
+	}
 	if (argc < 2)
 		return fail(err, len, "'%s' needs a value: expected %s", argv[0],
-			    !strcmp(argv[0], "port") ? "PORT/PROTO like 53/udp" : "ADDR/LEN like 10.0.0.0/8");
+			    !strcmp(argv[0], "port")  ? "PORT/PROTO like 53/udp" :
+			    !strcmp(argv[0], "proto") ? "tcp-syn, tcp, udp, icmp, icmpv6 or a protocol number" :
+							"ADDR/LEN like 10.0.0.0/8");
 	if (!strcmp(argv[0], "port")) {
 		out->kind = XRL_KIND_PORT;
-		return parse_port(argv[1], out, err, len);
+		return parse_port(argv[1], out, err, len) ?: 2;
 	}
+	if (!strcmp(argv[0], "proto"))
+		return parse_proto(argc, argv, out, err, len);
 	if (!strcmp(argv[0], "prefix")) {
 		static const __u8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 		int ret;
@@ -227,9 +287,16 @@ int xrl_spec_parse_match(int argc, char **argv, struct xrl_spec *out, char *err,
 				err, len,
 				"'%s' is an IPv4-mapped IPv6 prefix, which no packet matches (IPv4 traffic arrives as IPv4): write it as %u.%u.%u.%u/%u",
 				argv[1], out->addr[12], out->addr[13], out->addr[14], out->addr[15], out->plen - 96);
-		return 0;
+		return 2;
 	}
-	return fail(err, len, "unknown rule '%s': expected 'port' or 'prefix'", argv[0]);
+	return fail(err, len, "unknown rule '%s': expected 'port', 'proto', 'fragments' or 'prefix'", argv[0]);
+}
+
+int xrl_spec_parse_match(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
+{
+	int n = parse_match(argc, argv, out, err, len);
+
+	return n < 0 ? n : 0;
 }
 
 static int parse_mask(const char *word, const char *val, unsigned int max, __u8 *out, char *err, size_t len)
@@ -271,20 +338,20 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 	__u64 interval = 1000 * NS_PER_MS, num;
 	unsigned long buckets = 2;
 	struct xrl_rule *r = &out->r;
-	int i, ret;
+	int i, ret, words;
 
-	ret = xrl_spec_parse_match(argc, argv, out, err, len);
-	if (ret)
-		return ret;
+	words = parse_match(argc, argv, out, err, len);
+	if (words < 0)
+		return words;
 	r->flags = XRL_F_PER_SOURCE;
 	r->src_mask4 = 32;
 	r->src_mask6 = 64;
-	for (i = 2; i < argc; i++) {
+	for (i = words; i < argc; i++) {
 		const char *w = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int j;
 
 		/* Values are never keywords: a keyword met before is a repeat ("monitor monitor", "mask 24 mask 16"). */
-		for (j = 2; j < i && is_repeatable_word(w); j++)
+		for (j = words; j < i && is_repeatable_word(w); j++)
 			if (!strcmp(argv[j], w))
 				return fail(err, len, "'%s' is given twice: give it once", w);
 		if ((!strcmp(w, "rate") && have_rate) || (!strcmp(w, "window") && have_window) ||
@@ -338,7 +405,8 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			i++;
 		} else if (!strcmp(w, "mask")) {
 			if (out->kind != XRL_KIND_PREFIX)
-				return fail(err, len, "'mask' is for prefix rules: a port rule takes mask4 and mask6");
+				return fail(err, len, "'mask' is for prefix rules: a %s rule takes mask4 and mask6",
+					    out->kind == XRL_KIND_PORT ? "port" : "protocol");
 			ret = parse_mask(w, v, out->family == XRL_FAMILY_V4 ? 32 : 128,
 					 out->family == XRL_FAMILY_V4 ? &r->src_mask4 : &r->src_mask6, err, len);
 			if (ret)
@@ -351,13 +419,15 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			r->flags |= XRL_F_GLOBAL;
 		} else if (!strcmp(w, "allow")) {
 			if (out->kind != XRL_KIND_PREFIX)
-				return fail(err, len, "'allow' is for prefix rules: a port rule always limits");
+				return fail(err, len, "'allow' is for prefix rules: a %s rule always limits",
+					    out->kind == XRL_KIND_PORT ? "port" : "protocol");
 			allow = true;
 		} else {
 			return fail(
 				err, len,
-				"unknown word '%s': expected rate, window, buckets, per-source, aggregate, mask4, mask6, mask, monitor, global%s",
-				w, out->kind == XRL_KIND_PREFIX ? " or allow" : "");
+				"unknown word '%s': expected rate, window, buckets, per-source, aggregate, %s, monitor, global%s",
+				w, out->kind == XRL_KIND_PREFIX ? "mask" : "mask4, mask6",
+				out->kind == XRL_KIND_PREFIX ? " or allow" : "");
 		}
 	}
 
@@ -450,10 +520,31 @@ static int format_duration(__u64 ns, char *buf, size_t len)
 	return snprintf(buf, len, "%llums", (unsigned long long)ms);
 }
 
+int xrl_sel_format(__u16 sel, char *buf, size_t len)
+{
+	size_t i;
+
+	if (sel >= XRL_SEL_ICMP(0) && sel <= XRL_SEL_ICMP(255))
+		return snprintf(buf, len, "icmp type %u", sel - XRL_SEL_ICMP(0));
+	if (sel >= XRL_SEL_ICMPV6(0) && sel <= XRL_SEL_ICMPV6(255))
+		return snprintf(buf, len, "icmpv6 type %u", sel - XRL_SEL_ICMPV6(0));
+	for (i = 0; i < sizeof(proto_names) / sizeof(proto_names[0]); i++)
+		if (proto_names[i].sel == sel)
+			return snprintf(buf, len, "%s", proto_names[i].name);
+	return snprintf(buf, len, "%u", sel);
+}
+
 int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN];
 
+	if (s->kind == XRL_KIND_PROTO && s->sel == XRL_SEL_FRAGMENTS)
+		return snprintf(buf, len, "fragments");
+	if (s->kind == XRL_KIND_PROTO) {
+		int n = snprintf(buf, len, "proto ");
+
+		return n + xrl_sel_format(s->sel, buf + n, len > (size_t)n ? len - n : 0);
+	}
 	if (s->kind == XRL_KIND_PORT)
 		return snprintf(buf, len, "port %u/%s", s->port, xrl_proto_name(s->proto));
 	xrl_format_addr(s->family, s->addr, a, sizeof(a));
@@ -480,9 +571,9 @@ int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len)
 			n += snprintf(buf + n, len - n, " mask %u", r->src_mask4);
 		else if (s->kind == XRL_KIND_PREFIX && s->family == XRL_FAMILY_V6 && r->src_mask6 != 64)
 			n += snprintf(buf + n, len - n, " mask %u", r->src_mask6);
-		else if (s->kind == XRL_KIND_PORT && r->src_mask4 != 32)
+		else if (s->kind != XRL_KIND_PREFIX && r->src_mask4 != 32)
 			n += snprintf(buf + n, len - n, " mask4 %u", r->src_mask4);
-		if ((size_t)n < len && s->kind == XRL_KIND_PORT && r->src_mask6 != 64)
+		if ((size_t)n < len && s->kind != XRL_KIND_PREFIX && r->src_mask6 != 64)
 			n += snprintf(buf + n, len - n, " mask6 %u", r->src_mask6);
 	}
 	if ((size_t)n < len && (r->flags & XRL_F_GLOBAL))
@@ -498,6 +589,8 @@ bool xrl_spec_same_match(const struct xrl_spec *a, const struct xrl_spec *b)
 		return false;
 	if (a->kind == XRL_KIND_PORT)
 		return a->proto == b->proto && a->port == b->port;
+	if (a->kind == XRL_KIND_PROTO)
+		return a->sel == b->sel;
 	return a->family == b->family && a->plen == b->plen && !memcmp(a->addr, b->addr, 16);
 }
 
@@ -532,11 +625,12 @@ int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err
 	if (set->n >= XRL_MAX_SET_RULES)
 		return fail(
 			err, len,
-			"too many rules: at most %d in a set, ports and prefixes together (so that any set can replace any other atomically)",
+			"too many rules: at most %d in a set, every kind together (so that any set can replace any other atomically)",
 			XRL_MAX_SET_RULES);
+	/* A protocol rule has a slot of its own (XRL_PROTO_IDX): never more than XRL_SELS. */
 	for (i = 0; i < set->n; i++)
 		kinds += set->v[i].kind == s->kind;
-	if (kinds >= XRL_MAX_RULES)
+	if (s->kind != XRL_KIND_PROTO && kinds >= XRL_MAX_RULES)
 		return fail(err, len, "too many %s rules: at most %d", s->kind == XRL_KIND_PORT ? "port" : "prefix",
 			    XRL_MAX_RULES);
 	if (set->n == set->cap) {
