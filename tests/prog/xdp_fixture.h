@@ -25,6 +25,7 @@
 #include "xrl_key.h"
 #include "ports.h"
 #include "prefixes.h"
+#include "protos.h"
 #include "xdp_ratelimit.skel.h"
 #include "pktbuild.h"
 
@@ -35,7 +36,7 @@
 
 struct fx {
 	struct xdp_ratelimit_bpf *skel;
-	int prog, port_idx, port_rules, prefixes, state, rule_stats, counters, ctl, latches, sketch, fleet;
+	int prog, port_idx, port_rules, proto_rules, prefixes, state, rule_stats, counters, ctl, latches, sketch, fleet;
 	__u32 nports[2]; /* port rules put in each set: the next free slot */
 	int ncpus;
 	struct xrl_ctl ctl0; /* as loaded */
@@ -115,6 +116,7 @@ static inline void fx_load(struct fx *f, __u32 malformed_drop)
 	f->prog = bpf_program__fd(f->skel->progs.xdp_ratelimit);
 	f->port_idx = bpf_map__fd(f->skel->maps.xrl_port_idx);
 	f->port_rules = bpf_map__fd(f->skel->maps.xrl_port_rules);
+	f->proto_rules = bpf_map__fd(f->skel->maps.xrl_proto_rules);
 	f->prefixes = bpf_map__fd(f->skel->maps.xrl_prefixes);
 	f->state = bpf_map__fd(f->skel->maps.xrl_state);
 	f->rule_stats = bpf_map__fd(f->skel->maps.xrl_rule_stats);
@@ -183,7 +185,8 @@ static inline int fx_reset(struct fx *f)
 	if (!zeros)
 		return -ENOMEM;
 	if (xrl_ports_clear(f->port_idx, f->port_rules, 0) || xrl_ports_clear(f->port_idx, f->port_rules, 1) ||
-	    map_clear(f->prefixes) || map_clear(f->state))
+	    xrl_protos_clear(f->proto_rules, 0) || xrl_protos_clear(f->proto_rules, 1) || map_clear(f->prefixes) ||
+	    map_clear(f->state))
 		err = -1;
 	for (id = 0; id < XRL_LATCHES && !err; id++)
 		err = bpf_map_update_elem(f->latches, &id, zeros, BPF_ANY);
@@ -315,6 +318,13 @@ static inline void put_port(struct fx *f, __u8 proto, __u16 port, const struct x
 	i = slot ? slot - XRL_PORT_SLOT(f->set, 0) : f->nports[f->set & 1]++;
 	assert_int_equal(xrl_port_put(f->port_idx, f->port_rules, f->set, i, proto, port, r), 0);
 	set_has(f, f->set, XRL_HAS_PORTS);
+}
+
+/* A protocol rule for selector sel (XRL_SEL_* or a protocol number), as apply writes it. */
+static inline void put_proto(struct fx *f, __u16 sel, const struct xrl_rule *r)
+{
+	assert_int_equal(xrl_proto_put(f->proto_rules, f->set, sel, r), 0);
+	set_has(f, f->set, XRL_HAS_PROTOS);
 }
 
 static inline void put_prefix_in(struct fx *f, __u8 set, const char *addr, int plen, const struct xrl_rule *r)

@@ -586,6 +586,98 @@ static void roundtrip(const char *line)
 	assert_string_equal(text, text2);
 }
 
+/* ---- protocol rules and fragments ---- */
+
+static void sel_ok(const char *line, __u16 sel, const char *printed)
+{
+	char text[256];
+	struct xrl_spec s;
+
+	parse_ok(line, &s);
+	assert_int_equal(s.kind, XRL_KIND_PROTO);
+	if (s.sel != sel)
+		fail_msg("'%s': selector %u, want %u", line, s.sel, sel);
+	assert_int_equal(xrl_spec_format(&s, text, sizeof(text)), 0);
+	assert_string_equal(text, printed);
+	roundtrip(line);
+}
+
+static void test_proto_rules(void **state)
+{
+	struct xrl_spec a, b;
+
+	(void)state;
+	sel_ok("proto tcp-syn rate 100/s", XRL_SEL_SYN, "proto tcp-syn rate 100/s window 1s buckets 2 per-source");
+	sel_ok("proto tcp rate 1k/s aggregate", XRL_PROTO_TCP, "proto tcp rate 1k/s window 1s buckets 2 aggregate");
+	sel_ok("proto 6 rate 10/s", XRL_PROTO_TCP, "proto tcp rate 10/s window 1s buckets 2 per-source");
+	sel_ok("proto udp rate 10/s mask4 24 mask6 48 monitor", XRL_PROTO_UDP,
+	       "proto udp rate 10/s window 1s buckets 2 per-source mask4 24 mask6 48 monitor");
+	sel_ok("proto icmp rate 10/s", XRL_PROTO_ICMP, "proto icmp rate 10/s window 1s buckets 2 per-source");
+	sel_ok("proto icmp type 8 rate 10/s", XRL_SEL_ICMP(8),
+	       "proto icmp type 8 rate 10/s window 1s buckets 2 per-source");
+	sel_ok("proto 1 type 0 rate 10/s", XRL_SEL_ICMP(0),
+	       "proto icmp type 0 rate 10/s window 1s buckets 2 per-source");
+	sel_ok("proto icmpv6 type 128 rate 5/s window 2s buckets 4", XRL_SEL_ICMPV6(128),
+	       "proto icmpv6 type 128 rate 5/s window 2s buckets 4 per-source");
+	sel_ok("proto icmpv6 rate 5/s", XRL_PROTO_ICMPV6, "proto icmpv6 rate 5/s window 1s buckets 2 per-source");
+	sel_ok("proto 47 rate 5/s aggregate", 47, "proto 47 rate 5/s window 1s buckets 2 aggregate");
+	sel_ok("proto 0 rate 5/s", 0, "proto 0 rate 5/s window 1s buckets 2 per-source");
+	sel_ok("fragments rate 50/s", XRL_SEL_FRAGMENTS, "fragments rate 50/s window 1s buckets 2 per-source");
+	sel_ok("fragments rate 50/s aggregate", XRL_SEL_FRAGMENTS, "fragments rate 50/s window 1s buckets 2 aggregate");
+	/* Same match: the name and the number; not: a type and the plain protocol, tcp-syn and tcp. */
+	parse_ok("proto tcp rate 1/s", &a);
+	parse_ok("proto 6 rate 2/s", &b);
+	assert_true(xrl_spec_same_match(&a, &b));
+	parse_ok("proto tcp-syn rate 1/s", &b);
+	assert_false(xrl_spec_same_match(&a, &b));
+	parse_ok("proto icmp rate 1/s", &a);
+	parse_ok("proto icmp type 8 rate 1/s", &b);
+	assert_false(xrl_spec_same_match(&a, &b));
+	parse_ok("port 6/tcp rate 1/s", &a);
+	parse_ok("proto 6 rate 1/s", &b);
+	assert_false(xrl_spec_same_match(&a, &b));
+}
+
+static void test_proto_refused(void **state)
+{
+	(void)state;
+	parse_bad("proto icmp type 300 rate 1/s", "'type' needs a number from 0 to 255", "'300'");
+	parse_bad("proto icmp type rate 1/s", "'type' needs a number from 0 to 255", NULL);
+	parse_bad("proto icmp type", "'type' needs a number from 0 to 255", "nothing");
+	parse_bad("proto tcp-syn type 8 rate 1/s", "'type' is for icmp and icmpv6 rules", NULL);
+	parse_bad("proto udp type 8 rate 1/s", "'type' is for icmp and icmpv6 rules", NULL);
+	parse_bad("proto 256 rate 1/s", "'256' is not a protocol", "0 to 255");
+	parse_bad("proto sctp rate 1/s", "'sctp' is not a protocol", "tcp-syn, tcp, udp, icmp, icmpv6");
+	parse_bad("proto", "'proto' needs a value", "tcp-syn");
+	parse_bad("proto tcp-syn rate 1/s mask 24", "'mask' is for prefix rules",
+		  "a protocol rule takes mask4 and mask6");
+	parse_bad("fragments rate 1/s mask 24", "'mask' is for prefix rules", "mask4 and mask6");
+	parse_bad("proto icmp allow", "'allow' is for prefix rules", "a protocol rule always limits");
+	parse_bad("proto icmp type 8", "missing 'rate'", NULL);
+	parse_bad("fragments", "missing 'rate'", NULL);
+	parse_bad("fragments 10 rate 1/s", "unknown word '10'", "mask4, mask6");
+	parse_bad("proto icmp type 8 type 9 rate 1/s", "unknown word 'type'", NULL);
+	parse_bad("proto udp rate 1/s aggregate mask4 24", "a source mask needs 'per-source'", NULL);
+}
+
+/* A set holds one rule per selector: 'proto 6' after 'proto tcp' is the same match. */
+static void test_proto_duplicate_in_set(void **state)
+{
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN];
+	struct xrl_spec s;
+
+	(void)state;
+	parse_ok("proto tcp rate 1/s", &s);
+	assert_int_equal(xrl_ruleset_add(&set, &s, err, sizeof(err)), 0);
+	parse_ok("proto tcp-syn rate 1/s", &s);
+	assert_int_equal(xrl_ruleset_add(&set, &s, err, sizeof(err)), 0);
+	parse_ok("proto 6 rate 2/s", &s);
+	assert_int_equal(xrl_ruleset_add(&set, &s, err, sizeof(err)), -EINVAL);
+	assert_contains(err, "'proto tcp' already has a rule");
+	xrl_ruleset_free(&set);
+}
+
 static void test_format_roundtrip(void **state)
 {
 	static const char *const rules[] = {
@@ -1048,6 +1140,9 @@ int main(void)
 		cmocka_unit_test(test_rule_bad_combinations),
 		cmocka_unit_test(test_rule_misleading),
 		cmocka_unit_test(test_format_roundtrip),
+		cmocka_unit_test(test_proto_rules),
+		cmocka_unit_test(test_proto_refused),
+		cmocka_unit_test(test_proto_duplicate_in_set),
 		cmocka_unit_test(test_format_roundtrip_no_silent_loss),
 		cmocka_unit_test(test_format_match),
 		cmocka_unit_test(test_format_too_small),
