@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Protocol rules and fragments end to end, over a veth into the interface the CLI loaded the
+# limiter on: a SYN flood from one source limited per source by 'proto tcp-syn' while an
+# established TCP connection from that same source to the same port carries all its data and
+# another source still connects; an ICMP echo flood limited by 'proto icmp type 8' while UDP from
+# the same source passes whole; later fragments, which no port rule sees, limited by 'fragments'.
+# The floods are raw frames (build/xrl-rawsend); the connection and the UDP stream are real sockets.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+needs_root proto_rules
+RAW=$BUILD/xrl-rawsend
+if [ ! -x "$RAW" ]; then fail proto_rules "$RAW is missing: build it first (make)"; finish; fi
+if ! command -v python3 >/dev/null; then skip proto_rules "needs python3 (scripts/deps.sh installs it)"; exit 0; fi
+
+NS=xrlr-a H=xrlr0 P=xrlr1
+veth_lab $NS $H $P 10.241.0 fd00:241
+lab_undo "$XRL unload $H"
+check "load attaches natively" "$XRL" load $H
+tmp=$(mktemp -d); lab_undo "rm -rf $tmp"
+HMAC=$(cat /sys/class/net/$H/address)
+PMAC=$(ip netns exec $NS cat /sys/class/net/$P/address)
+
+# frame KIND SRC ...: one Ethernet frame in hex, from the namespace's side to the host's.
+#   tcp SRC DPORT FLAGS | icmp SRC TYPE | frag SRC OFFSET_BYTES (a later UDP fragment, 64 bytes of it)
+frame() {
+	python3 - "$PMAC" "$HMAC" "$@" <<'PY'
+import socket, struct, sys
+smac, dmac, kind, src = sys.argv[1:5]
+args = sys.argv[5:]
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+def ip4(proto, payload, frag=0):
+    h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 0x4242, frag, 64, proto, 0,
+                    socket.inet_aton(src), socket.inet_aton("10.241.0.1"))
+    return h[:10] + struct.pack("!H", csum(h)) + h[12:] + payload
+if kind == "tcp":
+    seg = struct.pack("!HHIIBBHHH", 40000, int(args[0]), 1, 0, 5 << 4, int(args[1], 16), 65535, 0, 0)
+    pkt = ip4(6, seg)
+elif kind == "icmp":
+    msg = struct.pack("!BBHHH", int(args[0]), 0, 0, 0x77, 1) + b"x" * 32
+    msg = msg[:2] + struct.pack("!H", csum(msg)) + msg[4:]
+    pkt = ip4(1, msg)
+else:
+    pkt = ip4(17, b"f" * 64, 0x2000 | (int(args[0]) // 8))
+eth = bytes.fromhex(dmac.replace(":", "")) + bytes.fromhex(smac.replace(":", "")) + b"\x08\x00"
+print((eth + pkt).hex())
+PY
+}
+send() { "$RAW" -n $NS -c "$1" $P "$2" >/dev/null; }
+rule_stat() { "$XRL" -j stats $H | jq -r --arg r "$1" ".rules[] | select(.rule | startswith(\$r)) | .$2"; }
+counter() { "$XRL" -j stats $H | json ".counters.$1"; }
+
+rules=$tmp/rules
+cat >"$rules" <<'R'
+proto tcp-syn         rate 5/s  window 2s per-source
+proto icmp type 8     rate 10/s window 2s per-source
+port 7100/udp         rate 5/s  aggregate
+R
+check "apply protocol rules" "$XRL" apply $H "$rules"
+expect_eq "dump prints them in the grammar" "$($XRL dump $H)" "port 7100/udp rate 5/s window 1s buckets 2 aggregate
+proto tcp-syn rate 5/s window 2s buckets 2 per-source
+proto icmp type 8 rate 10/s window 2s buckets 2 per-source"
+dump=$($XRL dump $H)
+check "dump | apply" sh -c "$XRL dump $H | $XRL apply $H -"
+expect_eq "dump | apply round-trips" "$($XRL dump $H)" "$dump"
+expect_eq "dump -j names their kind" "$($XRL -j dump $H | json '[.rules[].kind] | join(",")')" "port,proto,proto"
+
+# 1. A TCP connection from .2, established before the flood (its SYN is one of the 5 a window).
+cat >"$tmp/server.py" <<'PY'
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.241.0.1", 7000)); s.listen(16)
+print("ready", flush=True)
+c, _ = s.accept(); n = 0
+while True:
+    b = c.recv(65536)
+    if not b:
+        break
+    n += len(b)
+print(n, flush=True)
+PY
+cat >"$tmp/client.py" <<'PY'
+import socket, sys, time
+c = socket.create_connection(("10.241.0.1", 7000), source_address=(sys.argv[1], 0), timeout=5)
+print("connected", flush=True)
+for _ in range(int(sys.argv[2])):
+    time.sleep(float(sys.argv[3]))
+    c.sendall(b"y" * 100)
+c.close()
+PY
+python3 "$tmp/server.py" >"$tmp/server.out" &
+lab_wait 10 grep -qx ready "$tmp/server.out" || fail "tcp server" "not ready within 10 s"
+# 100 segments of 100 bytes, 20 ms apart: 2 s of ACK/PSH segments through the flood below.
+ip netns exec $NS python3 "$tmp/client.py" 10.241.0.2 100 0.02 >"$tmp/client.out" 2>&1 &
+client=$!
+lab_wait 10 grep -qx connected "$tmp/client.out" || fail "tcp client" "did not connect: $(cat "$tmp/client.out")"
+syn=$(frame tcp 10.241.0.2 7000 02)
+send 2000 "$syn"
+# At once: the window is 2 s and the connection runs 2 s more.
+expect_eq "explain: the flooding source's next SYN is blocked" \
+	"$($XRL -j explain $H --src 10.241.0.2 --proto tcp-syn | json .verdict)" block
+wait $client
+lab_wait 10 sh -c "[ \$(wc -l <'$tmp/server.out') -ge 2 ]"
+expect_eq "the established connection from the flooding source delivered every byte" \
+	"$(tail -n 1 "$tmp/server.out")" 10000
+passed=$(rule_stat "proto tcp-syn" passed) blocked=$(rule_stat "proto tcp-syn" blocked)
+expect_range "the SYN flood's frames were blocked but for the window's 10" "$blocked" 1990 2000
+expect_range "... of which the connection's own SYN and at most 9 flood SYNs passed" "$passed" 1 10
+for f in 10 12 14 04 11 18; do send 20 "$(frame tcp 10.241.0.2 7000 $f)"; done
+expect_eq "SYN+ACK, ACK, RST, FIN+ACK, PSH+ACK frames from the flooding source never meet tcp-syn" \
+	"$(rule_stat "proto tcp-syn" blocked)" "$blocked"
+expect_eq "explain: its next ACK meets no rule and passes" \
+	"$($XRL -j explain $H --src 10.241.0.2 --proto tcp | json .verdict)" pass
+python3 "$tmp/server.py" >"$tmp/server2.out" &
+lab_wait 10 grep -qx ready "$tmp/server2.out"
+if ip netns exec $NS python3 "$tmp/client.py" 10.241.0.3 1 0 >/dev/null 2>&1; then
+	pass "another source connects to the same port during the flood (a window per source)"
+else
+	fail "another source connects" "10.241.0.3 could not connect"
+fi
+wait
+
+# 2. An ICMP echo flood from .2 while UDP from .2 passes whole.
+recv_bg "$tmp/udp.out" 10.241.0.1 6000 4
+$UDP send -n $NS 10.241.0.2 10.241.0.1 6000 200 1 200 >"$tmp/udp.sent" &
+send 1000 "$(frame icmp 10.241.0.2 8)"
+wait
+expect_range "the echo flood was held to its window (20 a 2s window)" "$(rule_stat "proto icmp type 8" passed)" 1 20
+expect_range "... the rest blocked" "$(rule_stat "proto icmp type 8" blocked)" 980 999
+expect_eq "UDP from the flooding source arrived whole" "$(tail -n 1 "$tmp/udp.out")" "$(tail -n 1 "$tmp/udp.sent")"
+before=$(rule_stat "proto icmp type 8" blocked)
+send 50 "$(frame icmp 10.241.0.2 0)"
+expect_eq "echo replies (type 0) do not meet the type 8 rule" "$(rule_stat "proto icmp type 8" blocked)" "$before"
+
+# 3. Later fragments: no port rule sees them; a fragments rule limits them.
+frag=$(frame frag 10.241.0.2 1480)
+norule=$(counter no_rule)
+send 100 "$frag"
+expect_eq "with a port rule only, 100 later fragments match no rule" "$(($(counter no_rule) - norule))" 100
+printf 'fragments rate 10/s window 2s aggregate\n' >>"$rules"
+check "apply with a fragments rule" "$XRL" apply $H "$rules"
+send 200 "$frag"
+expect_range "the fragments rule passed its window's 20" "$(rule_stat fragments passed)" 1 20
+expect_range "... and blocked the rest" "$(rule_stat fragments blocked)" 180 199
+expect_eq "explain: the next later fragment is blocked" \
+	"$($XRL -j explain $H --src 10.241.0.9 --proto udp --fragment | json .verdict)" block
+finish
