@@ -38,6 +38,15 @@ expect_err "no such interface" 1 "no such interface 'nosuch0'" "$XRL" load nosuc
 expect_err "not loaded" 1 "not loaded on xrle4: run 'xdp-ratelimit load xrle4' first" "$XRL" stats xrle4
 expect_err "bad rule word" 2 "unknown word 'speed'" "$XRL" rule add xrle4 port 53/udp speed 5
 expect_err "mask longer than the address" 2 "longer than" "$XRL" rule add xrle4 prefix 10.0.0.0/8 rate 1/s mask 33
+expect_err "an ICMP type past 255" 2 "'type' needs a number from 0 to 255" "$XRL" rule add xrle4 proto icmp type 300 rate 1/s
+expect_err "a type on tcp-syn" 2 "'type' is for icmp and icmpv6 rules" "$XRL" rule add xrle4 proto tcp-syn type 8 rate 1/s
+expect_err "mask on a protocol rule" 2 "a protocol rule takes mask4 and mask6" "$XRL" rule add xrle4 proto tcp-syn rate 1/s mask 24
+expect_err "an unknown protocol" 2 "'sctp' is not a protocol" "$XRL" rule add xrle4 proto sctp rate 1/s
+expect_err "explain --type without --proto" 2 "--type needs --proto icmp" "$XRL" explain xrle4 --src 10.0.0.1 --type 8
+expect_err "explain --type on udp" 2 "'type' is for icmp" "$XRL" explain xrle4 --src 10.0.0.1 --proto udp --type 8
+expect_err "explain --fragment with --dport" 2 "a later fragment carries no transport header" \
+	"$XRL" explain xrle4 --src 10.0.0.1 --dport 53/udp --fragment
+expect_err "explain --proto and --dport disagree" 2 "disagree" "$XRL" explain xrle4 --src 10.0.0.1 --dport 53/udp --proto tcp
 expect_err "window not dividing into buckets" 2 "does not divide into 3 buckets" \
 	"$XRL" apply xrle4 - --check <<<"port 1/udp rate 10/s window 1s buckets 3"
 expect_err "lint checks the grammar with no interface" 0 "1 rule, grammar valid \(no interface checked\)" \
