@@ -61,6 +61,7 @@ rate_rows() {
 	cat <<-EOF
 		precise-sketch-all|xdp-ratelimit precise: 1M new sources past the cap, each under|all|drop-all|pass-all|||
 		precise-sketch-over-all|xdp-ratelimit precise: 1M new sources past the cap, each over|all|drop-all|pass-all|||
+		precise-proto-all|xdp-ratelimit precise: 1 source over a protocol rule (proto udp)|all|drop-all|pass-all|||
 	EOF
 	for c in nft ipt; do
 		if [ $c = nft ]; then l="nftables set + limit rate over"; else l="iptables-legacy hashlimit"; fi
@@ -142,8 +143,11 @@ chart_ns=$dir/chart-ns.dat
 : >"$chart_ns"
 base=$(med ns drop ns)
 for id in drop pass precise-over precise-over6 precise-100k precise-under precise-pfx \
-	coarse-over coarse-over6 coarse-100k coarse-under coarse-pfx precise-sketch precise-sketch-over; do
+	coarse-over coarse-over6 coarse-100k coarse-under coarse-pfx precise-sketch precise-sketch-over \
+	precise-proto precise-portproto; do
 	case $id in
+	*-portproto) label="xdp-ratelimit ${id%%-*}: 1 source over a port and a protocol rule" ;;
+	*-proto) label="xdp-ratelimit ${id%%-*}: 1 source over a protocol rule (proto udp)" ;;
 	*-sketch-over) label="xdp-ratelimit ${id%%-*}: 1M new sources past the cap, each over" ;;
 	drop) label="bare XDP_DROP" ;;
 	pass) label="bare XDP_PASS" ;;

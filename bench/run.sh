@@ -13,7 +13,8 @@
 # rate and cost row, default 5), XRLB_ACC_REPS (runs of each accuracy and
 # window-boundary and fleet row, default 3), XRL_ACC_SECONDS (measured span of the
 # accuracy flood, default 10), XRLB_ONLY=sketch (only the rows of the sketch
-# and those it is measured against: about 2 minutes). The defaults take about
+# and those it is measured against: about 2 minutes), XRLB_ONLY=proto (only the
+# protocol rules' rows and those they are measured against: about a minute). The defaults take about
 # 10 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
@@ -216,6 +217,10 @@ SKETCH_RATE=100
 echo "port 9/udp rate $SKETCH_RATE/s per-source" >"$RULES/sketch"
 echo "prefix 10.0.0.0/8 rate $SKETCH_RATE/s per-source" >"$RULES/sketch-pfx"
 SKETCH_LOAD=(4096 --new-keys 2) # a small table, one new state a second per CPU
+# Protocol rules (the generator sends UDP): one per-source protocol rule over, as the port rule
+# of "over"; and both, each judged. A SYN meets 'proto tcp-syn' by the same one lookup.
+echo "proto udp rate $OVER_RATE/s per-source" >"$RULES/proto"
+printf 'port 9/udp rate %s/s per-source\nproto udp rate %s/s per-source\n' $OVER_RATE $OVER_RATE >"$RULES/portproto"
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
@@ -389,6 +394,19 @@ sketch_rows() {
 	xrl_unload
 }
 
+# The protocol rules' rows, beside the port rule's "over" (same limit, one source).
+proto_rows() {
+	local rep=$1
+
+	xrl_load precise
+	xrl_apply "$RULES/proto"
+	rate "$rep" "precise-proto-all" all 1
+	cost "$rep" "precise-proto" "link:$XRL_PIN/link"
+	xrl_apply "$RULES/portproto"
+	cost "$rep" "precise-portproto" "link:$XRL_PIN/link"
+	xrl_unload
+}
+
 log "lab: $NS_G/$IF_G -> $NS_R/$IF_R, $NCPU CPUs; $SECS s a run, $REPS runs a row ($ACC_REPS for accuracy)"
 lab_up
 
@@ -406,6 +424,18 @@ for rep in $(seq 1 "$REPS"); do
 		cost "$rep" precise-over "link:$XRL_PIN/link"
 		xrl_unload
 		sketch_rows "$rep"
+		continue
+	fi
+	if [ "$ONLY" = proto ]; then
+		bare_attach drop
+		rate "$rep" drop-all all 1
+		cost "$rep" drop drop
+		xrl_load precise
+		xrl_apply "$RULES/over"
+		rate "$rep" precise-over-all all 1
+		cost "$rep" precise-over "link:$XRL_PIN/link"
+		xrl_unload
+		proto_rows "$rep"
 		continue
 	fi
 	# The floor.
@@ -439,6 +469,7 @@ for rep in $(seq 1 "$REPS"); do
 		xrl_unload
 	done
 	sketch_rows "$rep"
+	proto_rows "$rep"
 
 	# nftables and iptables, behind bare XDP_PASS.
 	bare_attach pass
@@ -452,9 +483,9 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 
-sketch_goodput
+[ "$ONLY" = proto ] || sketch_goodput
 for clock in precise coarse; do
-	[ "$ONLY" != sketch ] || break
+	[ -z "$ONLY" ] || break
 	xrl_load "$clock"
 	accuracy "$clock"
 	straddle "$clock"
@@ -462,6 +493,10 @@ for clock in precise coarse; do
 done
 
 lab_down
+if [ "$ONLY" = proto ]; then
+	"$here/report.sh" "$OUT"
+	exit 0
+fi
 # The fleet row: its own lab of three receivers and a redis-server.
 log "fleet: three nodes sharing one limit through Redis, at two sync intervals"
 "$here/fleet.sh" "$BUILD" "$RAW" "$ACC_REPS"
