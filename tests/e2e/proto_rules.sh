@@ -111,6 +111,9 @@ expect_eq "the established connection from the flooding source delivered every b
 passed=$(rule_stat "proto tcp-syn" passed) blocked=$(rule_stat "proto tcp-syn" blocked)
 expect_range "the SYN flood's frames were blocked but for the window's 10" "$blocked" 1990 2000
 expect_range "... of which the connection's own SYN and at most 9 flood SYNs passed" "$passed" 1 10
+expect_eq "metrics: the tcp-syn rule's blocked total under its line, as stats counts it" \
+	"$($XRL metrics $H | awk '/^xdp_ratelimit_rule_blocked_total.*rule="proto tcp-syn rate 5\/s window 2s buckets 2 per-source"/ { print $NF }')" \
+	"$blocked"
 for f in 10 12 14 04 11 18; do send 20 "$(frame tcp 10.241.0.2 7000 $f)"; done
 expect_eq "SYN+ACK, ACK, RST, FIN+ACK, PSH+ACK frames from the flooding source never meet tcp-syn" \
 	"$(rule_stat "proto tcp-syn" blocked)" "$blocked"
