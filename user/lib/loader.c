@@ -337,9 +337,23 @@ int xrl_unload(const char *iface, char *err, size_t len)
 		ret = xrl_fail(ret, err, len, "xdp-ratelimit was unloaded from %s meanwhile: nothing to unload", iface);
 	else if (ret)
 		ret = xrl_fail(ret, err, len, "cannot lock %s: %s", m.dir, strerror(-ret));
-	/* Unpinning the link drops its last reference: the program detaches. */
-	if (!ret)
+	/*
+	 * Unpinning the link drops its last reference, but only once bpffs frees
+	 * the inode, after an RCU grace period: detach it first, so that the
+	 * program is off the interface when unload returns.
+	 */
+	if (!ret) {
+		char link[PATH_MAX + 8];
+		int fd;
+
+		snprintf(link, sizeof(link), "%s/link", m.dir);
+		fd = bpf_obj_get(link);
+		if (fd >= 0) {
+			bpf_link_detach(fd);
+			close(fd);
+		}
 		ret = xrl_pins_remove(m.dir, err, len);
+	}
 	if (m.lock >= 0)
 		close(m.lock);
 	close(root);
