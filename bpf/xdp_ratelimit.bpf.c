@@ -25,6 +25,7 @@ extern unsigned int CONFIG_HZ __kconfig __weak;
 /* The clocks under XRL_CLOCK_TEST; the verifier drops every read of them otherwise. */
 volatile __u64 xrl_test_now;
 volatile __u64 xrl_test_jiffies;
+volatile __u64 xrl_test_coarse; /* the coarse clock when set, else xrl_test_now */
 
 /* Template for a new window state: too large for the 512-byte stack. */
 static const struct xrl_state xrl_zero_state;
@@ -57,7 +58,7 @@ static __always_inline __u64 xrl_now(void)
 static __always_inline __u64 xrl_now_coarse(void)
 {
 	if (xrl_cfg.clock == XRL_CLOCK_TEST)
-		return xrl_test_now;
+		return xrl_test_coarse ? xrl_test_coarse : xrl_test_now;
 	return bpf_ktime_get_coarse_ns();
 }
 
