@@ -192,7 +192,7 @@ static void test_sketch_coarse_clock(void **state)
 	set_now(f, T0 + 400 * MS);
 	assert_int_equal(run_src(f, t, 2 * SK_T), SK_T); /* the second's one new state: t is tracked */
 	assert_true(tracked(f, &r, t));
-	set_now(f, T0 + 500 * MS + MS); /* precise: the second bucket */
+	set_now(f, T0 + 500 * MS + MS);	   /* precise: the second bucket */
 	set_coarse(f, T0 + 500 * MS - MS); /* coarse: a tick behind, in the first */
 	assert_int_equal(run_src(f, t, 1), 0);
 	assert_int_equal(run_src(f, h, 2 * SK_T), SK_T);
