@@ -51,6 +51,13 @@
  *
  * Epochs are 32 bits of half intervals: a cell left alone for a multiple of
  * 2^32 buckets looks live again, which can only over-count (block).
+ *
+ * Time is the coarse clock (the time of the last tick, at most a tick behind
+ * the precise one, the same on every CPU): a flood of new sources then costs
+ * no precise clock read, which was a fifth of its path. The bounds above
+ * hold in that clock's windows: each window is a real one shifted by less
+ * than a tick, so a heavy source passes at most T in any two adjacent half
+ * intervals of the coarse clock.
  */
 #ifndef XRL_SKETCH_H
 #define XRL_SKETCH_H

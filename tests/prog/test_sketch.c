@@ -173,6 +173,46 @@ static void test_sketch_newcomer_beside_full_cells(void **state)
 }
 
 /*
+ * New sources past the cap are judged on the coarse clock (the time of the
+ * last tick: no precise read for a flood of them), tracked sources on the
+ * precise one. With the coarse clock a tick behind across a bucket boundary:
+ * a heavy new source is held at its limit in the coarse clock's windows, and
+ * a coarse read never moves the rule's bucket back (its stats, and the
+ * latches of tracked sources, go by that bucket).
+ */
+static void test_sketch_coarse_clock(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = per_source(f, "10.0.0.0", SK_T, 1000, 2);
+	struct xrl_rule_stats *rs = calloc(f->ncpus, sizeof(*rs));
+	const char *h = "10.1.2.3", *t = "10.1.2.4";
+
+	assert_non_null(rs);
+	pin(0);
+	set_now(f, T0 + 400 * MS);
+	assert_int_equal(run_src(f, t, 2 * SK_T), SK_T); /* the second's one new state: t is tracked */
+	assert_true(tracked(f, &r, t));
+	set_now(f, T0 + 500 * MS + MS);	   /* precise: the second bucket */
+	set_coarse(f, T0 + 500 * MS - MS); /* coarse: a tick behind, in the first */
+	assert_int_equal(run_src(f, t, 1), 0);
+	assert_int_equal(run_src(f, h, 2 * SK_T), SK_T);
+	assert_false(tracked(f, &r, h));
+	assert_int_equal(bpf_map_lookup_elem(f->rule_stats, &r.id, rs), 0);
+	assert_int_equal(rs[0].slot.start, T0 + 500 * MS); /* not moved back */
+	/* h's passes are in the coarse clock's first bucket: they count until it is two buckets old. */
+	set_now(f, T0 + 1000 * MS + MS);
+	set_coarse(f, T0 + 1000 * MS - MS);
+	assert_int_equal(run_src(f, h, 1), 0);
+	set_coarse(f, T0 + 1000 * MS + MS); /* a new second on the coarse clock: spend its cap */
+	spend_cap(f, 0);
+	assert_int_equal(run_src(f, h, 2 * SK_T), SK_T);
+	assert_false(tracked(f, &r, h));
+	assert_int_equal(bpf_map_lookup_elem(f->rule_stats, &r.id, rs), 0);
+	assert_int_equal(rs[0].slot.start, T0 + 1000 * MS);
+	free(rs);
+}
+
+/*
  * A heavy new source is held at its limit per window, and the window is
  * Sentinel's with two buckets of half the interval: the same verdicts as a
  * tracked key of a 2-bucket rule (test_window_boundaries in test_xdp.c),
@@ -385,6 +425,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_sketch_newcomer_beside_full_cells),
+		T(test_sketch_coarse_clock),
 		T(test_sketch_window_boundaries),
 		T(test_sketch_cpus_alternating),
 		T(test_sketch_shapes),

@@ -148,6 +148,12 @@ static inline void set_now(struct fx *f, __u64 ns)
 	set_jiffies(f, fx_tick(f) ? ns / fx_tick(f) : 0);
 }
 
+/* The coarse clock the new-source path reads, apart from the precise one; 0: the precise one's value. */
+static inline void set_coarse(struct fx *f, __u64 ns)
+{
+	f->skel->bss->xrl_test_coarse = ns;
+}
+
 /* Deletes every entry of a hash or LPM map. */
 static inline int map_clear(int fd)
 {
@@ -206,6 +212,7 @@ static inline int fx_reset(struct fx *f)
 	f->next_id = 0;
 	f->next_gen = 0;
 	set_now(f, T0);
+	set_coarse(f, 0);
 	return err;
 }
 
