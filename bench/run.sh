@@ -414,7 +414,8 @@ lab_up
 # over the whole benchmark, so that a moment of load elsewhere on the machine
 # does not land on all of them.
 for rep in $(seq 1 "$REPS"); do
-	if [ "$ONLY" = sketch ]; then
+	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ]; then
+		# Only ONLY's rows (sketch_rows, proto_rows) and what they are measured against.
 		bare_attach drop
 		rate "$rep" drop-all all 1
 		cost "$rep" drop drop
@@ -423,19 +424,7 @@ for rep in $(seq 1 "$REPS"); do
 		rate "$rep" precise-over-all all 1
 		cost "$rep" precise-over "link:$XRL_PIN/link"
 		xrl_unload
-		sketch_rows "$rep"
-		continue
-	fi
-	if [ "$ONLY" = proto ]; then
-		bare_attach drop
-		rate "$rep" drop-all all 1
-		cost "$rep" drop drop
-		xrl_load precise
-		xrl_apply "$RULES/over"
-		rate "$rep" precise-over-all all 1
-		cost "$rep" precise-over "link:$XRL_PIN/link"
-		xrl_unload
-		proto_rows "$rep"
+		"${ONLY}_rows" "$rep"
 		continue
 	fi
 	# The floor.
