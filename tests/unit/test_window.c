@@ -460,7 +460,7 @@ struct racer {
 	struct xrl_ring *r;
 	pthread_barrier_t *bar;
 	int rounds, tries;
-	int passed[64];
+	int passed[64], contended[64];
 };
 
 static void *race(void *arg)
@@ -470,15 +470,24 @@ static void *race(void *arg)
 
 	for (k = 0; k < x->rounds; k++) {
 		pthread_barrier_wait(x->bar);
-		for (i = 0; i < x->tries; i++)
-			x->passed[k] += reserve_at(x->r, 4, 1000 * MS, S + (__u64)k * 3000 * MS + 10 * MS, 1000, 0) ==
-					XRL_PASSED;
+		for (i = 0; i < x->tries; i++) {
+			int res = reserve_at(x->r, 4, 1000 * MS, S + (__u64)k * 3000 * MS + 10 * MS, 1000, 0);
+
+			x->passed[k] += res == XRL_PASSED;
+			x->contended[k] += res == XRL_CONTENDED;
+		}
 		pthread_barrier_wait(x->bar);
 	}
 	return NULL;
 }
 
-/* Four threads race for one ring's last packets: exactly the threshold passes, every window. */
+/*
+ * Four threads race for one ring's last packets: never more than the threshold
+ * passes, and exactly the threshold unless a packet gave up contended (then
+ * dropped, as the program drops it). A thread preempted between its cell's
+ * compare-and-swap and its commit holds a tentative pass that the others see
+ * as taken: they may finish their tries meanwhile, and it may then give up.
+ */
 static void test_reserve_racing_threads(void **state)
 {
 	enum { THREADS = 4, ROUNDS = 64 };
@@ -501,11 +510,16 @@ static void test_reserve_racing_threads(void **state)
 	for (t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
 	for (k = 0; k < ROUNDS; k++) {
-		int sum = 0;
+		int sum = 0, contended = 0;
 
-		for (t = 0; t < THREADS; t++)
+		for (t = 0; t < THREADS; t++) {
 			sum += x[t].passed[k];
-		assert_int_equal(sum, 1000);
+			contended += x[t].contended[k];
+		}
+		assert_true(sum <= 1000);
+		if (sum < 1000 - contended)
+			fail_msg("round %d: %d passed, %d gave up contended: %d lost", k, sum, contended,
+				 1000 - contended - sum);
 	}
 	pthread_barrier_destroy(&bar);
 }
