@@ -129,7 +129,7 @@ if [ $rc -eq 0 ]; then
 	printf 'of the %s passed, %s matched no rule (%s not IP, such as ARP; %s IP, such as IPv6 neighbour discovery): the rules passed %s to the service, which received %s' \
 		"$passed" $((non_ip + no_rule)) "$non_ip" "$no_rule" "$by_rules" "$received"
 	if [ "$received" -lt "$by_rules" ]; then
-		printf '; the other %s were in flight, or dropped by the host'"'"'s stack, when it stopped counting\n' \
+		printf '; the remaining %s: in flight, or dropped by the host'"'"'s stack, when it stopped counting\n' \
 			$((by_rules - received))
 	else
 		printf ', all of them\n'
