@@ -80,7 +80,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u8[XRL_EVAL_SIZE]);
+	__type(value, __u8[XRL_EVALS * XRL_EVAL_SIZE]);
 } xrl_eval SEC(".maps");
 
 /* Keys over their limit, per CPU: an array the verifier inlines, indexed by xrl_key_hash. */

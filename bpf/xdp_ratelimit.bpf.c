@@ -38,10 +38,11 @@ static const struct xrl_state xrl_zero_state;
  */
 struct xrl_eval {
 	struct xrl_slot slot; /* the bucket the packet was judged in */
-	struct xrl_key key;
+	struct xrl_key key;   /* rule_id has XRL_KEY_BYTES for a byte window */
 	int over;
 	int sketch;  /* judged by the sketch: the key has no state */
 	int counted; /* its pass was counted in the key's window: taken back if the packet is dropped */
+	__u32 cost;  /* what the packet counts there: 1, or the frame's length in a byte window */
 };
 _Static_assert(sizeof(struct xrl_eval) <= XRL_EVAL_SIZE, "xrl_eval fits its map");
 
@@ -143,10 +144,16 @@ static __always_inline __u64 xrl_threshold(const struct xrl_rule *r)
 	return f && f->allowance && f->gen == r->gen ? f->allowance : r->threshold;
 }
 
+/* The threshold of k's window of rule r: its byte window's, or its packet window's. */
+static __always_inline __u64 xrl_key_threshold(const struct xrl_rule *r, const struct xrl_key *k)
+{
+	return k->rule_id & XRL_KEY_BYTES ? r->byte_threshold : xrl_threshold(r);
+}
+
 static __always_inline int xrl_latched(const struct xrl_latch *l, const struct xrl_rule *r,
 				       const struct xrl_rule_stats *rs, const struct xrl_key *k)
 {
-	return l->gen == r->gen && l->threshold == xrl_threshold(r) && rs->gen == r->gen && rs->shape_ok &&
+	return l->gen == r->gen && l->threshold == xrl_key_threshold(r, k) && rs->gen == r->gen && rs->shape_ok &&
 	       rs->buckets == r->buckets && rs->interval == r->interval_ns && rs->slot.epoch == l->epoch &&
 	       xrl_key_equal(&l->key, k) && xrl_jiffies() < l->until_jiffies;
 }
@@ -185,7 +192,7 @@ static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_
 	__builtin_memcpy(&l->key, k, sizeof(*k));
 	l->gen = r->gen;
 	l->epoch = s->epoch;
-	l->threshold = xrl_threshold(r);
+	l->threshold = xrl_key_threshold(r, k);
 	l->idx = (__u16)s->idx;
 	l->sketch = 0;
 	l->start = s->start;
@@ -294,19 +301,23 @@ __noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_key *k, struct xr
  * the key's next packets from the latch. Returns XRL_JUDGED_* bits; 0 when
  * the rule passes the packet without a window (invalid shape, no state).
  */
-__noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_slot *slot, __u64 *nowp, int dropping)
+__noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_eval *ev, __u64 *nowp, int dropping)
 {
 	struct xrl_counters *cnt;
 	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;
 	struct xrl_state *st;
+	struct xrl_slot *slot;
+	struct xrl_key *k;
 	__u64(*snap)[XRL_MAX_BUCKETS];
+	__u64 now, thr, full, room = 0;
 	__u32 zero = 0, h;
-	__u64 now;
 	int res;
 
-	if (!r || !k || !slot || !nowp)
+	if (!r || !ev || !nowp)
 		return 0;
+	k = &ev->key;
+	slot = &ev->slot;
 	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
 	if (!cnt)
 		return 0;
@@ -364,16 +375,29 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 	snap = bpf_map_lookup_elem(&xrl_scratch, &zero);
 	if (!snap)
 		return 0;
-	res = xrl_reserve(&st->ring, r->buckets, r->interval_ns, slot, xrl_threshold(r), XRL_RESERVE_TRIES, dropping,
-			  *snap);
+	full = xrl_key_threshold(r, k);
+	thr = full;
+	if (r->warmup_ms) {
+		__u64 period = (__u64)r->warmup_ms * 1000000ULL;
+
+		/* A new state (last 0) or one idle for a whole period starts cold. */
+		if (xrl_warm_idle(XRL_READ_ONCE(st->ring.last), rs->blen, period, now))
+			st->warm = now;
+		thr = xrl_warm_threshold(full, period, st->warm, now);
+	}
+	res = xrl_reserve(&st->ring, r->buckets, r->interval_ns, slot, thr, ev->cost, XRL_RESERVE_TRIES, dropping,
+			  *snap, &room);
 	if (res == XRL_PASSED)
 		return dropping ? 0 : XRL_JUDGED_COUNTED;
 	/*
 	 * Over: it counts a block whatever the other rule decides, in the latch
 	 * this CPU now holds for the key (no atomic on a line other CPUs share),
-	 * else in the key's ring.
+	 * else in the key's ring. Not latched when races alone made it over (it
+	 * may not stay so), nor while a warm-up climbs (the threshold rises
+	 * within the bucket), nor when a byte window still has room for the
+	 * smallest frame.
 	 */
-	if (l && res == XRL_OVER) /* not when races alone made it over: it may not stay so */
+	if (l && res == XRL_OVER && thr == full && room < XRL_MIN_JUDGED_FRAME)
 		xrl_latch_set(l, r, k, slot, now);
 	if (l && l->gen == r->gen && l->epoch == slot->epoch && xrl_key_equal(&l->key, k)) {
 		xrl_block_add(&st->ring, slot, 0, 1); /* the ring shows the bucket its blocks are in */
@@ -384,16 +408,16 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 	return XRL_JUDGED_OVER;
 }
 
-/* Takes back a pass xrl_judge_slow counted for k, when another rule dropped the packet. */
-__noinline int xrl_judge_undo(struct xrl_key *k, struct xrl_slot *slot)
+/* Takes back a pass xrl_judge_slow counted for ev, when another rule (or rate) dropped the packet. */
+__noinline int xrl_judge_undo(struct xrl_eval *ev)
 {
 	struct xrl_state *st;
 
-	if (!k || !slot)
+	if (!ev)
 		return 0;
-	st = bpf_map_lookup_elem(&xrl_state, k);
+	st = bpf_map_lookup_elem(&xrl_state, &ev->key);
 	if (st)
-		xrl_unreserve(&st->ring, slot, XRL_RESERVE_TRIES);
+		xrl_unreserve(&st->ring, &ev->slot, ev->cost, XRL_RESERVE_TRIES);
 	return 0;
 }
 
@@ -410,6 +434,7 @@ static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct x
 	int res;
 
 	xrl_key_of(&ev->key, r, p, port);
+	ev->cost = 1;
 	h = xrl_key_hash(&ev->key);
 	l = bpf_map_lookup_elem(&xrl_latches, &h);
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
@@ -419,13 +444,49 @@ static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct x
 		ev->sketch = l->sketch;
 		return l;
 	}
-	res = xrl_judge_slow(r, &ev->key, &ev->slot, now, dropping);
+	res = xrl_judge_slow(r, ev, now, dropping);
 	if (res & XRL_JUDGED_PAST_CAP)
 		res = xrl_judge_sketch(r, &ev->key, &ev->slot, dropping);
 	ev->over = res & XRL_JUDGED_OVER;
 	ev->counted = res & XRL_JUDGED_COUNTED;
 	ev->sketch = !!(res & XRL_JUDGED_SKETCH);
 	return NULL;
+}
+
+/*
+ * Readies rule r's byte window for packet p: its key (XRL_KEY_BYTES: a key
+ * of its own beside the packet window's) and the frame's length as its
+ * cost; ev->key.port is the key's port (0 but for a port rule). Returns 1
+ * when a latch answers that it is over (the block counted there), else 0:
+ * then xrl_judge_slow judges it. A global function, verified once for every
+ * kind of rule; called from the program, not from xrl_judge_slow's caller,
+ * so that the stack of calls stays within 512 bytes.
+ */
+__noinline int xrl_bytes_prepare(struct xrl_eval *ev, struct xrl_rule *r, const struct xrl_pkt *p)
+{
+	struct xrl_rule_stats *rs;
+	struct xrl_latch *l;
+	__u32 h, port;
+
+	if (!ev || !r || !p)
+		return 0;
+	port = ev->key.port;
+	xrl_key_of(&ev->key, r, p, port);
+	ev->key.rule_id |= XRL_KEY_BYTES;
+	ev->cost = p->len;
+	ev->over = 0;
+	ev->counted = 0;
+	ev->sketch = 0;
+	h = xrl_key_hash(&ev->key);
+	l = bpf_map_lookup_elem(&xrl_latches, &h);
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
+	if (l && rs && xrl_latched(l, r, rs, &ev->key)) {
+		ev->slot = rs->slot;
+		ev->over = 1;
+		l->block++;
+		return 1;
+	}
+	return 0;
 }
 
 /*
@@ -459,16 +520,19 @@ static __always_inline struct xrl_rule *xrl_proto_rule(__u8 set, const struct xr
 }
 
 /* A rule's totals, and the rule-level window behind its QPS. */
-static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocked)
+static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocked, __u32 len)
 {
 	struct xrl_cell *c;
 
 	if (!rs)
 		return;
-	if (blocked)
+	if (blocked) {
 		rs->block++;
-	else
+		rs->block_bytes += len;
+	} else {
 		rs->pass++;
+		rs->pass_bytes += len;
+	}
 	if (!rs->shape_ok)
 		return;
 	c = xrl_current_at(&rs->ring, &rs->slot);
@@ -478,7 +542,7 @@ static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocke
 
 /* Counts rule r's judgement ev, from latch l or not, once the packet's fate is known. */
 static __always_inline void xrl_commit(struct xrl_eval *ev, struct xrl_rule *r, struct xrl_latch *l, int dropped,
-				       struct xrl_counters *cnt)
+				       struct xrl_counters *cnt, __u32 len)
 {
 	struct xrl_rule_stats *rs;
 
@@ -493,12 +557,41 @@ static __always_inline void xrl_commit(struct xrl_eval *ev, struct xrl_rule *r, 
 	if (ev->over) {
 		if (l)
 			l->block++;
-		xrl_count_rule(rs, 1);
+		xrl_count_rule(rs, 1, len);
 	} else if (!dropped) {
-		xrl_count_rule(rs, 0);
-	} else if (ev->counted) {
-		xrl_judge_undo(&ev->key, &ev->slot);
+		xrl_count_rule(rs, 0, len);
 	}
+	if (dropped && ev->counted)
+		xrl_judge_undo(ev);
+}
+
+/* Judges rule r's byte rate, when it has one, into bev; over there, the rule (ev) is over. */
+static __always_inline void xrl_judge_rule_bytes(struct xrl_eval *ev, struct xrl_eval *bev, struct xrl_rule *r,
+						 const struct xrl_pkt *p, __u16 port, __u64 *now, int dropping)
+{
+	int res;
+
+	if (!bev || !r->byte_threshold)
+		return;
+	bev->key.port = port;
+	if (!xrl_bytes_prepare(bev, r, p)) {
+		/*
+		 * A new source past the cap on states is not judged here (the
+		 * sketch counts packets): the rule's packet rate still holds.
+		 */
+		res = xrl_judge_slow(r, bev, now, dropping || ev->over);
+		bev->over = !(res & XRL_JUDGED_PAST_CAP) && (res & XRL_JUDGED_OVER);
+		bev->counted = !!(res & XRL_JUDGED_COUNTED);
+	}
+	if (bev->over)
+		ev->over = 1;
+}
+
+/* A byte window's pass is taken back when the packet was dropped after all. */
+static __always_inline void xrl_commit_bytes(struct xrl_eval *bev, struct xrl_rule *r, int dropped)
+{
+	if (bev && r && r->byte_threshold && dropped && bev->counted)
+		xrl_judge_undo(bev);
 }
 
 static __always_inline int xrl_pass(struct xrl_counters *cnt)
@@ -517,6 +610,8 @@ SEC("xdp")
 int xdp_ratelimit(struct xdp_md *ctx)
 {
 	struct xrl_eval port_ev = {}, prefix_ev = {}, *proto_ev = NULL;
+	struct xrl_eval *port_bev = NULL, *proto_bev = NULL, *prefix_bev = NULL;
+	__u8 *evs = NULL;
 	struct xrl_prefix_key pk = {};
 	struct xrl_rule *prule = NULL, *orule = NULL, *trule = NULL;
 	struct xrl_latch *port_l = NULL, *proto_l = NULL, *prefix_l = NULL;
@@ -534,6 +629,7 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	cnt->seen++;
 
 	res = xrl_parse(ctx, &p);
+	p.len = (__u32)(ctx->data_end - ctx->data);
 	if (res == XRL_PARSE_NON_IP) {
 		cnt->non_ip++;
 		return xrl_pass(cnt);
@@ -561,7 +657,7 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	}
 	if (prule && (prule->flags & XRL_F_ALLOW)) {
 		cnt->allowed++;
-		xrl_count_rule(xrl_rule_stats_at(prule, xrl_now(), 0), 0);
+		xrl_count_rule(xrl_rule_stats_at(prule, xrl_now(), 0), 0, p.len);
 		return xrl_pass(cnt);
 	}
 	if (p.has_port && (kinds & XRL_HAS_PORTS)) {
@@ -584,11 +680,26 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	}
 
 	now = 0; /* read once, and only if a latch cannot answer */
-	/* Every rule that matches must pass: once one drops, the next is only asked whether it is over. */
+	/* The protocol rule's judgement and the byte windows' live off the stack (xrl_eval). */
+	if (trule || (orule && orule->byte_threshold) || (prule && prule->byte_threshold))
+		evs = bpf_map_lookup_elem(&xrl_eval, &zero);
+	if (evs) {
+		proto_ev = trule ? (struct xrl_eval *)evs : NULL;
+		port_bev = (struct xrl_eval *)(evs + 1 * XRL_EVAL_SIZE);
+		proto_bev = (struct xrl_eval *)(evs + 2 * XRL_EVAL_SIZE);
+		prefix_bev = (struct xrl_eval *)(evs + 3 * XRL_EVAL_SIZE);
+	}
+	/*
+	 * Every rule that matches must pass, and every rate of a rule: once one
+	 * drops, the next is only asked whether it is over. A rule without a
+	 * packet rate (XRL_F_NO_PKT_RATE) has only its byte window.
+	 */
 	over = 0;
 	monitor = 0;
 	if (orule) {
-		port_l = xrl_judge(&port_ev, orule, &p, p.dport, &now, 0);
+		if (!(orule->flags & XRL_F_NO_PKT_RATE))
+			port_l = xrl_judge(&port_ev, orule, &p, p.dport, &now, 0);
+		xrl_judge_rule_bytes(&port_ev, port_bev, orule, &p, p.dport, &now, 0);
 		if (port_ev.over) {
 			if (orule->flags & XRL_F_MONITOR)
 				monitor = 1;
@@ -596,12 +707,12 @@ int xdp_ratelimit(struct xdp_md *ctx)
 				over = 1;
 		}
 	}
-	if (trule)
-		proto_ev = bpf_map_lookup_elem(&xrl_eval, &zero);
 	if (trule && proto_ev) {
 		__builtin_memset(proto_ev, 0, sizeof(*proto_ev));
 		/* Port 0: the rule id alone tells its keys from a port rule's. */
-		proto_l = xrl_judge(proto_ev, trule, &p, 0, &now, over);
+		if (!(trule->flags & XRL_F_NO_PKT_RATE))
+			proto_l = xrl_judge(proto_ev, trule, &p, 0, &now, over);
+		xrl_judge_rule_bytes(proto_ev, proto_bev, trule, &p, 0, &now, over);
 		if (proto_ev->over) {
 			if (trule->flags & XRL_F_MONITOR)
 				monitor = 1;
@@ -609,8 +720,11 @@ int xdp_ratelimit(struct xdp_md *ctx)
 				over = 1;
 		}
 	}
-	if (prule)
-		prefix_l = xrl_judge(&prefix_ev, prule, &p, 0, &now, over);
+	if (prule) {
+		if (!(prule->flags & XRL_F_NO_PKT_RATE))
+			prefix_l = xrl_judge(&prefix_ev, prule, &p, 0, &now, over);
+		xrl_judge_rule_bytes(&prefix_ev, prefix_bev, prule, &p, 0, &now, over);
+	}
 
 	if (prefix_ev.over) {
 		if (prule->flags & XRL_F_MONITOR)
@@ -618,10 +732,13 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		else
 			over = 1;
 	}
-	xrl_commit(&port_ev, orule, port_l, over, cnt);
+	xrl_commit(&port_ev, orule, port_l, over, cnt, p.len);
 	if (proto_ev)
-		xrl_commit(proto_ev, trule, proto_l, over, cnt);
-	xrl_commit(&prefix_ev, prule, prefix_l, over, cnt);
+		xrl_commit(proto_ev, trule, proto_l, over, cnt, p.len);
+	xrl_commit(&prefix_ev, prule, prefix_l, over, cnt, p.len);
+	xrl_commit_bytes(port_bev, orule, over);
+	xrl_commit_bytes(proto_bev, trule, over);
+	xrl_commit_bytes(prefix_bev, prule, over);
 	if (over)
 		return xrl_drop(cnt);
 	if (monitor)

@@ -11,7 +11,7 @@
 #include "xrl_sketch.h"
 
 /* Bumped whenever a map layout below changes; kept in the ctl map. */
-#define XRL_LAYOUT_VERSION 6
+#define XRL_LAYOUT_VERSION 7
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
@@ -19,8 +19,17 @@
 #define XRL_MAX_RULE_IDS 8192 /* counter slots: two sets' worth */
 #define XRL_DEFAULT_KEYS 65536
 #define XRL_LATCHES 1024 /* per CPU: keys known to be over their limit (a power of 2) */
-/* The most packets a rule's window may admit: a bucket counts passes in 32 bits. */
+/* The most packets (or bytes) a rule's window may admit: a bucket counts passes in 32 bits. */
 #define XRL_MAX_THRESHOLD 4294967295U
+/*
+ * The smallest frame a rule can judge: an Ethernet header and an IPv4 header
+ * with no options (a later fragment, or a protocol without ports). A byte
+ * window is latched over only when its room is under this: a smaller frame
+ * could not pass either.
+ */
+#define XRL_MIN_JUDGED_FRAME 34
+/* In xrl_key.rule_id: the key of a rule's byte window, beside its packet window's. */
+#define XRL_KEY_BYTES (1U << 31)
 /* Compare-and-swap attempts on a contended window before a packet is judged over. */
 #define XRL_RESERVE_TRIES 4
 
@@ -44,6 +53,7 @@
 #define XRL_F_MONITOR (1U << 1)	   /* count what would be blocked, pass it */
 #define XRL_F_PER_SOURCE (1U << 2) /* one window per masked source; else one per rule */
 #define XRL_F_GLOBAL (1U << 3)	   /* aggregate only: one limit across a fleet (xdp-ratelimit sync) */
+#define XRL_F_NO_PKT_RATE (1U << 4) /* a byte rate only: no packet window (threshold unused) */
 
 #define XRL_PROTO_ICMP 1
 #define XRL_PROTO_TCP 6
@@ -53,8 +63,22 @@
 #define XRL_FAMILY_V4 4
 #define XRL_FAMILY_V6 6
 
+/* How a byte rate was written (xrl_rule.byte_unit): bits or bytes, SI prefixes (K = 1000). */
+enum xrl_byte_unit {
+	XRL_BU_NONE = 0, /* no byte rate */
+	XRL_BU_BIT,
+	XRL_BU_KBIT,
+	XRL_BU_MBIT,
+	XRL_BU_GBIT,
+	XRL_BU_B,
+	XRL_BU_KB,
+	XRL_BU_MB,
+	XRL_BU_GB,
+	XRL_BU_MAX,
+};
+
 struct xrl_rule {
-	__u64 threshold;   /* packets per interval: rate * interval */
+	__u64 threshold;   /* packets per interval: rate * interval (none with XRL_F_NO_PKT_RATE) */
 	__u64 interval_ns; /* window length */
 	__u64 rate;	   /* as configured: rate packets per rate_unit_ms */
 	__u32 rate_unit_ms;
@@ -64,9 +88,14 @@ struct xrl_rule {
 	__u32 flags;	/* XRL_F_* */
 	__u8 src_mask4; /* per-source mask, IPv4 */
 	__u8 src_mask6; /* per-source mask, IPv6 */
-	__u8 pad[2];
+	__u8 byte_unit; /* enum xrl_byte_unit of byte_rate; XRL_BU_NONE: no byte rate */
+	__u8 pad;
+	__u64 byte_threshold; /* bytes per interval (frame lengths as XDP sees them); 0: no byte rate */
+	__u64 byte_rate;      /* as configured: byte_rate byte_units per byte_unit_ms */
+	__u32 byte_unit_ms;
+	__u32 warmup_ms; /* Sentinel's warm-up period (xrl_warm_threshold); 0: none */
 };
-_Static_assert(sizeof(struct xrl_rule) == 48, "xrl_rule layout");
+_Static_assert(sizeof(struct xrl_rule) == 72, "xrl_rule layout");
 
 /*
  * Port rules: two arrays, whose lookups the verifier inlines (no helper call
@@ -88,7 +117,7 @@ struct xrl_port_rule {
 	__u8 used;  /* 0: a free slot */
 	__u32 pad;
 };
-_Static_assert(sizeof(struct xrl_port_rule) == 56, "xrl_port_rule layout");
+_Static_assert(sizeof(struct xrl_port_rule) == 80, "xrl_port_rule layout");
 
 /*
  * Protocol rules: one array that holds the rules themselves, indexed by set
@@ -103,6 +132,8 @@ _Static_assert(sizeof(struct xrl_port_rule) == 56, "xrl_port_rule layout");
 #define XRL_SELS 1024 /* per set: 0..255 are IP protocol numbers */
 /* xrl_eval's value: room for the program's judgement of a protocol rule (off the stack). */
 #define XRL_EVAL_SIZE 128
+/* xrl_eval holds this many: the protocol rule's, then each kind's byte window's (port, protocol, prefix). */
+#define XRL_EVALS 4
 #define XRL_PROTO_IDX(set, sel) (((__u32)(set)&1) * XRL_SELS + ((__u32)(sel) & (XRL_SELS - 1)))
 #define XRL_PROTO_IDX_ENTRIES (2 * XRL_SELS)
 
@@ -113,7 +144,7 @@ struct xrl_proto_rule {
 	__u8 pad;
 	__u32 pad2;
 };
-_Static_assert(sizeof(struct xrl_proto_rule) == 56, "xrl_proto_rule layout");
+_Static_assert(sizeof(struct xrl_proto_rule) == 80, "xrl_proto_rule layout");
 
 /*
  * Prefix rules: an LPM trie whose data starts with the set and the family, so
@@ -147,9 +178,10 @@ _Static_assert(sizeof(struct xrl_key) == 24, "xrl_key layout");
 struct xrl_state {
 	__u32 gen; /* rule gen this ring was built for */
 	__u32 pad;
+	__u64 warm; /* a warm-up rule's: when this key's warm-up began (xrl_warm_idle) */
 	struct xrl_ring ring;
 };
-_Static_assert(sizeof(struct xrl_state) == 24 + 16 * XRL_MAX_BUCKETS, "xrl_state layout");
+_Static_assert(sizeof(struct xrl_state) == 32 + 16 * XRL_MAX_BUCKETS, "xrl_state layout");
 
 /*
  * Per CPU, XRL_LATCHES of them, indexed by xrl_key_hash: a key found over its
@@ -180,6 +212,8 @@ struct xrl_rule_stats {
 	__u32 shape_ok; /* the window shape below is valid, so the rule limits */
 	__u64 pass;
 	__u64 block;
+	__u64 pass_bytes; /* frame lengths as XDP sees them */
+	__u64 block_bytes;
 	/*
 	 * Derived by the program on this CPU from the shape (buckets, interval)
 	 * it last saw, rebuilt when the gen or the shape differs: a rule read
@@ -192,7 +226,7 @@ struct xrl_rule_stats {
 	struct xrl_slot slot; /* the current bucket, until time leaves it */
 	struct xrl_ring ring;
 };
-_Static_assert(sizeof(struct xrl_rule_stats) == 96 + 16 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
+_Static_assert(sizeof(struct xrl_rule_stats) == 112 + 16 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
 
 /*
  * xrl_fleet, per rule id: a global rule's share of its fleet-wide limit on

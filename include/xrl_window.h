@@ -311,6 +311,58 @@ static inline int xrl_over(__u64 pass_sum, __u64 threshold)
 	return pass_sum + 1 > threshold;
 }
 
+/*
+ * The same for a window that counts cost units a packet (a byte rate counts
+ * the frame's length): over when the sum plus this packet's cost would
+ * exceed T. A byte window over for a large frame may still have room for a
+ * small one: room is T - sum, what a frame may still cost.
+ */
+static inline int xrl_over_cost(__u64 sum, __u64 cost, __u64 threshold)
+{
+	return sum + cost > threshold;
+}
+
+/*
+ * Sentinel's warm-up (WarmUpController, cold factor 3): a window that is
+ * cold passes threshold / 3, and its threshold climbs in a straight line to
+ * the full threshold over period ns from start, the moment its warm-up began
+ * (see the README for how this maps to Sentinel's token bucket). Computed in
+ * whole milliseconds of the ramp: period is at most XRL_WARMUP_MAX_MS, so
+ * the product below stays under 2^32 * 2^22. A start after now (another
+ * CPU read a later clock) counts as the ramp's first moment.
+ */
+#define XRL_COLD_FACTOR 3
+#define XRL_WARMUP_MAX_MS 3600000ULL /* one hour */
+
+static inline __u64 xrl_warm_threshold(__u64 threshold, __u64 period, __u64 start, __u64 now)
+{
+	__u64 cold = threshold / XRL_COLD_FACTOR, el_ms, p_ms;
+
+	if (!period)
+		return threshold;
+	if (now <= start)
+		return cold;
+	if (now - start >= period)
+		return threshold;
+	el_ms = (now - start) / 1000000ULL;
+	p_ms = period / 1000000ULL;
+	if (!p_ms)
+		return threshold;
+	return cold + (threshold - cold) * el_ms / p_ms;
+}
+
+/*
+ * Whether a window whose newest bucket is full epoch last (of blen ns) has
+ * been idle for a whole warm-up period at now: no packet counted in it from
+ * the end of that bucket until now. A ring never used (last 0) is idle.
+ */
+static inline int xrl_warm_idle(__u64 last, __u64 blen, __u64 period, __u64 now)
+{
+	__u64 end = (last + 1) * blen;
+
+	return !last || (now > end && now - end >= period);
+}
+
 enum xrl_verdict {
 	XRL_PASSED = 0,	   /* passed and counted */
 	XRL_OVER = 1,	   /* over the threshold: nothing counted; it stays over until the bucket ends */
@@ -327,32 +379,33 @@ enum xrl_verdict {
 #define XRL_READ_ACQUIRE(x) __sync_fetch_and_add(&(x), 0)
 #endif
 
-/* Takes one pass back from cell c, only while it still holds bucket epoch. */
-static inline void xrl_take_back(struct xrl_cell *c, __u32 epoch, int tries)
+/* Takes cost passes (a packet's, or its bytes) back from cell c, only while it still holds bucket epoch. */
+static inline void xrl_take_back(struct xrl_cell *c, __u32 epoch, __u32 cost, int tries)
 {
 	__u64 w;
 	int k;
 
 	for (k = 0; k < tries; k++) {
 		w = XRL_READ_ONCE(c->word);
-		if (xrl_word_epoch(w) != epoch || !xrl_word_pass(w))
+		if (xrl_word_epoch(w) != epoch || xrl_word_pass(w) < cost)
 			return;
-		if (__sync_val_compare_and_swap(&c->word, w, w - 1) == w)
+		if (__sync_val_compare_and_swap(&c->word, w, w - cost) == w)
 			return;
 	}
 }
 
 /*
- * Takes back a pass xrl_reserve counted, when another rule then blocked the
- * packet: only from the bucket it was counted in.
+ * Takes back a pass of cost xrl_reserve counted, when another rule (or the
+ * rule's other rate) then blocked the packet: only from the bucket it was
+ * counted in.
  */
-static inline void xrl_unreserve(struct xrl_ring *r, const struct xrl_slot *s, int tries)
+static inline void xrl_unreserve(struct xrl_ring *r, const struct xrl_slot *s, __u32 cost, int tries)
 {
 	__u32 i = s->idx;
 
 	xrl_barrier_var(i);
 	if (i < XRL_MAX_BUCKETS)
-		xrl_take_back(&r->c[i], s->epoch, tries);
+		xrl_take_back(&r->c[i], s->epoch, cost, tries);
 }
 
 /*
@@ -375,11 +428,16 @@ static inline void xrl_unreserve(struct xrl_ring *r, const struct xrl_slot *s, i
  * given and nothing is written. snap: room for XRL_MAX_BUCKETS words (the
  * program's stack has no room for them beside its caller's).
  *
+ * cost: what the packet counts, 1 for a packet rate, the frame's length for
+ * a byte rate; a bucket's count is 32 bits, so a cell that cannot take the
+ * cost is over. When over, *room (if given) is what a packet could still
+ * cost and pass: a byte window over for this frame may admit a smaller one.
+ *
  * A cell moved to a new bucket is moved after the ring's last, so that no
  * CPU takes it for an old cell from 2^31 buckets ago (xrl_valid).
  */
 static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struct xrl_slot *s, __u64 threshold,
-			      int tries, int check_only, __u64 *snap)
+			      __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room)
 {
 	__u64 sum, w, nw, seq, last, fresh, valid, blen = interval / n;
 	__u32 i, E, e, cnt, newest, im, le;
@@ -443,12 +501,15 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struc
 		if (valid && (int)(e - E) > 0)
 			continue; /* moved on since our clock read: never move a cell back */
 		cnt = valid && e == E ? xrl_word_pass(w) : 0;
-		/* A pass count at its largest cannot take another: over. */
-		if (cnt == 0xffffffffU || xrl_over(sum + cnt, threshold))
+		/* A pass count that cannot take the cost in 32 bits: over. */
+		if (cnt > 0xffffffffU - cost || xrl_over_cost(sum + cnt, cost, threshold)) {
+			if (room)
+				*room = sum + cnt < threshold ? threshold - (sum + cnt) : 0;
 			return XRL_OVER;
+		}
 		if (check_only)
 			return XRL_PASSED;
-		nw = xrl_word(E, cnt + 1);
+		nw = xrl_word(E, cnt + cost);
 		/* A cell moving to a new bucket: last first (see xrl_valid). */
 		if (!cnt && !xrl_last_advance(r, s->q, tries))
 			continue;
@@ -456,7 +517,7 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struc
 			continue;
 		if (__sync_val_compare_and_swap(&r->seq, seq, seq + 1) != seq) {
 			/* Another CPU committed since our reads: take ours back, judge again. */
-			xrl_take_back(c, E, tries);
+			xrl_take_back(c, E, cost, tries);
 			continue;
 		}
 		if (!cnt)

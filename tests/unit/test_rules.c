@@ -509,7 +509,7 @@ static void test_rule_bad_combinations(void **state)
 	parse_bad("prefix 10.0.0.0/8 allow window 2s", "'allow' takes no", "window");
 	parse_bad("prefix 10.0.0.0/8 allow buckets 4", "'allow' takes no", "buckets");
 	/* a word given twice: refused, never last-one-wins */
-	parse_bad("port 53/udp rate 100/s rate 10/s", "'rate' is given twice", NULL);
+	parse_bad("port 53/udp rate 100/s rate 10/s", "a second packet rate", "one byte rate");
 	parse_bad("port 53/udp rate 100/s window 1s window 2s", "'window' is given twice", NULL);
 	parse_bad("port 53/udp rate 100/s buckets 2 buckets 4", "'buckets' is given twice", NULL);
 	/* a source mask of the other family than the prefix's */
@@ -678,6 +678,123 @@ static void test_proto_duplicate_in_set(void **state)
 	xrl_ruleset_free(&set);
 }
 
+/* ---- byte rates and warm-up ---- */
+
+static void test_byte_rates(void **state)
+{
+	static const struct {
+		const char *line;
+		__u64 byte_threshold; /* bytes a window */
+		__u64 threshold;      /* packets a window; 0: no packet rate */
+		const char *printed;
+	} cases[] = {
+		/* SI: 100 Mbit/s is 100 * 10^6 / 8 bytes a second; a 1s window holds that */
+		{ "port 53/udp rate 100Mbit/s", 12500000, 0, "port 53/udp rate 100Mbit/s window 1s buckets 2 per-source" },
+		{ "port 53/udp rate 12MB/s", 12000000, 0, "port 53/udp rate 12MB/s window 1s buckets 2 per-source" },
+		{ "port 53/udp rate 12MB/s window 500ms", 6000000, 0,
+		  "port 53/udp rate 12MB/s window 500ms buckets 2 per-source" },
+		/* lower-case tc spellings read the same, and print in the canonical one */
+		{ "port 53/udp rate 10mbit/s", 1250000, 0, "port 53/udp rate 10Mbit/s window 1s buckets 2 per-source" },
+		{ "port 53/udp rate 1gbit/s aggregate", 125000000, 0,
+		  "port 53/udp rate 1Gbit/s window 1s buckets 2 aggregate" },
+		{ "port 53/udp rate 3kB/s", 3000, 0, "port 53/udp rate 3KB/s window 1s buckets 2 per-source" },
+		/* bits that are not whole bytes a window: rounded down */
+		{ "port 53/udp rate 12bit/s", 1, 0, "port 53/udp rate 12bit/s window 1s buckets 2 per-source" },
+		{ "port 53/udp rate 60KB/min", 1000, 0, "port 53/udp rate 60KB/min window 1s buckets 2 per-source" },
+		/* both rates, in either order */
+		{ "port 53/udp rate 1k/s rate 10Mbit/s", 1250000, 1000,
+		  "port 53/udp rate 1k/s rate 10Mbit/s window 1s buckets 2 per-source" },
+		{ "port 53/udp rate 10Mbit/s rate 1k/s", 1250000, 1000,
+		  "port 53/udp rate 1k/s rate 10Mbit/s window 1s buckets 2 per-source" },
+		/* every kind of rule */
+		{ "proto icmp rate 1MB/s", 1000000, 0, "proto icmp rate 1MB/s window 1s buckets 2 per-source" },
+		{ "fragments rate 1MB/s aggregate", 1000000, 0, "fragments rate 1MB/s window 1s buckets 2 aggregate" },
+		{ "prefix 10.0.0.0/8 rate 1MB/s", 1000000, 0,
+		  "prefix 10.0.0.0/8 rate 1MB/s window 1s buckets 2 per-source" },
+		/* the largest a window counts: 2^32 - 1 bytes; 4294967295 B/s over 1s */
+		{ "port 53/udp rate 4294967295B/s", 4294967295ULL, 0,
+		  "port 53/udp rate 4294967295B/s window 1s buckets 2 per-source" },
+	};
+	char text[256];
+	struct xrl_spec s;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		parse_ok(cases[i].line, &s);
+		if (s.r.byte_threshold != cases[i].byte_threshold)
+			fail_msg("'%s': %llu bytes a window, want %llu", cases[i].line,
+				 (unsigned long long)s.r.byte_threshold, (unsigned long long)cases[i].byte_threshold);
+		if (cases[i].threshold) {
+			assert_int_equal(s.r.threshold, cases[i].threshold);
+			assert_false(s.r.flags & XRL_F_NO_PKT_RATE);
+		} else {
+			assert_true(s.r.flags & XRL_F_NO_PKT_RATE);
+		}
+		assert_int_equal(xrl_spec_format(&s, text, sizeof(text)), 0);
+		assert_string_equal(text, cases[i].printed);
+		roundtrip(cases[i].line);
+	}
+	/* A packet rate alone has no byte window. */
+	parse_ok("port 53/udp rate 10k/s", &s);
+	assert_int_equal(s.r.byte_threshold, 0);
+	assert_int_equal(s.r.byte_unit, XRL_BU_NONE);
+	assert_false(s.r.flags & XRL_F_NO_PKT_RATE);
+}
+
+static void test_byte_rates_refused(void **state)
+{
+	(void)state;
+	/* spellings that mean bits to one tool and bytes to another */
+	parse_bad("port 53/udp rate 10Mbps", "'Mbps' is not a unit", "Mbit");
+	parse_bad("port 53/udp rate 10Mbps/s", "'Mbps' is not a unit", "bytes as B, KB, MB or GB");
+	parse_bad("port 53/udp rate 10MBps/s", "'MBps' is not a unit", "SI: K = 1000");
+	parse_bad("port 53/udp rate 10Mb/s", "'Mb' is not a unit", NULL);
+	parse_bad("port 53/udp rate 10b/s", "'b' is not a unit", NULL);
+	parse_bad("port 53/udp rate 10KiB/s", "'KiB' is not a unit", NULL);
+	parse_bad("port 53/udp rate 10MB", "has no time unit", "12MB/s");
+	parse_bad("port 53/udp rate 10MB/ms", "unknown time unit 'ms'", "s, min or h");
+	parse_bad("port 53/udp rate 0MB/s", "is zero", NULL);
+	/* more than a window's 32-bit count */
+	parse_bad("port 53/udp rate 100Gbit/s", "more than 4294967295 bytes a window", "choose a shorter window");
+	parse_bad("port 53/udp rate 4294967296B/s", "more than 4294967295 bytes a window", NULL);
+	parse_bad("port 53/udp rate 1Gbit/s window 1h", "more than 4294967295 bytes a window", NULL);
+	parse_bad("port 53/udp rate 99999999999999999999GB/s", "too large", NULL);
+	/* less than a byte a window */
+	parse_bad("port 53/udp rate 1bit/s window 1ms buckets 1", "less than a byte a window", NULL);
+	/* one rate of each kind */
+	parse_bad("port 53/udp rate 1MB/s rate 2Mbit/s", "a second byte rate '2Mbit/s'", "rate 1k/s rate 10Mbit/s");
+	parse_bad("port 53/udp rate 1/s rate 1MB/s rate 2/s", "a second packet rate '2/s'", NULL);
+	/* the fleet shares packets */
+	parse_bad("port 53/udp rate 1MB/s aggregate global", "'global' shares a packet rate", "drop 'the byte rate'");
+	parse_bad("prefix 10.0.0.0/8 allow rate 1MB/s", "'allow' takes no", NULL);
+}
+
+static void test_warmup(void **state)
+{
+	struct xrl_spec s;
+
+	(void)state;
+	parse_ok("port 53/udp rate 300/s warmup 30s", &s);
+	assert_int_equal(s.r.warmup_ms, 30000);
+	parse_ok("port 53/udp rate 300/s warmup 1h", &s);
+	assert_int_equal(s.r.warmup_ms, 3600000);
+	parse_ok("port 53/udp rate 300/s", &s);
+	assert_int_equal(s.r.warmup_ms, 0);
+	parse_ok("port 53/udp rate 3/s warmup 1s", &s); /* starts at 1 a window */
+	parse_bad("port 53/udp rate 300/s warmup 0s", "warmup '0s' is zero", "leave 'warmup' out");
+	parse_bad("port 53/udp rate 300/s warmup 0ms", "warmup '0ms' is zero", NULL);
+	parse_bad("port 53/udp rate 300/s warmup 2h", "too long: a warmup lasts at most 1h", NULL);
+	parse_bad("port 53/udp rate 300/s warmup 61m", "too long: a warmup lasts at most 1h", NULL);
+	parse_bad("port 53/udp rate 300/s warmup", "'warmup' needs a value", "30s");
+	parse_bad("port 53/udp rate 300/s warmup 30", "has an unknown unit", "expected ms, s, m or h");
+	parse_bad("port 53/udp rate 300/s warmup 30s warmup 10s", "'warmup' is given twice", NULL);
+	parse_bad("port 53/udp rate 2/s warmup 30s", "at least 3 a window", NULL);
+	parse_bad("port 53/udp rate 300/s aggregate global warmup 30s", "'global' shares a packet rate",
+		  "drop 'warmup'");
+	parse_bad("prefix 10.0.0.0/8 allow warmup 30s", "'allow' takes no", "warmup");
+}
+
 static void test_format_roundtrip(void **state)
 {
 	static const char *const rules[] = {
@@ -702,6 +819,13 @@ static void test_format_roundtrip(void **state)
 		"prefix 198.51.100.0/24 rate 1G/s window 250ms buckets 10 aggregate monitor",
 		"port 53/udp rate 1000/s window 1s buckets 2 aggregate global",
 		"prefix 10.0.0.0/8 rate 10k/s window 2s buckets 4 aggregate global monitor",
+		"port 53/udp rate 100Mbit/s",
+		"port 53/udp rate 1k/s rate 12MB/s window 500ms buckets 5 aggregate",
+		"proto udp rate 7Kbit/min warmup 30s",
+		"fragments rate 3GB/h window 1s buckets 1 aggregate monitor",
+		"prefix 10.0.0.0/8 rate 2kB/s rate 100/s mask 24 warmup 1m",
+		"proto tcp-syn rate 100/s warmup 500ms",
+		"port 80/tcp rate 1bit/s rate 3/s window 8s buckets 4 warmup 1h",
 	};
 	size_t i;
 
@@ -1140,6 +1264,9 @@ int main(void)
 		cmocka_unit_test(test_rule_bad_combinations),
 		cmocka_unit_test(test_rule_misleading),
 		cmocka_unit_test(test_format_roundtrip),
+		cmocka_unit_test(test_byte_rates),
+		cmocka_unit_test(test_byte_rates_refused),
+		cmocka_unit_test(test_warmup),
 		cmocka_unit_test(test_proto_rules),
 		cmocka_unit_test(test_proto_refused),
 		cmocka_unit_test(test_proto_duplicate_in_set),

@@ -321,7 +321,7 @@ static int reserve_at(struct xrl_ring *r, __u32 n, __u64 I, __u64 t, __u64 T, in
 	struct xrl_slot s;
 
 	xrl_slot_at(&s, t, I / n, n);
-	return xrl_reserve(r, n, I, &s, T, 8, check_only, snap);
+	return xrl_reserve(r, n, I, &s, T, 1, 8, check_only, snap, NULL);
 }
 
 /* Spec case 5 and case 4's sliding, decided and counted in one step. */
@@ -393,12 +393,12 @@ static void test_reserve_clock_skew(void **state)
 	for (i = 0; i < 3; i++)
 		assert_int_equal(reserve_at(&r, 2, I, S + W, 3, 0), XRL_PASSED);
 	xrl_slot_at(&s, S + W - 1, W, 2);
-	assert_int_equal(xrl_reserve(&r, 2, I, &s, 3, 8, 0, snap), XRL_OVER);
+	assert_int_equal(xrl_reserve(&r, 2, I, &s, 3, 1, 8, 0, snap, NULL), XRL_OVER);
 	assert_true(s.start == S + W && s.idx == 1 && s.epoch == (__u32)((S + W) / W));
 
 	/* a whole window behind: the same */
 	xrl_slot_at(&s, S - W, W, 2);
-	assert_int_equal(xrl_reserve(&r, 2, I, &s, 4, 8, 0, snap), XRL_PASSED);
+	assert_int_equal(xrl_reserve(&r, 2, I, &s, 4, 1, 8, 0, snap, NULL), XRL_PASSED);
 	assert_true(s.start == S + W && s.idx == 1);
 	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 4);
 }
@@ -450,9 +450,9 @@ static void test_block_add(void **state)
 	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 1);
 	/* taking back a pass takes it from its own bucket only */
 	xrl_slot_at(&s, S, W, 2);
-	xrl_unreserve(&r, &s, 8);
+	xrl_unreserve(&r, &s, 1, 8);
 	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 0);
-	xrl_unreserve(&r, &s, 8);
+	xrl_unreserve(&r, &s, 1, 8);
 	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 0);
 }
 

@@ -52,7 +52,7 @@ static int reserve_at(struct xrl_ring *r, __u32 n, __u64 I, __u64 t, __u64 T, in
 	struct xrl_slot s;
 
 	xrl_slot_at(&s, t, I / n, n);
-	return xrl_reserve(r, n, I, &s, T, 8, check_only, snap);
+	return xrl_reserve(r, n, I, &s, T, 1, 8, check_only, snap, NULL);
 }
 
 /* ---- two CPUs on either side of a bucket boundary ---- */
@@ -209,7 +209,7 @@ static void *racer(void *arg)
 		__u64 e;
 
 		xrl_slot_at(&s, mono_ns(), blen, n);
-		if (xrl_reserve(&RC, n, n * blen, &s, 4, 8, 0, snap) != XRL_PASSED)
+		if (xrl_reserve(&RC, n, n * blen, &s, 4, 1, 8, 0, snap, NULL) != XRL_PASSED)
 			continue;
 		e = s.q - base_epoch;
 		if (e >= sizeof(per_epoch) / sizeof(per_epoch[0]))

@@ -76,7 +76,94 @@ int xrl_parse_rate(const char *s, __u64 *count, __u32 *unit_ms, char *err, size_
 	return fail(err, len, "rate '%s' has an unknown unit '%s': expected s, min or h", s, p + 1);
 }
 
-int xrl_parse_duration(const char *s, __u64 *ns, char *err, size_t len)
+/* Byte rate spellings: bits and bytes apart, SI prefixes (K = 1000, as tc and nft count bit rates). */
+static const struct {
+	const char *name;
+	__u8 unit;
+	__u64 bits; /* bits in one unit */
+} byte_units[] = {
+	{ "bit", XRL_BU_BIT, 1 },	     { "Kbit", XRL_BU_KBIT, 1000 },	 { "kbit", XRL_BU_KBIT, 1000 },
+	{ "Mbit", XRL_BU_MBIT, 1000000 },    { "mbit", XRL_BU_MBIT, 1000000 },	 { "Gbit", XRL_BU_GBIT, 1000000000 },
+	{ "gbit", XRL_BU_GBIT, 1000000000 }, { "B", XRL_BU_B, 8 },		 { "KB", XRL_BU_KB, 8000 },
+	{ "kB", XRL_BU_KB, 8000 },	     { "MB", XRL_BU_MB, 8000000 },	 { "GB", XRL_BU_GB, 8000000000ULL },
+};
+#define N_BYTE_UNITS (sizeof(byte_units) / sizeof(byte_units[0]))
+#define BYTE_UNITS_HELP                                                                                  \
+	"write bits as bit, Kbit, Mbit or Gbit and bytes as B, KB, MB or GB (SI: K = 1000), per s, min or h, " \
+	"like 100Mbit/s or 12MB/s"
+
+static const char *time_unit_name(__u32 unit_ms)
+{
+	return unit_ms == 1000 ? "s" : unit_ms == 60000 ? "min" : "h";
+}
+
+/* The bits one XRL_BU_* unit holds; 0 for none. */
+static __u64 byte_unit_bits(__u8 unit)
+{
+	size_t i;
+
+	for (i = 0; i < N_BYTE_UNITS; i++)
+		if (byte_units[i].unit == unit)
+			return byte_units[i].bits;
+	return 0;
+}
+
+static const char *byte_unit_name(__u8 unit)
+{
+	size_t i;
+
+	for (i = 0; i < N_BYTE_UNITS; i++)
+		if (byte_units[i].unit == unit)
+			return byte_units[i].name;
+	return "?";
+}
+
+int xrl_parse_byte_rate(const char *s, __u64 *count, __u8 *unit, __u32 *unit_ms, char *err, size_t len)
+{
+	const char *p = s, *slash = strchr(s, '/'), *u;
+	__u64 v = 0;
+	size_t i, ulen;
+	__u32 ms;
+
+	while (isdigit((unsigned char)*p))
+		p++;
+	u = p;
+	ulen = slash ? (size_t)(slash - u) : strlen(u);
+	/* Nothing, or a k, M or G alone after the number: a packet rate. */
+	if (p == s || ulen == 0 || (ulen == 1 && strchr("kKMG", *u)))
+		return 1;
+	for (i = 0; i < N_BYTE_UNITS; i++)
+		if (strlen(byte_units[i].name) == ulen && !strncmp(u, byte_units[i].name, ulen))
+			break;
+	if (i == N_BYTE_UNITS)
+		return fail(err, len, "rate '%s': '%.*s' is not a unit this grammar reads (bps, Mb and the like are read as bits by some tools and bytes by others): %s",
+			    s, (int)ulen, u, BYTE_UNITS_HELP);
+	for (p = s; p < u; p++) {
+		if (v > (UINT64_MAX - 9) / 10 || v * 10 + (__u64)(*p - '0') > MAX_COUNT)
+			return fail(err, len, "rate '%s' is too large (at most %llu units per time unit)", s,
+				    (unsigned long long)MAX_COUNT);
+		v = v * 10 + (__u64)(*p - '0');
+	}
+	if (v == 0)
+		return fail(err, len, "rate '%s' is zero: to allow, use 'allow'", s);
+	if (!slash)
+		return fail(err, len, "rate '%s' has no time unit: %s", s, BYTE_UNITS_HELP);
+	if (!strcmp(slash + 1, "s") || !strcmp(slash + 1, "sec") || !strcmp(slash + 1, "second"))
+		ms = 1000;
+	else if (!strcmp(slash + 1, "m") || !strcmp(slash + 1, "min") || !strcmp(slash + 1, "minute"))
+		ms = 60000;
+	else if (!strcmp(slash + 1, "h") || !strcmp(slash + 1, "hour"))
+		ms = 3600000;
+	else
+		return fail(err, len, "rate '%s' has an unknown time unit '%s': expected s, min or h", s, slash + 1);
+	*count = v;
+	*unit = byte_units[i].unit;
+	*unit_ms = ms;
+	return 0;
+}
+
+/* A duration in ns, at least 1 ms and at most one hour; what names it in messages ("window", "warmup"). */
+static int parse_duration_of(const char *s, const char *what, __u64 *ns, char *err, size_t len)
 {
 	const char *p;
 	__u64 v, ms;
@@ -101,12 +188,21 @@ int xrl_parse_duration(const char *s, __u64 *ns, char *err, size_t len)
 		ms = MAX_WINDOW_MS + 1;
 	else
 		return fail(err, len, "duration '%s' has an unknown unit '%s': expected ms, s, m or h", s, p);
+	if (ms == 0 && !strcmp(what, "warmup"))
+		return fail(err, len,
+			    "warmup '%s' is zero: leave 'warmup' out for none, or give a period like 30s (at least 1ms)",
+			    s);
 	if (ms == 0)
-		return fail(err, len, "duration '%s' is zero: a window lasts at least 1ms", s);
+		return fail(err, len, "duration '%s' is zero: a %s lasts at least 1ms", s, what);
 	if (ms > MAX_WINDOW_MS)
-		return fail(err, len, "duration '%s' is too long: a window lasts at most 1h", s);
+		return fail(err, len, "duration '%s' is too long: a %s lasts at most 1h", s, what);
 	*ns = ms * NS_PER_MS;
 	return 0;
+}
+
+int xrl_parse_duration(const char *s, __u64 *ns, char *err, size_t len)
+{
+	return parse_duration_of(s, "window", ns, err, len);
 }
 
 int xrl_parse_prefix(const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *err, size_t len)
@@ -321,8 +417,8 @@ static int parse_mask(const char *word, const char *val, unsigned int max, __u8 
 /* The keywords that may appear once in a rule (the scope words have their own message). */
 static bool is_repeatable_word(const char *w)
 {
-	static const char *const words[] = { "rate", "window",	"buckets", "mask4", "mask6",
-					     "mask", "monitor", "allow",   "global" };
+	static const char *const words[] = { "window", "buckets", "mask4",  "mask6", "mask",
+					     "monitor", "allow",  "global", "warmup" };
 	size_t i;
 
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
@@ -334,8 +430,8 @@ static bool is_repeatable_word(const char *w)
 int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
 {
 	bool have_rate = false, have_scope = false, allow = false, have_mask = false, have_shape = false;
-	bool have_window = false, have_buckets = false;
-	__u64 interval = 1000 * NS_PER_MS, num;
+	bool have_window = false, have_buckets = false, have_pkt_rate = false, have_byte_rate = false;
+	__u64 interval = 1000 * NS_PER_MS, num, warmup = 0;
 	unsigned long buckets = 2;
 	struct xrl_rule *r = &out->r;
 	int i, ret, words;
@@ -354,16 +450,40 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 		for (j = words; j < i && is_repeatable_word(w); j++)
 			if (!strcmp(argv[j], w))
 				return fail(err, len, "'%s' is given twice: give it once", w);
-		if ((!strcmp(w, "rate") && have_rate) || (!strcmp(w, "window") && have_window) ||
-		    (!strcmp(w, "buckets") && have_buckets))
+		if ((!strcmp(w, "window") && have_window) || (!strcmp(w, "buckets") && have_buckets))
 			return fail(err, len, "'%s' is given twice: give it once", w);
 		if (!strcmp(w, "rate")) {
 			if (!v)
-				return fail(err, len, "'rate' needs a value: expected COUNT/UNIT like 100/s");
-			ret = xrl_parse_rate(v, &r->rate, &r->rate_unit_ms, err, len);
+				return fail(err, len,
+					    "'rate' needs a value: expected COUNT/UNIT like 100/s, or a byte rate like 10Mbit/s");
+			/* A rule may carry one packet rate and one byte rate: the unit tells them apart. */
+			ret = xrl_parse_byte_rate(v, &r->byte_rate, &r->byte_unit, &r->byte_unit_ms, err, len);
+			if (ret < 0)
+				return ret;
+			if (ret == 0 && have_byte_rate)
+				return fail(err, len,
+					    "a second byte rate '%s': a rule takes one packet rate and one byte rate, like 'rate 1k/s rate 10Mbit/s'",
+					    v);
+			if (ret == 1 && have_pkt_rate)
+				return fail(err, len,
+					    "a second packet rate '%s': a rule takes one packet rate and one byte rate, like 'rate 1k/s rate 10Mbit/s'",
+					    v);
+			if (ret == 1) {
+				ret = xrl_parse_rate(v, &r->rate, &r->rate_unit_ms, err, len);
+				if (ret)
+					return ret;
+				have_pkt_rate = true;
+			} else {
+				have_byte_rate = true;
+			}
+			have_rate = true;
+			i++;
+		} else if (!strcmp(w, "warmup")) {
+			if (!v)
+				return fail(err, len, "'warmup' needs a value: expected a duration like 30s");
+			ret = parse_duration_of(v, "warmup", &warmup, err, len);
 			if (ret)
 				return ret;
-			have_rate = true;
 			i++;
 		} else if (!strcmp(w, "window")) {
 			if (!v)
@@ -425,17 +545,18 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 		} else {
 			return fail(
 				err, len,
-				"unknown word '%s': expected rate, window, buckets, per-source, aggregate, %s, monitor, global%s",
+				"unknown word '%s': expected rate, window, buckets, warmup, per-source, aggregate, %s, monitor, global%s",
 				w, out->kind == XRL_KIND_PREFIX ? "mask" : "mask4, mask6",
 				out->kind == XRL_KIND_PREFIX ? " or allow" : "");
 		}
 	}
 
 	if (allow) {
-		if (have_rate || have_scope || have_mask || have_shape || (r->flags & (XRL_F_MONITOR | XRL_F_GLOBAL)))
+		if (have_rate || have_scope || have_mask || have_shape || warmup ||
+		    (r->flags & (XRL_F_MONITOR | XRL_F_GLOBAL)))
 			return fail(
 				err, len,
-				"'allow' takes no rate, window, buckets, scope, mask, monitor or global: allowed traffic bypasses every limit");
+				"'allow' takes no rate, window, buckets, warmup, scope, mask, monitor or global: allowed traffic bypasses every limit");
 		r->flags = XRL_F_ALLOW;
 		r->interval_ns = interval;
 		r->buckets = (__u32)buckets;
@@ -449,6 +570,11 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 		return fail(err, len,
 			    "a source mask needs 'per-source': an aggregate rule has one window for all sources");
 	/* One fleet-wide window per rule: per-source windows across nodes are not shared. */
+	/* The fleet shares packet allowances (xdp-ratelimit sync): not byte windows, not ramps. */
+	if ((r->flags & XRL_F_GLOBAL) && (have_byte_rate || warmup))
+		return fail(err, len,
+			    "'global' shares a packet rate across the fleet: it takes no byte rate and no warmup; drop '%s'",
+			    have_byte_rate ? "the byte rate" : "warmup");
 	if ((r->flags & XRL_F_GLOBAL) && (r->flags & XRL_F_PER_SOURCE))
 		return fail(
 			err, len,
@@ -477,6 +603,35 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			    (unsigned long long)(interval / buckets));
 	r->interval_ns = interval;
 	r->buckets = (__u32)buckets;
+	r->warmup_ms = (__u32)(warmup / NS_PER_MS);
+	if (have_byte_rate) {
+		/*
+		 * Bytes a window: rate * bits a unit / 8 * window / time unit, in 128
+		 * bits, rounded down (a byte rate need not make whole bytes).
+		 */
+		unsigned __int128 b = (unsigned __int128)r->byte_rate * byte_unit_bits(r->byte_unit) *
+				      (interval / NS_PER_MS) / 8 / r->byte_unit_ms;
+
+		if (b == 0)
+			return fail(err, len,
+				    "byte rate %llu%s/%s over a %llums window is less than a byte a window: choose a higher rate or a longer window",
+				    (unsigned long long)r->byte_rate, byte_unit_name(r->byte_unit),
+				    time_unit_name(r->byte_unit_ms), (unsigned long long)(interval / NS_PER_MS));
+		if (b > XRL_MAX_THRESHOLD)
+			return fail(
+				err, len,
+				"byte rate %llu%s/%s over a %llums window is more than %u bytes a window, which a window cannot count: choose a shorter window",
+				(unsigned long long)r->byte_rate, byte_unit_name(r->byte_unit),
+				time_unit_name(r->byte_unit_ms), (unsigned long long)(interval / NS_PER_MS),
+				XRL_MAX_THRESHOLD);
+		r->byte_threshold = (__u64)b;
+	}
+	if (!have_pkt_rate) {
+		r->flags |= XRL_F_NO_PKT_RATE;
+		if (warmup && r->byte_threshold < XRL_COLD_FACTOR)
+			return fail(err, len, "warmup needs a threshold of at least 3 a window");
+		return 0;
+	}
 	/* T = rate * interval / unit, exactly: no silent truncation. */
 	num = r->rate * (interval / NS_PER_MS);
 	if (r->rate != 0 && num / r->rate != interval / NS_PER_MS)
@@ -493,12 +648,17 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			"rate %llu per %ums over a %llums window is %llu packets a window; a window counts at most %u: choose a shorter window",
 			(unsigned long long)r->rate, r->rate_unit_ms, (unsigned long long)(interval / NS_PER_MS),
 			(unsigned long long)r->threshold, XRL_MAX_THRESHOLD);
+	if (warmup && r->threshold < XRL_COLD_FACTOR)
+		return fail(
+			err, len,
+			"warmup starts at a third of the threshold, and %llu packets a window would start at none: choose a rate of at least 3 a window, or no warmup",
+			(unsigned long long)r->threshold);
 	return 0;
 }
 
 static int format_rate(__u64 count, __u32 unit_ms, char *buf, size_t len)
 {
-	const char *unit = unit_ms == 1000 ? "s" : unit_ms == 60000 ? "min" : "h";
+	const char *unit = time_unit_name(unit_ms);
 
 	if (count % 1000000000 == 0)
 		return snprintf(buf, len, "%lluG/%s", (unsigned long long)(count / 1000000000), unit);
@@ -562,10 +722,21 @@ int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len)
 		return -ENOSPC;
 	if (r->flags & XRL_F_ALLOW)
 		return snprintf(buf + n, len - n, " allow") >= (int)(len - n) ? -ENOSPC : 0;
-	format_rate(r->rate, r->rate_unit_ms, rate, sizeof(rate));
+	if (!(r->flags & XRL_F_NO_PKT_RATE)) {
+		format_rate(r->rate, r->rate_unit_ms, rate, sizeof(rate));
+		n += snprintf(buf + n, len - n, " rate %s", rate);
+	}
+	if ((size_t)n < len && r->byte_unit)
+		n += snprintf(buf + n, len - n, " rate %llu%s/%s", (unsigned long long)r->byte_rate,
+			      byte_unit_name(r->byte_unit), time_unit_name(r->byte_unit_ms));
 	format_duration(r->interval_ns, win, sizeof(win));
-	n += snprintf(buf + n, len - n, " rate %s window %s buckets %u %s", rate, win, r->buckets,
-		      r->flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate");
+	if ((size_t)n < len)
+		n += snprintf(buf + n, len - n, " window %s buckets %u %s", win, r->buckets,
+			      r->flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate");
+	if ((size_t)n < len && r->warmup_ms) {
+		format_duration((__u64)r->warmup_ms * NS_PER_MS, win, sizeof(win));
+		n += snprintf(buf + n, len - n, " warmup %s", win);
+	}
 	if ((size_t)n < len && (r->flags & XRL_F_PER_SOURCE)) {
 		if (s->kind == XRL_KIND_PREFIX && s->family == XRL_FAMILY_V4 && r->src_mask4 != 32)
 			n += snprintf(buf + n, len - n, " mask %u", r->src_mask4);

@@ -72,6 +72,13 @@ struct xrl_ruleset {
 
 /* "100/s", "10k/s", "6000/min": count packets per unit. */
 int xrl_parse_rate(const char *s, __u64 *count, __u32 *unit_ms, char *err, size_t len);
+/*
+ * "100Mbit/s", "12MB/s", "500Kbit/min": bits (bit, Kbit, Mbit, Gbit) or bytes
+ * (B, KB, MB, GB), SI prefixes. 0 with the count, unit (XRL_BU_*) and time
+ * unit; 1 when s is not written as a byte rate (a packet rate, or not a rate:
+ * xrl_parse_rate says which); -EINVAL for a unit it refuses, like Mbps.
+ */
+int xrl_parse_byte_rate(const char *s, __u64 *count, __u8 *unit, __u32 *unit_ms, char *err, size_t len);
 /* "1s", "500ms", "2m": a duration in ns, at least 1 ms. */
 int xrl_parse_duration(const char *s, __u64 *ns, char *err, size_t len);
 /* "10.0.0.0/8", "2001:db8::/32", "192.0.2.1" (a host). */
