@@ -49,10 +49,10 @@
 #define XRL_MAP_FLEET "xrl_fleet"
 
 /* Rule flags. */
-#define XRL_F_ALLOW (1U << 0)	   /* prefix only: matching traffic bypasses every limit */
-#define XRL_F_MONITOR (1U << 1)	   /* count what would be blocked, pass it */
-#define XRL_F_PER_SOURCE (1U << 2) /* one window per masked source; else one per rule */
-#define XRL_F_GLOBAL (1U << 3)	   /* aggregate only: one limit across a fleet (xdp-ratelimit sync) */
+#define XRL_F_ALLOW (1U << 0)	    /* prefix only: matching traffic bypasses every limit */
+#define XRL_F_MONITOR (1U << 1)	    /* count what would be blocked, pass it */
+#define XRL_F_PER_SOURCE (1U << 2)  /* one window per masked source; else one per rule */
+#define XRL_F_GLOBAL (1U << 3)	    /* aggregate only: one limit across a fleet (xdp-ratelimit sync) */
 #define XRL_F_NO_PKT_RATE (1U << 4) /* a byte rate only: no packet window (threshold unused) */
 
 #define XRL_PROTO_ICMP 1

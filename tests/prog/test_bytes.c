@@ -306,8 +306,8 @@ static void test_every_kind(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_exact_fit),	 T(test_one_byte_over),		 T(test_small_after_big), T(test_window_boundary),
-		T(test_both_rates),	 T(test_take_back_across_rules), T(test_per_source),	  T(test_every_kind),
+		T(test_exact_fit),  T(test_one_byte_over),	    T(test_small_after_big), T(test_window_boundary),
+		T(test_both_rates), T(test_take_back_across_rules), T(test_per_source),	     T(test_every_kind),
 	};
 
 	fx_init();

@@ -51,11 +51,12 @@ static void test_ramp_points(void **state)
 	r.warmup_ms = 30000;
 	put_port(f, XRL_PROTO_UDP, 53, &r);
 	udp4(&p, SRC4, 53);
-	assert_int_equal(passes_at(f, &p, T0, 40), 10);			/* T / 3 at the start */
-	assert_int_equal(passes_at(f, &p, T0 + 3 * SEC_NS, 40), 12);	/* 10 + 20 * 3/30 */
-	assert_int_equal(passes_at(f, &p, T0 + 15 * SEC_NS, 40), 20);	/* half way */
-	assert_int_equal(passes_at(f, &p, T0 + 29 * SEC_NS + 999 * MS, 40), 29); /* 10 + 20 * 29999/30000, rounded down */
-	assert_int_equal(passes_at(f, &p, T0 + 30 * SEC_NS, 40), 30);	/* T after the period */
+	assert_int_equal(passes_at(f, &p, T0, 40), 10);		      /* T / 3 at the start */
+	assert_int_equal(passes_at(f, &p, T0 + 3 * SEC_NS, 40), 12);  /* 10 + 20 * 3/30 */
+	assert_int_equal(passes_at(f, &p, T0 + 15 * SEC_NS, 40), 20); /* half way */
+	assert_int_equal(passes_at(f, &p, T0 + 29 * SEC_NS + 999 * MS, 40),
+			 29);					      /* 10 + 20 * 29999/30000, rounded down */
+	assert_int_equal(passes_at(f, &p, T0 + 30 * SEC_NS, 40), 30); /* T after the period */
 	assert_int_equal(passes_at(f, &p, T0 + 40 * SEC_NS, 40), 30);
 }
 
@@ -78,8 +79,8 @@ static void test_idle_restarts(void **state)
 	assert_int_equal(passes_at(f, &p, T0 + 20 * SEC_NS, 40), 23); /* 10 + 20 * 20/30, rounded down */
 	assert_int_equal(passes_at(f, &p, T0 + 40 * SEC_NS, 40), 30);
 	assert_int_equal(passes_at(f, &p, T0 + 71 * SEC_NS - MS, 40), 30); /* idle 29.999s: warm */
-	assert_int_equal(passes_at(f, &p, T0 + 101 * SEC_NS, 40), 10);	    /* idle 30s since [70s, 71s) ended */
-	assert_int_equal(passes_at(f, &p, T0 + 116 * SEC_NS, 40), 20);	    /* climbing again */
+	assert_int_equal(passes_at(f, &p, T0 + 101 * SEC_NS, 40), 10);	   /* idle 30s since [70s, 71s) ended */
+	assert_int_equal(passes_at(f, &p, T0 + 116 * SEC_NS, 40), 20);	   /* climbing again */
 	assert_int_equal(passes_at(f, &p, T0 + 131 * SEC_NS, 40), 30);
 }
 
@@ -176,8 +177,9 @@ static void test_no_warmup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_ramp_points),	 T(test_idle_restarts),	 T(test_climbs_within_bucket), T(test_new_source_cold),
-		T(test_reinstall_cold), T(test_byte_rate_warms), T(test_no_warmup),
+		T(test_ramp_points),	 T(test_idle_restarts),	 T(test_climbs_within_bucket),
+		T(test_new_source_cold), T(test_reinstall_cold), T(test_byte_rate_warms),
+		T(test_no_warmup),
 	};
 
 	fx_init();

@@ -689,7 +689,8 @@ static void test_byte_rates(void **state)
 		const char *printed;
 	} cases[] = {
 		/* SI: 100 Mbit/s is 100 * 10^6 / 8 bytes a second; a 1s window holds that */
-		{ "port 53/udp rate 100Mbit/s", 12500000, 0, "port 53/udp rate 100Mbit/s window 1s buckets 2 per-source" },
+		{ "port 53/udp rate 100Mbit/s", 12500000, 0,
+		  "port 53/udp rate 100Mbit/s window 1s buckets 2 per-source" },
 		{ "port 53/udp rate 12MB/s", 12000000, 0, "port 53/udp rate 12MB/s window 1s buckets 2 per-source" },
 		{ "port 53/udp rate 12MB/s window 500ms", 6000000, 0,
 		  "port 53/udp rate 12MB/s window 500ms buckets 2 per-source" },

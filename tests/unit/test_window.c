@@ -456,6 +456,103 @@ static void test_block_add(void **state)
 	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 0);
 }
 
+/* ---- byte windows: a reserve of cost units ---- */
+
+static int reserve_cost(struct xrl_ring *r, __u64 t, __u64 T, __u32 cost, __u64 *room)
+{
+	const __u64 I = 1000 * MS;
+	struct xrl_slot s;
+
+	xrl_slot_at(&s, t, I / 2, 2);
+	return xrl_reserve(r, 2, I, &s, T, cost, 8, 0, snap, room);
+}
+
+/* 3000 bytes a window: frames that fit exactly pass, one byte over does not, a smaller one then may. */
+static void test_reserve_cost(void **state)
+{
+	const __u64 I = 1000 * MS;
+	struct xrl_ring r = {};
+	struct xrl_slot s;
+	__u64 room = 12345;
+
+	(void)state;
+	assert_int_equal(reserve_cost(&r, S, 3000, 1000, &room), XRL_PASSED);
+	assert_int_equal(room, 12345); /* written only when over */
+	assert_int_equal(reserve_cost(&r, S + 500 * MS, 3000, 1500, &room), XRL_PASSED);
+	assert_int_equal(reserve_cost(&r, S + 600 * MS, 3000, 501, &room), XRL_OVER);
+	assert_int_equal(room, 500);
+	assert_int_equal(reserve_cost(&r, S + 600 * MS, 3000, 500, &room), XRL_PASSED);
+	assert_int_equal(reserve_cost(&r, S + 600 * MS, 3000, 1, &room), XRL_OVER);
+	assert_int_equal(room, 0);
+	assert_int_equal(xrl_window_at(&r, 2, I, S + 600 * MS).pass, 3000);
+	/* the first bucket's 1000 leave at S + 1s */
+	assert_int_equal(reserve_cost(&r, S + 1000 * MS, 3000, 1001, &room), XRL_OVER);
+	assert_int_equal(room, 1000);
+	assert_int_equal(reserve_cost(&r, S + 1000 * MS, 3000, 1000, &room), XRL_PASSED);
+	/* taking back takes the cost, from its own bucket only */
+	xrl_slot_at(&s, S + 1000 * MS, I / 2, 2);
+	xrl_unreserve(&r, &s, 1000, 8);
+	assert_int_equal(xrl_window_at(&r, 2, I, S + 1000 * MS).pass, 2000);
+	xrl_unreserve(&r, &s, 1000, 8); /* nothing of that size is left in it: nothing taken */
+	assert_int_equal(xrl_window_at(&r, 2, I, S + 1000 * MS).pass, 2000);
+}
+
+/* A bucket counts 32 bits: a cost it cannot take is over, never a wrap to a small count. */
+static void test_reserve_cost_cell_full(void **state)
+{
+	struct xrl_ring r = {};
+	__u64 room = 0;
+
+	(void)state;
+	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, 0xfffffff0U, &room), XRL_PASSED);
+	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, 0x10, &room), XRL_OVER);
+	assert_int_equal(room, 0xf);
+	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, 0xf, &room), XRL_PASSED);
+	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, 1, &room), XRL_OVER);
+	assert_true(xrl_over_cost(0xffffffffULL, 1, 0xffffffffULL));
+	assert_false(xrl_over_cost(2999, 1, 3000));
+	assert_true(xrl_over_cost(2999, 2, 3000));
+}
+
+/* ---- warm-up (Sentinel's WarmUpController, cold factor 3) ---- */
+
+static void test_warm_threshold(void **state)
+{
+	const __u64 P = 30000 * MS; /* 30s */
+
+	(void)state;
+	assert_int_equal(xrl_warm_threshold(300, 0, S, S), 300);	     /* no warm-up */
+	assert_int_equal(xrl_warm_threshold(300, P, S, S), 100);	     /* T / 3 at its start */
+	assert_int_equal(xrl_warm_threshold(300, P, S, S - 1), 100);	     /* a start after now: its start */
+	assert_int_equal(xrl_warm_threshold(300, P, S, S + 3000 * MS), 120); /* 100 + 200 * 3/30 */
+	assert_int_equal(xrl_warm_threshold(300, P, S, S + 15000 * MS), 200);
+	assert_int_equal(xrl_warm_threshold(300, P, S, S + P - 1), 299);
+	assert_int_equal(xrl_warm_threshold(300, P, S, S + P), 300); /* T after the period */
+	assert_int_equal(xrl_warm_threshold(300, P, S, S + 100 * P), 300);
+	/* whole milliseconds: within the first one, still T / 3 */
+	assert_int_equal(xrl_warm_threshold(300000, P, S, S + MS - 1), 100000);
+	assert_int_equal(xrl_warm_threshold(300000, P, S, S + MS), 100006);
+	/* T / 3 rounds down; so does the climb */
+	assert_int_equal(xrl_warm_threshold(31, P, S, S), 10);
+	assert_int_equal(xrl_warm_threshold(31, P, S, S + 15000 * MS), 20); /* 10 + 21 / 2 */
+	/* the largest: T of 2^32 - 1 over the longest period, with no overflow */
+	assert_int_equal(xrl_warm_threshold(0xffffffffULL, XRL_WARMUP_MAX_MS * MS, S, S + XRL_WARMUP_MAX_MS * MS - MS),
+			 0x55555555ULL + (0xffffffffULL - 0x55555555ULL) * (XRL_WARMUP_MAX_MS - 1) / XRL_WARMUP_MAX_MS);
+}
+
+static void test_warm_idle(void **state)
+{
+	const __u64 P = 30000 * MS, B = 500 * MS;
+	const __u64 last = S / B; /* the newest bucket: [S, S + B) */
+
+	(void)state;
+	assert_true(xrl_warm_idle(0, B, P, S));	    /* a state never used */
+	assert_false(xrl_warm_idle(last, B, P, S)); /* in use now */
+	assert_false(xrl_warm_idle(last, B, P, S + B + P - 1));
+	assert_true(xrl_warm_idle(last, B, P, S + B + P)); /* a whole period since its end */
+	assert_false(xrl_warm_idle(last + 10, B, P, S));   /* a bucket after now (another CPU's clock) */
+}
+
 struct racer {
 	struct xrl_ring *r;
 	pthread_barrier_t *bar;
@@ -598,6 +695,10 @@ int main(void)
 		cmocka_unit_test(test_reserve_old_cells),
 		cmocka_unit_test(test_block_add),
 		cmocka_unit_test(test_reserve_racing_threads),
+		cmocka_unit_test(test_reserve_cost),
+		cmocka_unit_test(test_reserve_cost_cell_full),
+		cmocka_unit_test(test_warm_threshold),
+		cmocka_unit_test(test_warm_idle),
 		cmocka_unit_test(test_lt),
 		cmocka_unit_test(test_complete_buckets),
 	};

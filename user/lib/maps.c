@@ -217,7 +217,7 @@ static const struct map_want wanted[] = {
 	{ XRL_MAP_CTL, offsetof(struct xrl_maps, ctl), sizeof(__u32), sizeof(struct xrl_ctl) },
 	{ XRL_MAP_LATCHES, offsetof(struct xrl_maps, latches), sizeof(__u32), sizeof(struct xrl_latch) },
 	{ XRL_MAP_SCRATCH, offsetof(struct xrl_maps, scratch), sizeof(__u32), 8 * XRL_MAX_BUCKETS },
-	{ XRL_MAP_EVAL, offsetof(struct xrl_maps, eval), sizeof(__u32), XRL_EVALS * XRL_EVAL_SIZE },
+	{ XRL_MAP_EVAL, offsetof(struct xrl_maps, eval), sizeof(__u32), XRL_EVALS *XRL_EVAL_SIZE },
 	{ XRL_MAP_SKETCH, offsetof(struct xrl_maps, sketch), sizeof(__u32), sizeof(struct xrl_sketch_cell) },
 	{ XRL_MAP_FLEET, offsetof(struct xrl_maps, fleet), sizeof(__u32), sizeof(struct xrl_fleet) },
 };

@@ -82,13 +82,21 @@ static const struct {
 	__u8 unit;
 	__u64 bits; /* bits in one unit */
 } byte_units[] = {
-	{ "bit", XRL_BU_BIT, 1 },	     { "Kbit", XRL_BU_KBIT, 1000 },	 { "kbit", XRL_BU_KBIT, 1000 },
-	{ "Mbit", XRL_BU_MBIT, 1000000 },    { "mbit", XRL_BU_MBIT, 1000000 },	 { "Gbit", XRL_BU_GBIT, 1000000000 },
-	{ "gbit", XRL_BU_GBIT, 1000000000 }, { "B", XRL_BU_B, 8 },		 { "KB", XRL_BU_KB, 8000 },
-	{ "kB", XRL_BU_KB, 8000 },	     { "MB", XRL_BU_MB, 8000000 },	 { "GB", XRL_BU_GB, 8000000000ULL },
+	{ "bit", XRL_BU_BIT, 1 },
+	{ "Kbit", XRL_BU_KBIT, 1000 },
+	{ "kbit", XRL_BU_KBIT, 1000 },
+	{ "Mbit", XRL_BU_MBIT, 1000000 },
+	{ "mbit", XRL_BU_MBIT, 1000000 },
+	{ "Gbit", XRL_BU_GBIT, 1000000000 },
+	{ "gbit", XRL_BU_GBIT, 1000000000 },
+	{ "B", XRL_BU_B, 8 },
+	{ "KB", XRL_BU_KB, 8000 },
+	{ "kB", XRL_BU_KB, 8000 },
+	{ "MB", XRL_BU_MB, 8000000 },
+	{ "GB", XRL_BU_GB, 8000000000ULL },
 };
 #define N_BYTE_UNITS (sizeof(byte_units) / sizeof(byte_units[0]))
-#define BYTE_UNITS_HELP                                                                                  \
+#define BYTE_UNITS_HELP                                                                                        \
 	"write bits as bit, Kbit, Mbit or Gbit and bytes as B, KB, MB or GB (SI: K = 1000), per s, min or h, " \
 	"like 100Mbit/s or 12MB/s"
 
@@ -136,8 +144,10 @@ int xrl_parse_byte_rate(const char *s, __u64 *count, __u8 *unit, __u32 *unit_ms,
 		if (strlen(byte_units[i].name) == ulen && !strncmp(u, byte_units[i].name, ulen))
 			break;
 	if (i == N_BYTE_UNITS)
-		return fail(err, len, "rate '%s': '%.*s' is not a unit this grammar reads (bps, Mb and the like are read as bits by some tools and bytes by others): %s",
-			    s, (int)ulen, u, BYTE_UNITS_HELP);
+		return fail(
+			err, len,
+			"rate '%s': '%.*s' is not a unit this grammar reads (bps, Mb and the like are read as bits by some tools and bytes by others): %s",
+			s, (int)ulen, u, BYTE_UNITS_HELP);
 	for (p = s; p < u; p++) {
 		if (v > (UINT64_MAX - 9) / 10 || v * 10 + (__u64)(*p - '0') > MAX_COUNT)
 			return fail(err, len, "rate '%s' is too large (at most %llu units per time unit)", s,
@@ -189,9 +199,10 @@ static int parse_duration_of(const char *s, const char *what, __u64 *ns, char *e
 	else
 		return fail(err, len, "duration '%s' has an unknown unit '%s': expected ms, s, m or h", s, p);
 	if (ms == 0 && !strcmp(what, "warmup"))
-		return fail(err, len,
-			    "warmup '%s' is zero: leave 'warmup' out for none, or give a period like 30s (at least 1ms)",
-			    s);
+		return fail(
+			err, len,
+			"warmup '%s' is zero: leave 'warmup' out for none, or give a period like 30s (at least 1ms)",
+			s);
 	if (ms == 0)
 		return fail(err, len, "duration '%s' is zero: a %s lasts at least 1ms", s, what);
 	if (ms > MAX_WINDOW_MS)
@@ -417,8 +428,8 @@ static int parse_mask(const char *word, const char *val, unsigned int max, __u8 
 /* The keywords that may appear once in a rule (the scope words have their own message). */
 static bool is_repeatable_word(const char *w)
 {
-	static const char *const words[] = { "window", "buckets", "mask4",  "mask6", "mask",
-					     "monitor", "allow",  "global", "warmup" };
+	static const char *const words[] = { "window",	"buckets", "mask4",  "mask6", "mask",
+					     "monitor", "allow",   "global", "warmup" };
 	size_t i;
 
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
@@ -454,20 +465,23 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			return fail(err, len, "'%s' is given twice: give it once", w);
 		if (!strcmp(w, "rate")) {
 			if (!v)
-				return fail(err, len,
-					    "'rate' needs a value: expected COUNT/UNIT like 100/s, or a byte rate like 10Mbit/s");
+				return fail(
+					err, len,
+					"'rate' needs a value: expected COUNT/UNIT like 100/s, or a byte rate like 10Mbit/s");
 			/* A rule may carry one packet rate and one byte rate: the unit tells them apart. */
 			ret = xrl_parse_byte_rate(v, &r->byte_rate, &r->byte_unit, &r->byte_unit_ms, err, len);
 			if (ret < 0)
 				return ret;
 			if (ret == 0 && have_byte_rate)
-				return fail(err, len,
-					    "a second byte rate '%s': a rule takes one packet rate and one byte rate, like 'rate 1k/s rate 10Mbit/s'",
-					    v);
+				return fail(
+					err, len,
+					"a second byte rate '%s': a rule takes one packet rate and one byte rate, like 'rate 1k/s rate 10Mbit/s'",
+					v);
 			if (ret == 1 && have_pkt_rate)
-				return fail(err, len,
-					    "a second packet rate '%s': a rule takes one packet rate and one byte rate, like 'rate 1k/s rate 10Mbit/s'",
-					    v);
+				return fail(
+					err, len,
+					"a second packet rate '%s': a rule takes one packet rate and one byte rate, like 'rate 1k/s rate 10Mbit/s'",
+					v);
 			if (ret == 1) {
 				ret = xrl_parse_rate(v, &r->rate, &r->rate_unit_ms, err, len);
 				if (ret)
@@ -572,9 +586,10 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 	/* One fleet-wide window per rule: per-source windows across nodes are not shared. */
 	/* The fleet shares packet allowances (xdp-ratelimit sync): not byte windows, not ramps. */
 	if ((r->flags & XRL_F_GLOBAL) && (have_byte_rate || warmup))
-		return fail(err, len,
-			    "'global' shares a packet rate across the fleet: it takes no byte rate and no warmup; drop '%s'",
-			    have_byte_rate ? "the byte rate" : "warmup");
+		return fail(
+			err, len,
+			"'global' shares a packet rate across the fleet: it takes no byte rate and no warmup; drop '%s'",
+			have_byte_rate ? "the byte rate" : "warmup");
 	if ((r->flags & XRL_F_GLOBAL) && (r->flags & XRL_F_PER_SOURCE))
 		return fail(
 			err, len,
@@ -613,10 +628,11 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 				      (interval / NS_PER_MS) / 8 / r->byte_unit_ms;
 
 		if (b == 0)
-			return fail(err, len,
-				    "byte rate %llu%s/%s over a %llums window is less than a byte a window: choose a higher rate or a longer window",
-				    (unsigned long long)r->byte_rate, byte_unit_name(r->byte_unit),
-				    time_unit_name(r->byte_unit_ms), (unsigned long long)(interval / NS_PER_MS));
+			return fail(
+				err, len,
+				"byte rate %llu%s/%s over a %llums window is less than a byte a window: choose a higher rate or a longer window",
+				(unsigned long long)r->byte_rate, byte_unit_name(r->byte_unit),
+				time_unit_name(r->byte_unit_ms), (unsigned long long)(interval / NS_PER_MS));
 		if (b > XRL_MAX_THRESHOLD)
 			return fail(
 				err, len,
