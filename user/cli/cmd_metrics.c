@@ -200,16 +200,28 @@ static __u64 gauge_value(const struct xrl_status *st, size_t which)
 
 static __u64 rule_value(const struct xrl_rule_totals *t, int which)
 {
-	return which == 0 ? t->passed : which == 1 ? t->blocked : t->monitored;
+	static const size_t off[6] = {
+		offsetof(struct xrl_rule_totals, passed),	 offsetof(struct xrl_rule_totals, blocked),
+		offsetof(struct xrl_rule_totals, monitored),	 offsetof(struct xrl_rule_totals, passed_bytes),
+		offsetof(struct xrl_rule_totals, blocked_bytes), offsetof(struct xrl_rule_totals, monitored_bytes),
+	};
+
+	return *(const __u64 *)((const char *)t + off[which]);
 }
 
 static void render_text(FILE *f, const struct xrl_instance_metrics *v, size_t n)
 {
-	static const char *const rule_fam[3][2] = {
+	static const char *const rule_fam[6][2] = {
 		{ "xdp_ratelimit_rule_passed_total", "Packets a rule passed, since it was created." },
 		{ "xdp_ratelimit_rule_blocked_total", "Packets a rule dropped, over its limit, since it was created." },
 		{ "xdp_ratelimit_rule_monitored_total",
 		  "Packets over a monitor rule's limit, passed, since the rule was created." },
+		{ "xdp_ratelimit_rule_passed_bytes_total",
+		  "Bytes (frame lengths as XDP sees them) of the packets a rule passed, since it was created." },
+		{ "xdp_ratelimit_rule_blocked_bytes_total",
+		  "Bytes of the packets a rule dropped, over its limit, since it was created." },
+		{ "xdp_ratelimit_rule_monitored_bytes_total",
+		  "Bytes of the packets over a monitor rule's limit, passed, since the rule was created." },
 	};
 	char line[256];
 	size_t i, j, r;
@@ -250,7 +262,7 @@ static void render_text(FILE *f, const struct xrl_instance_metrics *v, size_t n)
 			if (!v[i].err[0])
 				prom_sample(f, gauges[j].name, v[i].st.iface, NULL, NULL, gauge_value(&v[i].st, j));
 	}
-	for (w = 0; w < 3; w++) {
+	for (w = 0; w < 6; w++) {
 		prom_family(f, rule_fam[w][0], "counter", rule_fam[w][1]);
 		for (i = 0; i < n; i++) {
 			for (r = 0; !v[i].err[0] && r < v[i].st.rules; r++) {
@@ -286,6 +298,10 @@ static json_t *render_json(const struct xrl_instance_metrics *v, size_t n)
 			json_object_update_new(o, json_pack("{s:I,s:I,s:I}", "passed", (json_int_t)t->passed, "blocked",
 							    (json_int_t)t->blocked, "monitored",
 							    (json_int_t)t->monitored));
+			json_object_update_new(o,
+					       json_pack("{s:I,s:I,s:I}", "passed_bytes", (json_int_t)t->passed_bytes,
+							 "blocked_bytes", (json_int_t)t->blocked_bytes,
+							 "monitored_bytes", (json_int_t)t->monitored_bytes));
 			json_array_append_new(rules, o);
 		}
 		json_array_append_new(

@@ -23,7 +23,17 @@ json_t *cli_rule_json(const struct xrl_spec *s)
 		      "action", allow ? "allow" : "limit");
 	if (allow)
 		return o;
-	json_object_set_new(o, "threshold", json_integer((json_int_t)s->r.threshold));
+	if (!(s->r.flags & XRL_F_NO_PKT_RATE))
+		json_object_set_new(o, "threshold", json_integer((json_int_t)s->r.threshold));
+	if (s->r.byte_unit) {
+		char rate[64];
+
+		xrl_byte_rate_format(&s->r, rate, sizeof(rate));
+		json_object_set_new(o, "byte_rate", json_string(rate));
+		json_object_set_new(o, "byte_threshold", json_integer((json_int_t)s->r.byte_threshold));
+	}
+	if (s->r.warmup_ms)
+		json_object_set_new(o, "warmup_ms", json_integer((json_int_t)s->r.warmup_ms));
 	json_object_set_new(o, "window_ms", json_integer((json_int_t)(s->r.interval_ns / 1000000)));
 	json_object_set_new(o, "buckets", json_integer((json_int_t)s->r.buckets));
 	json_object_set_new(o, "scope", json_string(s->r.flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate"));

@@ -122,6 +122,8 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 					     "passed_qps", r.pass_qps, "blocked_qps", r.block_qps, "passed",
 					     (json_int_t)r.pass, "blocked", (json_int_t)r.block, "window_passed",
 					     (json_int_t)r.window.pass, "window_blocked", (json_int_t)r.window.block));
+			json_object_update_new(o, json_pack("{s:I,s:I}", "passed_bytes", (json_int_t)r.pass_bytes,
+							    "blocked_bytes", (json_int_t)r.block_bytes));
 			json_object_update_new(o, json_pack("{s:o,s:o,s:I}", "passed_rate",
 							    rate_json(r.complete_ns, r.pass_rate), "blocked_rate",
 							    rate_json(r.complete_ns, r.block_rate), "rate_span_ms",
@@ -141,6 +143,9 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 			cli_fleet_text(&set.v[i], has_fleet ? &f : NULL, line, sizeof(line));
 			printf("  %s\n", line);
 		}
+		if (set.v[i].r.byte_unit)
+			printf("  bytes: %llu passed, %llu blocked (frame lengths as XDP sees them)\n",
+			       (unsigned long long)r.pass_bytes, (unsigned long long)r.block_bytes);
 	}
 	if (!cli.json && set.n)
 		printf("pass/s, block/s: the rate over the window's complete buckets (none partly elapsed); qps: Sentinel's,\n"
@@ -272,6 +277,7 @@ static const struct xrl_spec *longest_prefix(const struct xrl_maps *m, const str
 struct explain_opts {
 	const char *src_arg, *port_arg, *proto_arg, *type_arg;
 	bool fragment;
+	__u32 size; /* the frame's length, for byte rates; 0: not given (XRL_EXPLAIN_SIZE) */
 	struct xrl_spec src, port;
 	__u8 proto;	   /* the packet's IP protocol; 0 with no --proto or --dport */
 	__u16 sel;	   /* its most specific protocol selector, or 0xffff */
@@ -291,6 +297,9 @@ static const struct cli_opt explain_opts[] = {
 		.help = "its ICMP or ICMPv6 type, with --proto icmp or icmpv6 (8: echo request)"),
 	CLI_OPT(struct explain_opts, fragment, "fragment", FLAG, .short_name = 'f',
 		.help = "a later fragment (no transport header: no port, no SYN, no type)"),
+	CLI_OPT(struct explain_opts, size, "size", UINT, .short_name = 'b', .arg = "BYTES", .min = XRL_MIN_JUDGED_FRAME,
+		.max = 65535, .what = "frame length",
+		.help = "its frame's length as XDP sees it, Ethernet header included, for byte rates (default 64)"),
 	{},
 };
 
@@ -361,6 +370,9 @@ static const struct xrl_spec *proto_rule(const struct xrl_ruleset *set, const st
 	return idx >= 0 ? &set->v[idx] : NULL;
 }
 
+/* The frame explain judges byte rates against when --size is not given: a minimum Ethernet frame. */
+#define XRL_EXPLAIN_SIZE 64
+
 static int explain_run(struct cli_ctx *ctx)
 {
 	const struct explain_opts *eo = ctx->opts;
@@ -372,6 +384,7 @@ static int explain_run(struct cli_ctx *ctx)
 	struct xrl_ctl ctl;
 	char line[256], why[300] = "";
 	json_t *arr;
+	__u32 size = eo->size ? eo->size : XRL_EXPLAIN_SIZE;
 	__u64 now;
 	int i;
 
@@ -405,9 +418,10 @@ static int explain_run(struct cli_ctx *ctx)
 	}
 	for (i = 0; i < 3; i++) {
 		const struct xrl_spec *s = match[order[i]];
-		struct xrl_key key = {};
-		struct xrl_sum sum = { 0, 0, 0, 0 };
-		bool over, tracked, sketched = false;
+		struct xrl_key key = {}, bkey;
+		struct xrl_sum sum = { 0, 0, 0, 0 }, bsum = { 0, 0, 0, 0 };
+		bool over, pover, bover = false, tracked, btracked = false, sketched = false;
+		__u64 thr_now, bthr_now = 0, elapsed = 0;
 		const char *res;
 		char state[128] = "";
 		__u64 est = 0;
@@ -419,13 +433,27 @@ static int explain_run(struct cli_ctx *ctx)
 		xrl_key_make(&key, &s->r, src->family, src->addr, s->kind == XRL_KIND_PORT ? s->port : 0, s->proto);
 		tracked = !xrl_key_window(m, &key, &s->r, now, &sum);
 		thr = xrl_fleet_threshold(m, s); /* a global rule: this node's share */
-		over = xrl_over(sum.pass, thr);
+		/* A warm-up rule: where the key is on its ramp (the threshold the next packet meets). */
+		if (xrl_warm_point(m, &key, &s->r, thr, now, &thr_now, &elapsed))
+			thr_now = thr;
+		pover = !(s->r.flags & XRL_F_NO_PKT_RATE) && xrl_over(sum.pass, thr_now);
+		if (s->r.byte_unit) {
+			bkey = key;
+			bkey.rule_id |= XRL_KEY_BYTES;
+			btracked = !xrl_key_window(m, &bkey, &s->r, now, &bsum);
+			if (xrl_warm_point(m, &bkey, &s->r, s->r.byte_threshold, now, &bthr_now, &elapsed))
+				bthr_now = s->r.byte_threshold;
+			bover = xrl_over_cost(bsum.pass, size, bthr_now);
+			if (s->r.flags & XRL_F_NO_PKT_RATE)
+				tracked = btracked;
+		}
+		over = pover || bover;
 		/*
 		 * A new source past the cap on states is judged by the sketch: say what
 		 * it estimates. Whether the next packet gets a state of its own depends
 		 * on the cap at that moment, so the verdict stays the fresh window's.
 		 */
-		if (!tracked && (s->r.flags & XRL_F_PER_SOURCE) && ctl.new_keys &&
+		if (!tracked && (s->r.flags & XRL_F_PER_SOURCE) && ctl.new_keys && !(s->r.flags & XRL_F_NO_PKT_RATE) &&
 		    !xrl_sketch_estimate(m, ctl.sketch_width, &key, &s->r, now, &est)) {
 			sketched = true;
 			snprintf(state, sizeof(state),
@@ -438,7 +466,7 @@ static int explain_run(struct cli_ctx *ctx)
 		xrl_spec_format(s, line, sizeof(line));
 		if (over && !(s->r.flags & XRL_F_MONITOR)) {
 			verdict = "is dropped";
-			snprintf(why, sizeof(why), "over the limit of '%s'", line);
+			snprintf(why, sizeof(why), "over the %s limit of '%s'", pover ? "packet" : "byte", line);
 		}
 		if (cli.json) {
 			json_t *o = cli_rule_json(s);
@@ -450,6 +478,17 @@ static int explain_run(struct cli_ctx *ctx)
 							    !over			 ? "pass" :
 							    (s->r.flags & XRL_F_MONITOR) ? "monitor" :
 											   "block"));
+			if (!(s->r.flags & XRL_F_NO_PKT_RATE))
+				json_object_set_new(o, "threshold_now", json_integer((json_int_t)thr_now));
+			if (s->r.byte_unit)
+				json_object_update_new(o,
+						       json_pack("{s:I,s:I,s:I,s:I}", "bytes_window_passed",
+								 (json_int_t)bsum.pass, "bytes_window_blocked",
+								 (json_int_t)bsum.block, "byte_threshold_now",
+								 (json_int_t)bthr_now, "frame_size", (json_int_t)size));
+			if (s->r.warmup_ms)
+				json_object_set_new(o, "warmup_elapsed_ms",
+						    json_integer((json_int_t)(elapsed / 1000000)));
 			if (sketched)
 				json_object_set_new(o, "sketch_estimate", json_integer((json_int_t)est));
 			if (s->r.flags & XRL_F_GLOBAL)
@@ -458,10 +497,36 @@ static int explain_run(struct cli_ctx *ctx)
 			json_array_append_new(arr, o);
 			continue;
 		}
-		printf("  %s\n      window: %llu passed, %llu blocked of %llu allowed per %llums%s%s; next packet %s\n",
-		       line, (unsigned long long)sum.pass, (unsigned long long)sum.block, (unsigned long long)thr,
-		       (unsigned long long)(s->r.interval_ns / 1000000),
-		       (s->r.flags & XRL_F_GLOBAL) ? " (this node's share of the fleet's limit)" : "", state, res);
+		printf("  %s\n", line);
+		if (!(s->r.flags & XRL_F_NO_PKT_RATE))
+			printf("      window: %llu passed, %llu blocked of %llu allowed per %llums%s%s; next packet %s\n",
+			       (unsigned long long)sum.pass, (unsigned long long)sum.block, (unsigned long long)thr_now,
+			       (unsigned long long)(s->r.interval_ns / 1000000),
+			       (s->r.flags & XRL_F_GLOBAL) ? " (this node's share of the fleet's limit)" : "", state,
+			       !pover ? "passes" : res);
+		if (s->r.byte_unit)
+			printf("      bytes: %llu passed (%llu packets blocked) of %llu allowed per %llums%s; next %u-byte frame %s\n",
+			       (unsigned long long)bsum.pass, (unsigned long long)bsum.block,
+			       (unsigned long long)bthr_now, (unsigned long long)(s->r.interval_ns / 1000000),
+			       (s->r.flags & XRL_F_NO_PKT_RATE) ? state : "", size, !bover ? "passes" : res);
+		if (s->r.warmup_ms) {
+			__u64 el_ms = elapsed / 1000000;
+			char pk[64] = "", by[64] = "";
+
+			if (!(s->r.flags & XRL_F_NO_PKT_RATE))
+				snprintf(pk, sizeof(pk), "%llu of %llu packets", (unsigned long long)thr_now,
+					 (unsigned long long)thr);
+			if (s->r.byte_unit)
+				snprintf(by, sizeof(by), "%s%llu of %llu bytes", pk[0] ? ", " : "",
+					 (unsigned long long)bthr_now, (unsigned long long)s->r.byte_threshold);
+			if (el_ms >= s->r.warmup_ms)
+				printf("      warm-up of %ums: over, the full threshold (%s%s a window)\n",
+				       s->r.warmup_ms, pk, by);
+			else
+				printf("      warm-up of %ums: %llums in%s, climbing from a third: %s%s a window now\n",
+				       s->r.warmup_ms, (unsigned long long)el_ms,
+				       tracked ? "" : " (the next packet starts it)", pk, by);
+		}
 	}
 	if (!match[0] && !match[1] && !match[2] && !why[0])
 		snprintf(why, sizeof(why), "no rule matches: it passes unlimited");

@@ -52,10 +52,14 @@ static int read_one(struct xrl_instance_metrics *im, char *err, size_t len)
 		}
 		t->spec = set.v[i];
 		t->passed = r.pass;
-		if (set.v[i].r.flags & XRL_F_MONITOR)
+		t->passed_bytes = r.pass_bytes;
+		if (set.v[i].r.flags & XRL_F_MONITOR) {
 			t->monitored = r.block;
-		else
+			t->monitored_bytes = r.block_bytes;
+		} else {
 			t->blocked = r.block;
+			t->blocked_bytes = r.block_bytes;
+		}
 	}
 out:
 	xrl_ruleset_free(&set);

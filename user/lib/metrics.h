@@ -11,6 +11,7 @@ struct xrl_rule_totals {
 	struct xrl_spec spec;
 	/* Since the rule was created. A monitor rule's over-limit packets pass: monitored, not blocked. */
 	__u64 passed, blocked, monitored;
+	__u64 passed_bytes, blocked_bytes, monitored_bytes; /* their frames' lengths as XDP sees them */
 };
 
 struct xrl_instance_metrics {

@@ -727,6 +727,14 @@ int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len)
 	return snprintf(buf, len, "prefix %s/%u", a, s->plen);
 }
 
+int xrl_byte_rate_format(const struct xrl_rule *r, char *buf, size_t len)
+{
+	if (!r->byte_unit)
+		return snprintf(buf, len, "%s", "");
+	return snprintf(buf, len, "%llu%s/%s", (unsigned long long)r->byte_rate, byte_unit_name(r->byte_unit),
+			time_unit_name(r->byte_unit_ms));
+}
+
 int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len)
 {
 	const struct xrl_rule *r = &s->r;
@@ -742,9 +750,11 @@ int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len)
 		format_rate(r->rate, r->rate_unit_ms, rate, sizeof(rate));
 		n += snprintf(buf + n, len - n, " rate %s", rate);
 	}
-	if ((size_t)n < len && r->byte_unit)
-		n += snprintf(buf + n, len - n, " rate %llu%s/%s", (unsigned long long)r->byte_rate,
-			      byte_unit_name(r->byte_unit), time_unit_name(r->byte_unit_ms));
+	if ((size_t)n < len && r->byte_unit) {
+		n += snprintf(buf + n, len - n, " rate ");
+		if ((size_t)n < len)
+			n += xrl_byte_rate_format(r, buf + n, len - n);
+	}
 	format_duration(r->interval_ns, win, sizeof(win));
 	if ((size_t)n < len)
 		n += snprintf(buf + n, len - n, " window %s buckets %u %s", win, r->buckets,

@@ -93,6 +93,8 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 int xrl_spec_parse_match(int argc, char **argv, struct xrl_spec *out, char *err, size_t len);
 /* Prints a rule in the grammar it is parsed from; dump | apply round-trips. */
 int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len);
+/* A rule's byte rate as the grammar spells it ("10Mbit/s"); "" when it has none. */
+int xrl_byte_rate_format(const struct xrl_rule *r, char *buf, size_t len);
 /* Prints the match part only. */
 int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len);
 bool xrl_spec_same_match(const struct xrl_spec *a, const struct xrl_spec *b);

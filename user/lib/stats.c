@@ -69,6 +69,8 @@ int xrl_rule_report(const struct xrl_maps *m, const struct xrl_spec *s, __u64 no
 
 		out->pass += rs->pass;
 		out->block += rs->block;
+		out->pass_bytes += rs->pass_bytes;
+		out->block_bytes += rs->block_bytes;
 	}
 	out->window = xrl_aggregate(buf, m->ncpus, stride, offsetof(struct xrl_rule_stats, ring),
 				    offsetof(struct xrl_rule_stats, gen), s->r.gen, s->r.buckets, s->r.interval_ns, now,
@@ -192,6 +194,27 @@ int xrl_key_window(const struct xrl_maps *m, const struct xrl_key *key, const st
 		   struct xrl_sum *sum)
 {
 	return key_window(m, key, r, now, false, sum);
+}
+
+int xrl_warm_point(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 full, __u64 now,
+		   __u64 *eff, __u64 *elapsed)
+{
+	__u64 period = (__u64)r->warmup_ms * 1000000ULL, start = now;
+	struct xrl_state st;
+
+	*eff = full;
+	*elapsed = 0;
+	if (!r->warmup_ms || xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK)
+		return 0;
+	if (bpf_map_lookup_elem(m->state, key, &st)) {
+		if (errno != ENOENT)
+			return -errno;
+	} else if (st.gen == r->gen && !xrl_warm_idle(st.ring.last, r->interval_ns / r->buckets, period, now)) {
+		start = st.warm;
+	}
+	*eff = xrl_warm_threshold(full, period, start, now);
+	*elapsed = now > start ? now - start : 0;
+	return 0;
 }
 
 static int rule_of_key(const struct xrl_ruleset *set, const struct xrl_key *k)

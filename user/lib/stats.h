@@ -25,8 +25,9 @@ double xrl_qps(__u64 sum, __u64 interval);
 
 struct xrl_rule_report {
 	struct xrl_spec spec;
-	__u64 pass, block;     /* totals since the rule was created */
-	struct xrl_sum window; /* the rule-level window at now */
+	__u64 pass, block;	       /* totals since the rule was created */
+	__u64 pass_bytes, block_bytes; /* the same packets' frame lengths */
+	struct xrl_sum window;	       /* the rule-level window at now */
 	double pass_qps, block_qps;
 	/* Over the window's complete buckets, per second: the rate that was, none partly elapsed. */
 	struct xrl_sum complete;
@@ -65,6 +66,16 @@ int xrl_key_window(const struct xrl_maps *m, const struct xrl_key *key, const st
  */
 int xrl_sketch_estimate(const struct xrl_maps *m, __u32 width, const struct xrl_key *key, const struct xrl_rule *r,
 			__u64 now, __u64 *est);
+
+/*
+ * Where a warm-up rule's key is on its ramp at now (xrl_warm_threshold), as
+ * the program would judge its next packet: *eff the threshold then of full
+ * (the rule's packet or byte threshold), *elapsed how far into the ramp
+ * (ns; the period or more once warm). A key without a state, or idle for a
+ * whole period, is at the ramp's start. Without warm-up: full, 0.
+ */
+int xrl_warm_point(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 full, __u64 now,
+		   __u64 *eff, __u64 *elapsed);
 
 const char *xrl_malformed_name(int reason);
 
