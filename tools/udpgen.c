@@ -61,11 +61,14 @@ int xrl_udp_send(struct xrl_udp_flow *f)
 {
 	struct sockaddr_storage src, dst;
 	socklen_t slen, dlen;
-	char payload[32] = "xdp-ratelimit";
+	char payload[XRL_UDP_MAX_PAYLOAD] = "xdp-ratelimit";
+	size_t size = f->size ? f->size : 32;
 	double t0, now;
 	int fd, fam, ret;
 
 	f->sent = 0;
+	if (size > sizeof(payload))
+		return -EMSGSIZE;
 	ret = xrl_enter_netns(f->netns);
 	if (ret)
 		return ret;
@@ -87,7 +90,7 @@ int xrl_udp_send(struct xrl_udp_flow *f)
 		if (f->count && due > f->count)
 			due = f->count;
 		while (f->sent < due) {
-			if (sendto(fd, payload, sizeof(payload), 0, (struct sockaddr *)&dst, dlen) < 0) {
+			if (sendto(fd, payload, size, 0, (struct sockaddr *)&dst, dlen) < 0) {
 				if (errno == ENOBUFS || errno == EAGAIN)
 					break;
 				ret = -errno;

@@ -5,6 +5,9 @@
 
 #include <linux/types.h>
 
+/* The largest payload a datagram carries: a 1500-byte IPv4 packet's. */
+#define XRL_UDP_MAX_PAYLOAD 1472
+
 struct xrl_udp_flow {
 	const char *netns; /* name under /var/run/netns, or NULL for the current one */
 	const char *src;   /* source address (must be configured there) */
@@ -13,6 +16,7 @@ struct xrl_udp_flow {
 	double pps;	/* packets per second; 0 means as fast as possible */
 	double seconds; /* how long; stops earlier after count packets if count > 0 */
 	__u64 count;
+	__u32 size; /* payload bytes a datagram (at most XRL_UDP_MAX_PAYLOAD); 0: 32 */
 	__u64 sent; /* out: datagrams the kernel accepted */
 };
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * xrl-udp: paced UDP for tests and the demo.
- *   xrl-udp send [-n NETNS] SRC DST PORT PPS SECONDS [COUNT]   prints the datagrams sent
+ *   xrl-udp send [-n NETNS] [-s BYTES] SRC DST PORT PPS SECONDS [COUNT]
+ *                                                              prints the datagrams sent, of BYTES
+ *                                                              of payload each (32 if not given)
  *   xrl-udp recv [-n NETNS] ADDR PORT SECONDS                  prints "ready", then the datagrams received
  */
 #include <stdio.h>
@@ -11,7 +13,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: xrl-udp send [-n NETNS] SRC DST PORT PPS SECONDS [COUNT]\n"
+	fprintf(stderr, "usage: xrl-udp send [-n NETNS] [-s BYTES] SRC DST PORT PPS SECONDS [COUNT]\n"
 			"       xrl-udp recv [-n NETNS] ADDR PORT SECONDS\n");
 	return 2;
 }
@@ -19,13 +21,26 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	const char *ns = NULL;
+	__u32 size = 0;
 	__u64 n;
 	int ret;
 
 	if (argc < 2)
 		return usage();
-	if (argc > 3 && !strcmp(argv[2], "-n")) {
-		ns = argv[3];
+	while (argc > 3 && (!strcmp(argv[2], "-n") || !strcmp(argv[2], "-s"))) {
+		if (argv[2][1] == 'n') {
+			ns = argv[3];
+		} else {
+			char *end;
+			unsigned long v = strtoul(argv[3], &end, 10);
+
+			if (*end || v == 0 || v > XRL_UDP_MAX_PAYLOAD) {
+				fprintf(stderr, "xrl-udp: -s '%s': expected a payload of 1 to %d bytes\n", argv[3],
+					XRL_UDP_MAX_PAYLOAD);
+				return 2;
+			}
+			size = (__u32)v;
+		}
 		memmove(argv + 2, argv + 4, (size_t)(argc - 4 + 1) * sizeof(*argv));
 		argc -= 2;
 	}
@@ -38,6 +53,7 @@ int main(int argc, char **argv)
 			.pps = atof(argv[5]),
 			.seconds = atof(argv[6]),
 			.count = argc == 8 ? strtoull(argv[7], NULL, 10) : 0,
+			.size = size,
 		};
 
 		ret = xrl_udp_send(&f);
