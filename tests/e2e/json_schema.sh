@@ -13,7 +13,8 @@ lab_undo "$XRL unload xrlej0"
 dir=$(mktemp -d)
 lab_undo "rm -rf $dir"
 printf '%s\n' "port 53/udp rate 10/s" "prefix 10.218.0.0/24 rate 5/s aggregate monitor" \
-	"prefix 192.0.2.0/24 allow" "port 7000/udp rate 1k/s aggregate global" >"$dir/rules"
+	"prefix 192.0.2.0/24 allow" "port 7000/udp rate 1k/s aggregate global" \
+	"port 8000/udp rate 100/s rate 10Mbit/s warmup 30s" "port 8001/udp rate 12MB/s aggregate" >"$dir/rules"
 
 # conforms DEF CODE COMMAND... [--ndjson after --]: the command exits CODE and prints only JSON of $defs/DEF.
 conforms() {
@@ -51,6 +52,8 @@ conforms stats 0 "$XRL" -j stats xrlej0
 conforms status 0 "$XRL" -j status
 conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dport 53/udp
 conforms explain 0 "$XRL" -j explain xrlej0 --src 192.0.2.1
+conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dport 8000/udp --size 1500
+conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dport 8001/udp
 conforms help 0 "$XRL" -j help stats
 conforms help 0 "$XRL" -j help rule
 conforms help 0 "$XRL" -j stats -h
