@@ -62,6 +62,7 @@ rate_rows() {
 		precise-sketch-all|xdp-ratelimit precise: 1M new sources past the cap, each under|all|drop-all|pass-all|||
 		precise-sketch-over-all|xdp-ratelimit precise: 1M new sources past the cap, each over|all|drop-all|pass-all|||
 		precise-proto-all|xdp-ratelimit precise: 1 source over a protocol rule (proto udp)|all|drop-all|pass-all|||
+		precise-bytes-all|xdp-ratelimit precise: 1 source over a byte rate (64B/s)|all|drop-all|pass-all|||
 	EOF
 	for c in nft ipt; do
 		if [ $c = nft ]; then l="nftables set + limit rate over"; else l="iptables-legacy hashlimit"; fi
@@ -144,8 +145,12 @@ chart_ns=$dir/chart-ns.dat
 base=$(med ns drop ns)
 for id in drop pass precise-over precise-over6 precise-100k precise-under precise-pfx \
 	coarse-over coarse-over6 coarse-100k coarse-under coarse-pfx precise-sketch precise-sketch-over \
-	precise-proto precise-portproto; do
+	precise-proto precise-portproto precise-bytes precise-bothrates precise-warmup precise-warm; do
 	case $id in
+	*-bytes) label="xdp-ratelimit ${id%%-*}: 1 source over a byte rate (64B/s)" ;;
+	*-bothrates) label="xdp-ratelimit ${id%%-*}: over its packet rate, under its byte rate" ;;
+	*-warmup) label="xdp-ratelimit ${id%%-*}: over a rule warming up (warmup 1h)" ;;
+	*-warm) label="xdp-ratelimit ${id%%-*}: over a rule warmed up (warmup 1ms)" ;;
 	*-portproto) label="xdp-ratelimit ${id%%-*}: 1 source over a port and a protocol rule" ;;
 	*-proto) label="xdp-ratelimit ${id%%-*}: 1 source over a protocol rule (proto udp)" ;;
 	*-sketch-over) label="xdp-ratelimit ${id%%-*}: 1M new sources past the cap, each over" ;;

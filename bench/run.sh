@@ -14,7 +14,8 @@
 # window-boundary and fleet row, default 3), XRL_ACC_SECONDS (measured span of the
 # accuracy flood, default 10), XRLB_ONLY=sketch (only the rows of the sketch
 # and those it is measured against: about 2 minutes), XRLB_ONLY=proto (only the
-# protocol rules' rows and those they are measured against: about a minute). The defaults take about
+# protocol rules' rows and those they are measured against: about a minute), XRLB_ONLY=bytes
+# (only the byte-rate and warm-up rows and those they are measured against). The defaults take about
 # 10 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
@@ -221,6 +222,14 @@ SKETCH_LOAD=(4096 --new-keys 2) # a small table, one new state a second per CPU
 # of "over"; and both, each judged. A SYN meets 'proto tcp-syn' by the same one lookup.
 echo "proto udp rate $OVER_RATE/s per-source" >"$RULES/proto"
 printf 'port 9/udp rate %s/s per-source\nproto udp rate %s/s per-source\n' $OVER_RATE $OVER_RATE >"$RULES/portproto"
+# Byte rates and warm-up, beside "over" (64-byte frames from one source): a byte rate over (64
+# bytes a second: one frame, then no room, latched as "over" is); a packet rate over with a byte
+# rate the packets never reach (the byte window is asked on every packet the packet latch drops);
+# a warm-up rule climbing (never latched while it climbs) and one already warm (latched).
+echo "port 9/udp rate 64B/s per-source" >"$RULES/bytes"
+echo "port 9/udp rate $OVER_RATE/s rate 1GB/s per-source" >"$RULES/bothrates"
+echo "port 9/udp rate 3/s per-source warmup 1h" >"$RULES/warmup"
+echo "port 9/udp rate 3/s per-source warmup 1ms" >"$RULES/warm"
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
@@ -394,6 +403,19 @@ sketch_rows() {
 	xrl_unload
 }
 
+# The byte-rate and warm-up rows, beside the port rule's "over" (one source).
+bytes_rows() {
+	local rep=$1 r
+
+	xrl_load precise
+	for r in bytes bothrates warmup warm; do
+		xrl_apply "$RULES/$r"
+		if [ $r = bytes ]; then rate "$rep" "precise-bytes-all" all 1; fi
+		cost "$rep" "precise-$r" "link:$XRL_PIN/link"
+	done
+	xrl_unload
+}
+
 # The protocol rules' rows, beside the port rule's "over" (same limit, one source).
 proto_rows() {
 	local rep=$1
@@ -414,8 +436,8 @@ lab_up
 # over the whole benchmark, so that a moment of load elsewhere on the machine
 # does not land on all of them.
 for rep in $(seq 1 "$REPS"); do
-	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ]; then
-		# Only ONLY's rows (sketch_rows, proto_rows) and what they are measured against.
+	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ] || [ "$ONLY" = bytes ]; then
+		# Only ONLY's rows (sketch_rows, proto_rows, bytes_rows) and what they are measured against.
 		bare_attach drop
 		rate "$rep" drop-all all 1
 		cost "$rep" drop drop
@@ -459,6 +481,7 @@ for rep in $(seq 1 "$REPS"); do
 	done
 	sketch_rows "$rep"
 	proto_rows "$rep"
+	bytes_rows "$rep"
 
 	# nftables and iptables, behind bare XDP_PASS.
 	bare_attach pass
@@ -472,7 +495,7 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 
-[ "$ONLY" = proto ] || sketch_goodput
+[ "$ONLY" = proto ] || [ "$ONLY" = bytes ] || sketch_goodput
 for clock in precise coarse; do
 	[ -z "$ONLY" ] || break
 	xrl_load "$clock"
@@ -482,7 +505,7 @@ for clock in precise coarse; do
 done
 
 lab_down
-if [ "$ONLY" = proto ]; then
+if [ "$ONLY" = proto ] || [ "$ONLY" = bytes ]; then
 	"$here/report.sh" "$OUT"
 	exit 0
 fi
