@@ -224,12 +224,13 @@ echo "proto udp rate $OVER_RATE/s per-source" >"$RULES/proto"
 printf 'port 9/udp rate %s/s per-source\nproto udp rate %s/s per-source\n' $OVER_RATE $OVER_RATE >"$RULES/portproto"
 # Byte rates and warm-up, beside "over" (64-byte frames from one source): a byte rate over (64
 # bytes a second: one frame, then no room, latched as "over" is); a packet rate over with a byte
-# rate the packets never reach (the byte window is asked on every packet the packet latch drops);
+# rate the packets never reach (the packet latch answers; the byte window is not asked);
 # a warm-up rule climbing (never latched while it climbs) and one already warm (latched).
 echo "port 9/udp rate 64B/s per-source" >"$RULES/bytes"
 echo "port 9/udp rate $OVER_RATE/s rate 1GB/s per-source" >"$RULES/bothrates"
-echo "port 9/udp rate 3/s per-source warmup 1h" >"$RULES/warmup"
-echo "port 9/udp rate 3/s per-source warmup 1ms" >"$RULES/warm"
+# (Each a window shape of its own: a rule that keeps its shape keeps its keys, warm or not.)
+echo "port 9/udp rate 3/s window 2s per-source warmup 1h" >"$RULES/warmup"
+echo "port 9/udp rate 3/s window 3s buckets 3 per-source warmup 1ms" >"$RULES/warm"
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 

@@ -565,7 +565,10 @@ static __always_inline void xrl_commit(struct xrl_eval *ev, struct xrl_rule *r, 
 		xrl_judge_undo(ev);
 }
 
-/* Judges rule r's byte rate, when it has one, into bev; over there, the rule (ev) is over. */
+/*
+ * Judges rule r's byte rate, when it has one and its packet rate passed the
+ * packet, into bev; over there, the rule (ev) is over.
+ */
 static __always_inline void xrl_judge_rule_bytes(struct xrl_eval *ev, struct xrl_eval *bev, struct xrl_rule *r,
 						 const struct xrl_pkt *p, __u16 port, __u64 *now, int dropping)
 {
@@ -573,13 +576,19 @@ static __always_inline void xrl_judge_rule_bytes(struct xrl_eval *ev, struct xrl
 
 	if (!bev || !r->byte_threshold)
 		return;
+	if (ev->over) {
+		/* The rule's packet rate refused it: the rule is over whatever its bytes. */
+		bev->over = 0;
+		bev->counted = 0;
+		return;
+	}
 	bev->key.port = port;
 	if (!xrl_bytes_prepare(bev, r, p)) {
 		/*
 		 * A new source past the cap on states is not judged here (the
 		 * sketch counts packets): the rule's packet rate still holds.
 		 */
-		res = xrl_judge_slow(r, bev, now, dropping || ev->over);
+		res = xrl_judge_slow(r, bev, now, dropping);
 		bev->over = !(res & XRL_JUDGED_PAST_CAP) && (res & XRL_JUDGED_OVER);
 		bev->counted = !!(res & XRL_JUDGED_COUNTED);
 	}

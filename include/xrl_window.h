@@ -329,7 +329,9 @@ static inline int xrl_over_cost(__u64 sum, __u64 cost, __u64 threshold)
  * (see the README for how this maps to Sentinel's token bucket). Computed in
  * whole milliseconds of the ramp: period is at most XRL_WARMUP_MAX_MS, so
  * the product below stays under 2^32 * 2^22. A start after now (another
- * CPU read a later clock) counts as the ramp's first moment.
+ * CPU read a later clock) counts as the ramp's first moment. A start of 0
+ * is a key that was busy before its rule had a warm-up (a rule changed in
+ * place keeps its keys): it never cooled, so it is warm.
  */
 #define XRL_COLD_FACTOR 3
 #define XRL_WARMUP_MAX_MS 3600000ULL /* one hour */
@@ -338,7 +340,7 @@ static inline __u64 xrl_warm_threshold(__u64 threshold, __u64 period, __u64 star
 {
 	__u64 cold = threshold / XRL_COLD_FACTOR, el_ms, p_ms;
 
-	if (!period)
+	if (!period || !start)
 		return threshold;
 	if (now <= start)
 		return cold;
