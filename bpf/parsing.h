@@ -38,7 +38,6 @@ struct xrl_pkt {
 	__u8 icmp_type; /* with XRL_PKT_TYPE */
 	__u8 pad;
 	__u8 src[16] __attribute__((aligned(4))); /* IPv4 in the first four bytes */
-	__u32 len; /* the frame's length as XDP sees it, data_end - data: what a byte rate counts */
 };
 
 #define XRL_PKT_SYN (1U << 0)	     /* TCP, SYN set and ACK clear */

@@ -42,8 +42,14 @@ struct xrl_eval {
 	int over;
 	int sketch;  /* judged by the sketch: the key has no state */
 	int counted; /* its pass was counted in the key's window: taken back if the packet is dropped */
-	__u32 cost;  /* what the packet counts there: 1, or the frame's length in a byte window */
+	__u32 cost;  /* a byte window's: the frame's length (see xrl_eval_cost) */
 };
+
+/* What the packet counts in the window judged: its length in a byte window, else 1. */
+static __always_inline __u32 xrl_eval_cost(const struct xrl_eval *ev)
+{
+	return ev->key.rule_id & XRL_KEY_BYTES ? ev->cost : 1;
+}
 _Static_assert(sizeof(struct xrl_eval) <= XRL_EVAL_SIZE, "xrl_eval fits its map");
 
 static __always_inline __u64 xrl_now(void)
@@ -150,10 +156,11 @@ static __always_inline __u64 xrl_key_threshold(const struct xrl_rule *r, const s
 	return k->rule_id & XRL_KEY_BYTES ? r->byte_threshold : xrl_threshold(r);
 }
 
+/* Whether latch l answers for key k of rule r, whose window's threshold is thr (xrl_key_threshold). */
 static __always_inline int xrl_latched(const struct xrl_latch *l, const struct xrl_rule *r,
-				       const struct xrl_rule_stats *rs, const struct xrl_key *k)
+				       const struct xrl_rule_stats *rs, const struct xrl_key *k, __u64 thr)
 {
-	return l->gen == r->gen && l->threshold == xrl_key_threshold(r, k) && rs->gen == r->gen && rs->shape_ok &&
+	return l->gen == r->gen && l->threshold == thr && rs->gen == r->gen && rs->shape_ok &&
 	       rs->buckets == r->buckets && rs->interval == r->interval_ns && rs->slot.epoch == l->epoch &&
 	       xrl_key_equal(&l->key, k) && xrl_jiffies() < l->until_jiffies;
 }
@@ -363,7 +370,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_eval *ev, __u64 *no
 	*slot = rs->slot;
 	h = xrl_key_hash(k);
 	l = bpf_map_lookup_elem(&xrl_latches, &h);
-	if (l && xrl_latched(l, r, rs, k)) {
+	if (l && xrl_latched(l, r, rs, k, xrl_key_threshold(r, k))) {
 		l->block++;
 		return XRL_JUDGED_OVER;
 	}
@@ -385,8 +392,8 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_eval *ev, __u64 *no
 			st->warm = now;
 		thr = xrl_warm_threshold(full, period, st->warm, now);
 	}
-	res = xrl_reserve(&st->ring, r->buckets, r->interval_ns, slot, thr, ev->cost, XRL_RESERVE_TRIES, dropping,
-			  *snap, &room);
+	res = xrl_reserve(&st->ring, r->buckets, r->interval_ns, slot, thr, xrl_eval_cost(ev), XRL_RESERVE_TRIES,
+			  dropping, *snap, &room);
 	if (res == XRL_PASSED)
 		return dropping ? 0 : XRL_JUDGED_COUNTED;
 	/*
@@ -417,7 +424,7 @@ __noinline int xrl_judge_undo(struct xrl_eval *ev)
 		return 0;
 	st = bpf_map_lookup_elem(&xrl_state, &ev->key);
 	if (st)
-		xrl_unreserve(&st->ring, &ev->slot, ev->cost, XRL_RESERVE_TRIES);
+		xrl_unreserve(&st->ring, &ev->slot, xrl_eval_cost(ev), XRL_RESERVE_TRIES);
 	return 0;
 }
 
@@ -434,11 +441,10 @@ static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct x
 	int res;
 
 	xrl_key_of(&ev->key, r, p, port);
-	ev->cost = 1;
 	h = xrl_key_hash(&ev->key);
 	l = bpf_map_lookup_elem(&xrl_latches, &h);
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
-	if (l && rs && xrl_latched(l, r, rs, &ev->key)) {
+	if (l && rs && xrl_latched(l, r, rs, &ev->key, xrl_threshold(r))) {
 		ev->slot = rs->slot;
 		ev->over = 1;
 		ev->sketch = l->sketch;
@@ -455,8 +461,8 @@ static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct x
 
 /*
  * Readies rule r's byte window for packet p: its key (XRL_KEY_BYTES: a key
- * of its own beside the packet window's) and the frame's length as its
- * cost; ev->key.port is the key's port (0 but for a port rule). Returns 1
+ * of its own beside the packet window's); ev->cost already holds the
+ * frame's length, ev->key.port the key's port (0 but for a port rule). Returns 1
  * when a latch answers that it is over (the block counted there), else 0:
  * then xrl_judge_slow judges it. A global function, verified once for every
  * kind of rule; called from the program, not from xrl_judge_slow's caller,
@@ -473,14 +479,13 @@ __noinline int xrl_bytes_prepare(struct xrl_eval *ev, struct xrl_rule *r, const 
 	port = ev->key.port;
 	xrl_key_of(&ev->key, r, p, port);
 	ev->key.rule_id |= XRL_KEY_BYTES;
-	ev->cost = p->len;
 	ev->over = 0;
 	ev->counted = 0;
 	ev->sketch = 0;
 	h = xrl_key_hash(&ev->key);
 	l = bpf_map_lookup_elem(&xrl_latches, &h);
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
-	if (l && rs && xrl_latched(l, r, rs, &ev->key)) {
+	if (l && rs && xrl_latched(l, r, rs, &ev->key, r->byte_threshold)) {
 		ev->slot = rs->slot;
 		ev->over = 1;
 		l->block++;
@@ -520,19 +525,16 @@ static __always_inline struct xrl_rule *xrl_proto_rule(__u8 set, const struct xr
 }
 
 /* A rule's totals, and the rule-level window behind its QPS. */
-static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocked, __u32 len)
+static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocked)
 {
 	struct xrl_cell *c;
 
 	if (!rs)
 		return;
-	if (blocked) {
+	if (blocked)
 		rs->block++;
-		rs->block_bytes += len;
-	} else {
+	else
 		rs->pass++;
-		rs->pass_bytes += len;
-	}
 	if (!rs->shape_ok)
 		return;
 	c = xrl_current_at(&rs->ring, &rs->slot);
@@ -542,7 +544,7 @@ static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocke
 
 /* Counts rule r's judgement ev, from latch l or not, once the packet's fate is known. */
 static __always_inline void xrl_commit(struct xrl_eval *ev, struct xrl_rule *r, struct xrl_latch *l, int dropped,
-				       struct xrl_counters *cnt, __u32 len)
+				       struct xrl_counters *cnt)
 {
 	struct xrl_rule_stats *rs;
 
@@ -557,9 +559,9 @@ static __always_inline void xrl_commit(struct xrl_eval *ev, struct xrl_rule *r, 
 	if (ev->over) {
 		if (l)
 			l->block++;
-		xrl_count_rule(rs, 1, len);
+		xrl_count_rule(rs, 1);
 	} else if (!dropped) {
-		xrl_count_rule(rs, 0, len);
+		xrl_count_rule(rs, 0);
 	}
 	if (dropped && ev->counted)
 		xrl_judge_undo(ev);
@@ -596,10 +598,28 @@ static __always_inline void xrl_judge_rule_bytes(struct xrl_eval *ev, struct xrl
 		ev->over = 1;
 }
 
-/* A byte window's pass is taken back when the packet was dropped after all. */
-static __always_inline void xrl_commit_bytes(struct xrl_eval *bev, struct xrl_rule *r, int dropped)
+/*
+ * A rule with a byte rate, once the packet's fate is known: its bytes
+ * counted as its packet was (ev: the rule's verdict), and its byte window's
+ * pass taken back when the packet was dropped after all. Nothing for a rule
+ * without one: the other rules' packets touch no byte counter.
+ */
+static __always_inline void xrl_commit_bytes(struct xrl_eval *bev, const struct xrl_eval *ev, struct xrl_rule *r,
+					     int dropped)
 {
-	if (bev && r && r->byte_threshold && dropped && bev->counted)
+	__u32 len;
+
+	struct xrl_rule_stats *rs;
+
+	if (!bev || !r || !r->byte_threshold)
+		return;
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
+	len = bev->cost;
+	if (rs && ev->over)
+		rs->block_bytes += len;
+	else if (rs && !dropped)
+		rs->pass_bytes += len;
+	if (dropped && bev->counted)
 		xrl_judge_undo(bev);
 }
 
@@ -638,7 +658,6 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	cnt->seen++;
 
 	res = xrl_parse(ctx, &p);
-	p.len = (__u32)(ctx->data_end - ctx->data);
 	if (res == XRL_PARSE_NON_IP) {
 		cnt->non_ip++;
 		return xrl_pass(cnt);
@@ -666,7 +685,7 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	}
 	if (prule && (prule->flags & XRL_F_ALLOW)) {
 		cnt->allowed++;
-		xrl_count_rule(xrl_rule_stats_at(prule, xrl_now(), 0), 0, p.len);
+		xrl_count_rule(xrl_rule_stats_at(prule, xrl_now(), 0), 0);
 		return xrl_pass(cnt);
 	}
 	if (p.has_port && (kinds & XRL_HAS_PORTS)) {
@@ -697,6 +716,10 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		port_bev = (struct xrl_eval *)(evs + 1 * XRL_EVAL_SIZE);
 		proto_bev = (struct xrl_eval *)(evs + 2 * XRL_EVAL_SIZE);
 		prefix_bev = (struct xrl_eval *)(evs + 3 * XRL_EVAL_SIZE);
+		/* What a byte rate counts: the frame's length as XDP sees it. Read here: a set without byte rates pays nothing. */
+		port_bev->cost = (__u32)(ctx->data_end - ctx->data);
+		proto_bev->cost = port_bev->cost;
+		prefix_bev->cost = port_bev->cost;
 	}
 	/*
 	 * Every rule that matches must pass, and every rate of a rule: once one
@@ -741,13 +764,14 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		else
 			over = 1;
 	}
-	xrl_commit(&port_ev, orule, port_l, over, cnt, p.len);
+	xrl_commit(&port_ev, orule, port_l, over, cnt);
 	if (proto_ev)
-		xrl_commit(proto_ev, trule, proto_l, over, cnt, p.len);
-	xrl_commit(&prefix_ev, prule, prefix_l, over, cnt, p.len);
-	xrl_commit_bytes(port_bev, orule, over);
-	xrl_commit_bytes(proto_bev, trule, over);
-	xrl_commit_bytes(prefix_bev, prule, over);
+		xrl_commit(proto_ev, trule, proto_l, over, cnt);
+	xrl_commit(&prefix_ev, prule, prefix_l, over, cnt);
+	xrl_commit_bytes(port_bev, &port_ev, orule, over);
+	if (proto_ev)
+		xrl_commit_bytes(proto_bev, proto_ev, trule, over);
+	xrl_commit_bytes(prefix_bev, &prefix_ev, prule, over);
 	if (over)
 		return xrl_drop(cnt);
 	if (monitor)

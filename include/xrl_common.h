@@ -212,8 +212,6 @@ struct xrl_rule_stats {
 	__u32 shape_ok; /* the window shape below is valid, so the rule limits */
 	__u64 pass;
 	__u64 block;
-	__u64 pass_bytes; /* frame lengths as XDP sees them */
-	__u64 block_bytes;
 	/*
 	 * Derived by the program on this CPU from the shape (buckets, interval)
 	 * it last saw, rebuilt when the gen or the shape differs: a rule read
@@ -225,6 +223,13 @@ struct xrl_rule_stats {
 	__u64 blen;	      /* bucket length: interval / buckets */
 	struct xrl_slot slot; /* the current bucket, until time leaves it */
 	struct xrl_ring ring;
+	/*
+	 * A rule with a byte rate: the frame lengths (as XDP sees them) of what
+	 * pass and block count. Last, so that the fields every packet of every
+	 * rule touches keep their cache lines.
+	 */
+	__u64 pass_bytes;
+	__u64 block_bytes;
 };
 _Static_assert(sizeof(struct xrl_rule_stats) == 112 + 16 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
 

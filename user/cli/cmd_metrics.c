@@ -266,6 +266,8 @@ static void render_text(FILE *f, const struct xrl_instance_metrics *v, size_t n)
 		prom_family(f, rule_fam[w][0], "counter", rule_fam[w][1]);
 		for (i = 0; i < n; i++) {
 			for (r = 0; !v[i].err[0] && r < v[i].st.rules; r++) {
+				if (w >= 3 && !v[i].rules[r].spec.r.byte_unit)
+					continue; /* bytes are counted for a rule with a byte rate */
 				xrl_spec_format(&v[i].rules[r].spec, line, sizeof(line));
 				prom_sample(f, rule_fam[w][0], v[i].st.iface, "rule", line,
 					    rule_value(&v[i].rules[r], w));
@@ -298,10 +300,11 @@ static json_t *render_json(const struct xrl_instance_metrics *v, size_t n)
 			json_object_update_new(o, json_pack("{s:I,s:I,s:I}", "passed", (json_int_t)t->passed, "blocked",
 							    (json_int_t)t->blocked, "monitored",
 							    (json_int_t)t->monitored));
-			json_object_update_new(o,
-					       json_pack("{s:I,s:I,s:I}", "passed_bytes", (json_int_t)t->passed_bytes,
-							 "blocked_bytes", (json_int_t)t->blocked_bytes,
-							 "monitored_bytes", (json_int_t)t->monitored_bytes));
+			if (t->spec.r.byte_unit)
+				json_object_update_new(o, json_pack("{s:I,s:I,s:I}", "passed_bytes",
+								    (json_int_t)t->passed_bytes, "blocked_bytes",
+								    (json_int_t)t->blocked_bytes, "monitored_bytes",
+								    (json_int_t)t->monitored_bytes));
 			json_array_append_new(rules, o);
 		}
 		json_array_append_new(

@@ -122,8 +122,10 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 					     "passed_qps", r.pass_qps, "blocked_qps", r.block_qps, "passed",
 					     (json_int_t)r.pass, "blocked", (json_int_t)r.block, "window_passed",
 					     (json_int_t)r.window.pass, "window_blocked", (json_int_t)r.window.block));
-			json_object_update_new(o, json_pack("{s:I,s:I}", "passed_bytes", (json_int_t)r.pass_bytes,
-							    "blocked_bytes", (json_int_t)r.block_bytes));
+			if (set.v[i].r.byte_unit)
+				json_object_update_new(o,
+						       json_pack("{s:I,s:I}", "passed_bytes", (json_int_t)r.pass_bytes,
+								 "blocked_bytes", (json_int_t)r.block_bytes));
 			json_object_update_new(o, json_pack("{s:o,s:o,s:I}", "passed_rate",
 							    rate_json(r.complete_ns, r.pass_rate), "blocked_rate",
 							    rate_json(r.complete_ns, r.block_rate), "rate_span_ms",
