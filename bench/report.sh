@@ -167,7 +167,7 @@ done
 
 # ----------------------------------------------------------------- sketch
 
-printf '\nThe sketch (new sources past the cap on states: --max-keys 4096 --new-keys 2, the default 4 x 65536\n'
+printf '\nThe sketch (new sources past the cap on states: --max-keys 4096 --new-keys 2, the default 2 x 65536\n'
 printf 'cells): the flood'\''s cost per frame against 1 tracked source over its limit (target: at most 2x), and\n'
 printf 'what five newcomers at 80/s (under a 100/s per-source limit) keep during a flood of 1M new sources.\n'
 over=$(med ns precise-over ns)

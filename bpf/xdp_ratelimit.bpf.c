@@ -28,6 +28,16 @@ volatile __u64 xrl_test_now;
 volatile __u64 xrl_test_jiffies;
 volatile __u64 xrl_test_coarse; /* the coarse clock when set, else xrl_test_now */
 
+/*
+ * A packet's clock reads, each made at most once, on the first path that
+ * needs it (0: not read yet): the precise clock for tracked sources, the
+ * coarse one for new sources past the cap.
+ */
+struct xrl_times {
+	__u64 precise;
+	__u64 coarse;
+};
+
 /* Template for a new window state: too large for the 512-byte stack. */
 static const struct xrl_state xrl_zero_state;
 
@@ -245,17 +255,21 @@ enum {
  * that bucket ends no later than the sketch's (then the cells cannot fall
  * before it ends): so a heavy new source costs what a tracked one does.
  */
-__noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_key *k, struct xrl_slot *slot, int dropping)
+__noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_key *k, struct xrl_slot *slot, struct xrl_times *clk,
+				int dropping)
 {
-	__u64 now = xrl_now_coarse();
 	struct xrl_sketch_cell *cell[XRL_SKETCH_DEPTH];
 	struct xrl_latch *l;
 	__u64 h, est, blen;
 	__u32 i, ix;
+	__u64 now;
 	int res;
 
-	if (!r || !k || !slot)
+	if (!r || !k || !slot || !clk)
 		return 0;
+	if (!clk->coarse)
+		clk->coarse = xrl_now_coarse();
+	now = clk->coarse;
 	h = xrl_key_hash64(k);
 	for (i = 0; i < XRL_SKETCH_DEPTH; i++) {
 		ix = i * xrl_cfg.sketch_width + xrl_sketch_col(h, i, xrl_cfg.sketch_width);
@@ -294,7 +308,8 @@ __noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_key *k, struct xr
  * the key's next packets from the latch. Returns XRL_JUDGED_* bits; 0 when
  * the rule passes the packet without a window (invalid shape, no state).
  */
-__noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_slot *slot, __u64 *nowp, int dropping)
+__noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_slot *slot, struct xrl_times *clk,
+			      int dropping)
 {
 	struct xrl_counters *cnt;
 	struct xrl_rule_stats *rs;
@@ -305,7 +320,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 	__u64 now;
 	int res;
 
-	if (!r || !k || !slot || !nowp)
+	if (!r || !k || !slot || !clk)
 		return 0;
 	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
 	if (!cnt)
@@ -314,10 +329,12 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 	if (!st && k->family && xrl_cfg.new_keys_cpu) {
 		/*
 		 * A new source: the cap and, past it, the sketch go by the coarse
-		 * clock, so that a flood of them costs no precise read (*nowp is
+		 * clock, so that a flood of them costs no precise read (clk->precise is
 		 * left for a tracked source's exact window).
 		 */
-		now = xrl_now_coarse();
+		if (!clk->coarse)
+			clk->coarse = xrl_now_coarse();
+		now = clk->coarse;
 		if (!xrl_may_create(cnt, now)) {
 			rs = xrl_rule_stats_at(r, now, 1);
 			if (!rs || !rs->shape_ok)
@@ -327,9 +344,9 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_key *k, struct xrl_
 			return XRL_JUDGED_PAST_CAP;
 		}
 	}
-	if (!*nowp)
-		*nowp = xrl_now();
-	now = *nowp;
+	if (!clk->precise)
+		clk->precise = xrl_now();
+	now = clk->precise;
 	rs = xrl_rule_stats_at(r, now, 0);
 	if (!rs || !rs->shape_ok)
 		return 0;
@@ -402,7 +419,7 @@ __noinline int xrl_judge_undo(struct xrl_key *k, struct xrl_slot *slot)
  * path. Returns the latch that judged it (count the block there), or NULL.
  */
 static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, const struct xrl_pkt *p,
-						   __u32 port, __u64 *now, int dropping)
+						   __u32 port, struct xrl_times *now, int dropping)
 {
 	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;
@@ -421,7 +438,7 @@ static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct x
 	}
 	res = xrl_judge_slow(r, &ev->key, &ev->slot, now, dropping);
 	if (res & XRL_JUDGED_PAST_CAP)
-		res = xrl_judge_sketch(r, &ev->key, &ev->slot, dropping);
+		res = xrl_judge_sketch(r, &ev->key, &ev->slot, now, dropping);
 	ev->over = res & XRL_JUDGED_OVER;
 	ev->counted = res & XRL_JUDGED_COUNTED;
 	ev->sketch = !!(res & XRL_JUDGED_SKETCH);
@@ -526,7 +543,7 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	__u32 zero = 0;
 	int res, over, monitor;
 	__u8 set, kinds;
-	__u64 now;
+	struct xrl_times now;
 
 	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
 	if (!cnt)
@@ -583,7 +600,9 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		return xrl_pass(cnt);
 	}
 
-	now = 0; /* read once, and only if a latch cannot answer */
+	/* Each clock read once, and only if a latch cannot answer. */
+	now.precise = 0;
+	now.coarse = 0;
 	/* Every rule that matches must pass: once one drops, the next is only asked whether it is over. */
 	over = 0;
 	monitor = 0;

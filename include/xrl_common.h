@@ -11,7 +11,7 @@
 #include "xrl_sketch.h"
 
 /* Bumped whenever a map layout below changes; kept in the ctl map. */
-#define XRL_LAYOUT_VERSION 6
+#define XRL_LAYOUT_VERSION 7
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 

@@ -47,7 +47,7 @@ static const struct cli_opt load_opts[] = {
 		.min = XRL_SKETCH_MIN_WIDTH, .max = XRL_SKETCH_MAX_WIDTH, .what = "a sketch width",
 		CLI_GIVEN(struct load_opts, sketch_width_given),
 		.help = "columns of the sketch that judges new sources past --new-keys, a power of 2\n"
-			"(default 65536: 4 rows of it, 6 MiB; a newcomer stays fair while new sources a\n"
+			"(default 65536: 2 rows of it, 2 MiB; a newcomer stays fair while new sources a\n"
 			"second stay well under width x limit per second)"),
 	CLI_OPT(struct load_opts, malformed, "malformed", ENUM, .short_name = 'M', .values = malformed,
 		.what = "a policy", CLI_GIVEN(struct load_opts, malformed_given),
