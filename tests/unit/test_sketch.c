@@ -183,10 +183,8 @@ static void test_two_cpus_one_key(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cell_window),
-		cmocka_unit_test(test_cell_epoch_wrap),
-		cmocka_unit_test(test_cell_full),
-		cmocka_unit_test(test_cell_other_interval),
+		cmocka_unit_test(test_cell_window),	 cmocka_unit_test(test_cell_epoch_wrap),
+		cmocka_unit_test(test_cell_full),	 cmocka_unit_test(test_cell_other_interval),
 		cmocka_unit_test(test_two_cpus_one_key),
 	};
 
