@@ -300,6 +300,46 @@ static void test_kinds_bits_gate_trie(void **state)
 	assert_totals(f, dst.id, 1, 2);
 }
 
+/*
+ * Frames cut short inside their IP header, or whose lengths lie, are counted
+ * malformed and passed (as loaded) before any rule: the dst rule never meets
+ * them, however little of the frame is left.
+ */
+static void test_dst_malformed(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r4 = rule(f, 1, 1000, 2, 0), r6 = rule(f, 1, 1000, 2, 0);
+	struct xrl_counters c;
+	struct pkt p;
+	__u64 mal = 0;
+	size_t len;
+	int i;
+
+	put_dst(f, "203.0.113.0", 24, &r4);
+	put_dst(f, "2001:db8:ffff::", 48, &r6);
+	for (len = 14; len < 14 + 20; len++) {
+		udp4_to(&p, SRC4, "203.0.113.1", 53);
+		pkt_truncate(&p, len);
+		assert_int_equal(run(f, &p), XDP_PASS);
+	}
+	for (len = 14; len < 14 + 40; len++) {
+		udp6_to(&p, SRC6, "2001:db8:ffff::1", 53);
+		pkt_truncate(&p, len);
+		assert_int_equal(run(f, &p), XDP_PASS);
+	}
+	c = counters(f);
+	for (i = 0; i < XRL_MAL_MAX; i++)
+		mal += c.malformed[i];
+	assert_int_equal(mal, 20 + 40);
+	assert_totals(f, r4.id, 0, 0);
+	assert_totals(f, r6.id, 0, 0);
+	/* Whole frames still meet them. */
+	udp4_to(&p, SRC4, "203.0.113.1", 53);
+	assert_int_equal(run_n(f, &p, 2), 1);
+	udp6_to(&p, SRC6, "2001:db8:ffff::1", 53);
+	assert_int_equal(run_n(f, &p, 2), 1);
+}
+
 /* The other set's dst rules are never met. */
 static void test_other_set_ignored(void **state)
 {
@@ -325,7 +365,8 @@ int main(void)
 		T(test_narrowed_port),	      T(test_dst_and_port_both_apply),
 		T(test_dst_and_prefix),	      T(test_dst_allow),
 		T(test_dst_monitor),	      T(test_dst_behind_vlan),
-		T(test_kinds_bits_gate_trie), T(test_other_set_ignored),
+		T(test_kinds_bits_gate_trie), T(test_dst_malformed),
+		T(test_other_set_ignored),
 	};
 
 	fx_init();
