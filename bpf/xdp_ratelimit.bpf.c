@@ -580,21 +580,48 @@ __noinline int xrl_dst_find(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 s
 }
 
 /*
- * Judges the rule xrl_dst_find copied; whether the packet is over it. Its
- * latch is read on the slow path (xrl_judge_slow), not before it as
- * xrl_judge does: the inlined read would put this frame, the program's and
- * the sketch's past the verifier's 512 bytes of stack.
+ * The flood path of the rule xrl_dst_find copied, as xrl_judge's: its key, and
+ * whether the key's latch answers (then the packet is over, its block counted
+ * in the latch). 0: judge it on the slow path, xrl_dst_judge.
  */
-__noinline int xrl_dst_judge(const struct xrl_pkt *p, __u64 *now, int dropping)
+__noinline int xrl_dst_latched(const struct xrl_pkt *p)
+{
+	struct xrl_rule_stats *rs;
+	struct xrl_dst_eval *de;
+	struct xrl_latch *l;
+	__u32 ix = XRL_EVAL_DST, h;
+
+	de = bpf_map_lookup_elem(&xrl_eval, &ix);
+	if (!de || !p)
+		return 0;
+	xrl_key_of(&de->ev.key, &de->rule, p, 0);
+	h = xrl_key_hash(&de->ev.key);
+	l = bpf_map_lookup_elem(&xrl_latches, &h);
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &de->rule.id);
+	if (!l || !rs || !xrl_latched(l, &de->rule, rs, &de->ev.key))
+		return 0;
+	de->ev.slot = rs->slot;
+	de->ev.over = 1;
+	de->ev.sketch = l->sketch;
+	l->block++; /* as xrl_commit counts a latched block, whatever the packet's fate */
+	return 1;
+}
+
+/*
+ * Judges the rule xrl_dst_find copied, for the key xrl_dst_latched made, on
+ * the slow path; whether the packet is over it. Apart from xrl_dst_latched
+ * so that this frame, the program's and the sketch's fit the verifier's 512
+ * bytes of stack.
+ */
+__noinline int xrl_dst_judge(__u64 *now, int dropping)
 {
 	struct xrl_dst_eval *de;
 	__u32 ix = XRL_EVAL_DST;
 	int res;
 
 	de = bpf_map_lookup_elem(&xrl_eval, &ix);
-	if (!de || !p || !now)
+	if (!de || !now)
 		return 0;
-	xrl_key_of(&de->ev.key, &de->rule, p, 0);
 	res = xrl_judge_slow(&de->rule, &de->ev.key, &de->ev.slot, now, dropping);
 	if (res & XRL_JUDGED_PAST_CAP)
 		res = xrl_judge_sketch(&de->rule, &de->ev.key, &de->ev.slot, dropping);
@@ -740,7 +767,7 @@ int xdp_ratelimit(struct xdp_md *ctx)
 				over = 1;
 		}
 	}
-	if ((dst & XRL_DST_MATCH) && xrl_dst_judge(&p, &now, over)) {
+	if ((dst & XRL_DST_MATCH) && (xrl_dst_latched(&p) || xrl_dst_judge(&now, over))) {
 		if (dst & XRL_DST_MONITOR)
 			monitor = 1;
 		else
