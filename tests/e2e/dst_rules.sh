@@ -91,6 +91,9 @@ check "rule add dst allow" "$XRL" rule add $H dst 10.245.0.100 allow
 expect_eq "explain --dst: allowed" "$($XRL -j explain $H --src 10.245.0.2 --dst 10.245.0.100 | json .rules[0].result)" allow
 check "rule del port 6001/udp dst 10.245.0.101/32" "$XRL" rule del $H port 6001/udp dst 10.245.0.101/32
 expect_eq "the port's own rule is left" "$($XRL dump $H | grep -c '^port 6001/udp')" 1
+check "save" "$XRL" save $H "$tmp/saved.conf"
+expect_eq "save writes the dst rules as dump prints them" "$(grep -v '^#' "$tmp/saved.conf" | grep -v '^load ')" "$($XRL dump $H)"
+check "lint reads the saved file back" "$XRL" lint "$tmp/saved.conf"
 expect_err "explain --dst of another family is a usage error" 2 "not of one family" \
 	"$XRL" explain $H --src 10.245.0.2 --dst fd00:245::1
 finish
