@@ -62,6 +62,7 @@ rate_rows() {
 		precise-sketch-all|xdp-ratelimit precise: 1M new sources past the cap, each under|all|drop-all|pass-all|||
 		precise-sketch-over-all|xdp-ratelimit precise: 1M new sources past the cap, each over|all|drop-all|pass-all|||
 		precise-proto-all|xdp-ratelimit precise: 1 source over a protocol rule (proto udp)|all|drop-all|pass-all|||
+		precise-dst-all|xdp-ratelimit precise: 1 source over a dst rule|all|drop-all|pass-all|||
 	EOF
 	for c in nft ipt; do
 		if [ $c = nft ]; then l="nftables set + limit rate over"; else l="iptables-legacy hashlimit"; fi
@@ -144,8 +145,10 @@ chart_ns=$dir/chart-ns.dat
 base=$(med ns drop ns)
 for id in drop pass precise-over precise-over6 precise-100k precise-under precise-pfx \
 	coarse-over coarse-over6 coarse-100k coarse-under coarse-pfx precise-sketch precise-sketch-over \
-	precise-proto precise-portproto; do
+	precise-proto precise-portproto precise-dst precise-portdst; do
 	case $id in
+	*-portdst) label="xdp-ratelimit ${id%%-*}: 1 source over a port rule narrowed to a dst" ;;
+	*-dst) label="xdp-ratelimit ${id%%-*}: 1 source over a dst rule" ;;
 	*-portproto) label="xdp-ratelimit ${id%%-*}: 1 source over a port and a protocol rule" ;;
 	*-proto) label="xdp-ratelimit ${id%%-*}: 1 source over a protocol rule (proto udp)" ;;
 	*-sketch-over) label="xdp-ratelimit ${id%%-*}: 1M new sources past the cap, each over" ;;

@@ -14,7 +14,9 @@
 # window-boundary and fleet row, default 3), XRL_ACC_SECONDS (measured span of the
 # accuracy flood, default 10), XRLB_ONLY=sketch (only the rows of the sketch
 # and those it is measured against: about 2 minutes), XRLB_ONLY=proto (only the
-# protocol rules' rows and those they are measured against: about a minute). The defaults take about
+# protocol rules' rows and those they are measured against: about a minute),
+# XRLB_ONLY=dst (only the dst rules' rows and those they are measured against:
+# about a minute). The defaults take about
 # 10 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
@@ -221,6 +223,11 @@ SKETCH_LOAD=(4096 --new-keys 2) # a small table, one new state a second per CPU
 # of "over"; and both, each judged. A SYN meets 'proto tcp-syn' by the same one lookup.
 echo "proto udp rate $OVER_RATE/s per-source" >"$RULES/proto"
 printf 'port 9/udp rate %s/s per-source\nproto udp rate %s/s per-source\n' $OVER_RATE $OVER_RATE >"$RULES/portproto"
+# Destination rules (the generator sends to 192.168.77.1): one per-source dst rule over, as the
+# port rule of "over"; and the port rule narrowed to the destination, found in the dst trie in
+# place of the port array.
+echo "dst 192.168.77.1 rate $OVER_RATE/s per-source" >"$RULES/dst"
+echo "port 9/udp dst 192.168.77.0/24 rate $OVER_RATE/s per-source" >"$RULES/portdst"
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
@@ -407,6 +414,19 @@ proto_rows() {
 	xrl_unload
 }
 
+# The dst rules' rows, beside the port rule's "over" (same limit, one source).
+dst_rows() {
+	local rep=$1
+
+	xrl_load precise
+	xrl_apply "$RULES/dst"
+	rate "$rep" "precise-dst-all" all 1
+	cost "$rep" "precise-dst" "link:$XRL_PIN/link"
+	xrl_apply "$RULES/portdst"
+	cost "$rep" "precise-portdst" "link:$XRL_PIN/link"
+	xrl_unload
+}
+
 log "lab: $NS_G/$IF_G -> $NS_R/$IF_R, $NCPU CPUs; $SECS s a run, $REPS runs a row ($ACC_REPS for accuracy)"
 lab_up
 
@@ -414,8 +434,8 @@ lab_up
 # over the whole benchmark, so that a moment of load elsewhere on the machine
 # does not land on all of them.
 for rep in $(seq 1 "$REPS"); do
-	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ]; then
-		# Only ONLY's rows (sketch_rows, proto_rows) and what they are measured against.
+	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ] || [ "$ONLY" = dst ]; then
+		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows) and what they are measured against.
 		bare_attach drop
 		rate "$rep" drop-all all 1
 		cost "$rep" drop drop
@@ -459,6 +479,7 @@ for rep in $(seq 1 "$REPS"); do
 	done
 	sketch_rows "$rep"
 	proto_rows "$rep"
+	dst_rows "$rep"
 
 	# nftables and iptables, behind bare XDP_PASS.
 	bare_attach pass
@@ -472,7 +493,7 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 
-[ "$ONLY" = proto ] || sketch_goodput
+[ "$ONLY" = proto ] || [ "$ONLY" = dst ] || sketch_goodput
 for clock in precise coarse; do
 	[ -z "$ONLY" ] || break
 	xrl_load "$clock"
@@ -482,7 +503,7 @@ for clock in precise coarse; do
 done
 
 lab_down
-if [ "$ONLY" = proto ]; then
+if [ "$ONLY" = proto ] || [ "$ONLY" = dst ]; then
 	"$here/report.sh" "$OUT"
 	exit 0
 fi

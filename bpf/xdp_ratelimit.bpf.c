@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * xdp-ratelimit: drops packets over a Sentinel sliding-window threshold,
- * per destination port, per IP protocol (TCP SYN, ICMP type, fragments) and
- * per source prefix.
+ * per destination port, per IP protocol (TCP SYN, ICMP type, fragments), per
+ * destination prefix and per source prefix.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -44,7 +44,7 @@ static const struct xrl_state xrl_zero_state;
 /*
  * One rule's judgement of one packet, kept until the packet's fate is known.
  * No pointers (the rule, the latch that judged it travel beside it), so that
- * it may live in a map: the protocol rule's does (xrl_eval).
+ * it may live in a map: the protocol and dst rules' do (xrl_eval).
  */
 struct xrl_eval {
 	struct xrl_slot slot; /* the bucket the packet was judged in */
@@ -54,6 +54,13 @@ struct xrl_eval {
 	int counted; /* its pass was counted in the key's window: taken back if the packet is dropped */
 };
 _Static_assert(sizeof(struct xrl_eval) <= XRL_EVAL_SIZE, "xrl_eval fits its map");
+
+/* The dst rule's judgement, or a narrowed port rule (see xrl_dst_find), in an xrl_eval slot. */
+struct xrl_dst_eval {
+	struct xrl_eval ev;
+	struct xrl_rule rule; /* a copy of the rule */
+};
+_Static_assert(sizeof(struct xrl_dst_eval) <= XRL_EVAL_SIZE, "xrl_dst_eval fits its map");
 
 static __always_inline __u64 xrl_now(void)
 {
@@ -414,17 +421,13 @@ __noinline int xrl_judge_undo(struct xrl_key *k, struct xrl_slot *slot)
 	return 0;
 }
 
-/*
- * Judges one rule: from the key's latch when it can answer, else on the slow
- * path. Returns the latch that judged it (count the block there), or NULL.
- */
-static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, const struct xrl_pkt *p,
-						   __u32 port, struct xrl_times *now, int dropping)
+/* Makes ev's key for rule r; when its latch answers (over), ev gets the verdict and the latch is returned. */
+static __always_inline struct xrl_latch *xrl_judge_latched(struct xrl_eval *ev, struct xrl_rule *r,
+							   const struct xrl_pkt *p, __u32 port)
 {
 	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;
 	__u32 h;
-	int res;
 
 	xrl_key_of(&ev->key, r, p, port);
 	h = xrl_key_hash(&ev->key);
@@ -436,12 +439,35 @@ static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct x
 		ev->sketch = l->sketch;
 		return l;
 	}
+	return NULL;
+}
+
+/* Judges a rule for ev's key when no latch answered: the slow path, and past the cap the sketch. */
+static __always_inline void xrl_judge_unlatched(struct xrl_eval *ev, struct xrl_rule *r, struct xrl_times *now,
+						int dropping)
+{
+	int res;
+
 	res = xrl_judge_slow(r, &ev->key, &ev->slot, now, dropping);
 	if (res & XRL_JUDGED_PAST_CAP)
 		res = xrl_judge_sketch(r, &ev->key, &ev->slot, now, dropping);
 	ev->over = res & XRL_JUDGED_OVER;
 	ev->counted = res & XRL_JUDGED_COUNTED;
 	ev->sketch = !!(res & XRL_JUDGED_SKETCH);
+}
+
+/*
+ * Judges one rule: from the key's latch when it can answer, else on the slow
+ * path. Returns the latch that judged it (count the block there), or NULL.
+ */
+static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, const struct xrl_pkt *p,
+						   __u32 port, struct xrl_times *now, int dropping)
+{
+	struct xrl_latch *l = xrl_judge_latched(ev, r, p, port);
+
+	if (l)
+		return l;
+	xrl_judge_unlatched(ev, r, now, dropping);
 	return NULL;
 }
 
@@ -518,6 +544,129 @@ static __always_inline void xrl_commit(struct xrl_eval *ev, struct xrl_rule *r, 
 	}
 }
 
+/*
+ * Destination rules and port rules narrowed to a destination (xrl_dsts):
+ * found, judged and committed by global functions, each verified once, with
+ * no pointer held by the program between them. A fourth inlined judgement
+ * took the verifier past its 1M instructions: it walks every combination of
+ * the judgements' outcomes, and a rule pointer that may be NULL doubles them.
+ * So the rules found are copied into the packet's xrl_eval slots (a map value
+ * cannot be returned), and the destination address is read here from the
+ * packet, not kept in struct xrl_pkt: the program's stack, this call's and
+ * the sketch's must fit in 512 bytes.
+ */
+#define XRL_DST_MATCH 1	  /* a dst rule, in xrl_eval's XRL_EVAL_DST slot */
+#define XRL_DST_ALLOW 2	  /* an allow dst rule: counted here, the packet passes */
+#define XRL_DST_MONITOR 4 /* the dst rule is a monitor */
+#define XRL_DST_PORT 8	  /* a narrowed port rule, in the XRL_EVAL_PORT_DST slot */
+
+__noinline int xrl_dst_find(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 set, __u32 kinds)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end, *l3;
+	struct xrl_dst_key dk = {};
+	struct xrl_dst_eval *de;
+	struct xrl_rule *r;
+	__u32 ix;
+	int res = 0;
+
+	if (!p)
+		return 0;
+	l3 = data + p->l3off;
+	if (p->family == XRL_FAMILY_V4) {
+		struct iphdr *iph = l3;
+
+		if ((void *)(iph + 1) > end)
+			return 0;
+		__builtin_memcpy(dk.addr, &iph->daddr, 4);
+		dk.prefixlen = XRL_DST_HDR_BITS + 32;
+	} else {
+		struct ipv6hdr *ip6h = l3;
+
+		if ((void *)(ip6h + 1) > end)
+			return 0;
+		__builtin_memcpy(dk.addr, &ip6h->daddr, 16);
+		dk.prefixlen = XRL_DST_HDR_BITS + 128;
+	}
+	dk.set = set & 1;
+	dk.family = p->family;
+	r = kinds & XRL_HAS_DSTS ? bpf_map_lookup_elem(&xrl_dsts, &dk) : NULL;
+	if (r && (r->flags & XRL_F_ALLOW)) {
+		xrl_count_rule(xrl_rule_stats_at(r, xrl_now(), 0), 0);
+		return XRL_DST_ALLOW;
+	}
+	ix = XRL_EVAL_DST;
+	de = r ? bpf_map_lookup_elem(&xrl_eval, &ix) : NULL;
+	if (r && de) {
+		__builtin_memset(de, 0, sizeof(*de));
+		de->rule = *r;
+		res = XRL_DST_MATCH | (r->flags & XRL_F_MONITOR ? XRL_DST_MONITOR : 0);
+	}
+	if (!p->has_port || !(kinds & XRL_HAS_PORT_DSTS))
+		return res;
+	dk.proto = p->proto;
+	dk.port = p->dport;
+	r = bpf_map_lookup_elem(&xrl_dsts, &dk);
+	ix = XRL_EVAL_PORT_DST;
+	de = r ? bpf_map_lookup_elem(&xrl_eval, &ix) : NULL;
+	if (r && de) {
+		de->rule = *r;
+		res |= XRL_DST_PORT;
+	}
+	return res;
+}
+
+/*
+ * The flood path of the rule xrl_dst_find copied, as xrl_judge's: its key, and
+ * whether the key's latch answers (then the packet is over, its block counted
+ * in the latch). 0: judge it on the slow path, xrl_dst_judge.
+ */
+__noinline int xrl_dst_latched(const struct xrl_pkt *p)
+{
+	struct xrl_dst_eval *de;
+	struct xrl_latch *l;
+	__u32 ix = XRL_EVAL_DST;
+
+	de = bpf_map_lookup_elem(&xrl_eval, &ix);
+	if (!de || !p)
+		return 0;
+	l = xrl_judge_latched(&de->ev, &de->rule, p, 0);
+	if (!l)
+		return 0;
+	l->block++; /* as xrl_commit counts a latched block, whatever the packet's fate */
+	return 1;
+}
+
+/*
+ * Judges the rule xrl_dst_find copied, for the key xrl_dst_latched made, on
+ * the slow path; whether the packet is over it. Apart from xrl_dst_latched
+ * so that this frame, the program's and the sketch's fit the verifier's 512
+ * bytes of stack.
+ */
+__noinline int xrl_dst_judge(struct xrl_times *now, int dropping)
+{
+	struct xrl_dst_eval *de;
+	__u32 ix = XRL_EVAL_DST;
+
+	de = bpf_map_lookup_elem(&xrl_eval, &ix);
+	if (!de || !now)
+		return 0;
+	xrl_judge_unlatched(&de->ev, &de->rule, now, dropping);
+	return de->ev.over;
+}
+
+__noinline int xrl_dst_commit(int dropped)
+{
+	struct xrl_counters *cnt;
+	struct xrl_dst_eval *de;
+	__u32 ix = XRL_EVAL_DST, zero = 0;
+
+	de = bpf_map_lookup_elem(&xrl_eval, &ix);
+	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
+	if (de && cnt)
+		xrl_commit(&de->ev, &de->rule, NULL, dropped, cnt);
+	return 0;
+}
+
 static __always_inline int xrl_pass(struct xrl_counters *cnt)
 {
 	cnt->passed++;
@@ -541,7 +690,7 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	struct xrl_pkt p = {};
 	struct xrl_ctl *ctl;
 	__u32 zero = 0;
-	int res, over, monitor;
+	int res, over, monitor, dst = 0;
 	__u8 set, kinds;
 	struct xrl_times now;
 
@@ -581,7 +730,22 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		xrl_count_rule(xrl_rule_stats_at(prule, xrl_now(), 0), 0);
 		return xrl_pass(cnt);
 	}
-	if (p.has_port && (kinds & XRL_HAS_PORTS)) {
+	if (kinds & (XRL_HAS_DSTS | XRL_HAS_PORT_DSTS))
+		dst = xrl_dst_find(ctx, &p, set, kinds);
+	if (dst & XRL_DST_ALLOW) {
+		cnt->allowed++;
+		return xrl_pass(cnt);
+	}
+	/* A port rule narrowed to the packet's destination, else the port's own: the most specific one. */
+	if (dst & XRL_DST_PORT) {
+		struct xrl_dst_eval *pe;
+		__u32 ix = XRL_EVAL_PORT_DST;
+
+		pe = bpf_map_lookup_elem(&xrl_eval, &ix);
+		if (pe)
+			orule = &pe->rule;
+	}
+	if (!orule && p.has_port && (kinds & XRL_HAS_PORTS)) {
 		__u32 ix = XRL_PORT_IDX(set, p.proto, p.dport), *slot;
 		struct xrl_port_rule *pr;
 
@@ -595,7 +759,7 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	}
 	if (kinds & XRL_HAS_PROTOS)
 		trule = xrl_proto_rule(set, &p);
-	if (!prule && !orule && !trule) {
+	if (!prule && !orule && !trule && !(dst & XRL_DST_MATCH)) {
 		cnt->no_rule++;
 		return xrl_pass(cnt);
 	}
@@ -616,7 +780,7 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		}
 	}
 	if (trule)
-		proto_ev = bpf_map_lookup_elem(&xrl_eval, &zero);
+		proto_ev = bpf_map_lookup_elem(&xrl_eval, &zero); /* XRL_EVAL_PROTO */
 	if (trule && proto_ev) {
 		__builtin_memset(proto_ev, 0, sizeof(*proto_ev));
 		/* Port 0: the rule id alone tells its keys from a port rule's. */
@@ -627,6 +791,12 @@ int xdp_ratelimit(struct xdp_md *ctx)
 			else
 				over = 1;
 		}
+	}
+	if ((dst & XRL_DST_MATCH) && (xrl_dst_latched(&p) || xrl_dst_judge(&now, over))) {
+		if (dst & XRL_DST_MONITOR)
+			monitor = 1;
+		else
+			over = 1;
 	}
 	if (prule)
 		prefix_l = xrl_judge(&prefix_ev, prule, &p, 0, &now, over);
@@ -640,6 +810,8 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	xrl_commit(&port_ev, orule, port_l, over, cnt);
 	if (proto_ev)
 		xrl_commit(proto_ev, trule, proto_l, over, cnt);
+	if (dst & XRL_DST_MATCH)
+		xrl_dst_commit(over);
 	xrl_commit(&prefix_ev, prule, prefix_l, over, cnt);
 	if (over)
 		return xrl_drop(cnt);

@@ -13,7 +13,9 @@ lab_undo "$XRL unload xrlej0"
 dir=$(mktemp -d)
 lab_undo "rm -rf $dir"
 printf '%s\n' "port 53/udp rate 10/s" "prefix 10.218.0.0/24 rate 5/s aggregate monitor" \
-	"prefix 192.0.2.0/24 allow" "port 7000/udp rate 1k/s aggregate global" >"$dir/rules"
+	"prefix 192.0.2.0/24 allow" "port 7000/udp rate 1k/s aggregate global" \
+	"dst 203.0.113.0/24 rate 50/s mask4 28" "dst 2001:db8::1 allow" "port 53/udp dst 203.0.113.5 rate 20/s" \
+	"proto icmp type 8 rate 10/s" "fragments rate 5/s aggregate" >"$dir/rules"
 
 # conforms DEF CODE COMMAND... [--ndjson after --]: the command exits CODE and prints only JSON of $defs/DEF.
 conforms() {
@@ -51,12 +53,15 @@ conforms stats 0 "$XRL" -j stats xrlej0
 conforms status 0 "$XRL" -j status
 conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dport 53/udp
 conforms explain 0 "$XRL" -j explain xrlej0 --src 192.0.2.1
+conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dst 203.0.113.5 --dport 53/udp
+conforms explain 0 "$XRL" -j explain xrlej0 --src 2001:db8::9 --dst 2001:db8::1
 conforms help 0 "$XRL" -j help stats
 conforms help 0 "$XRL" -j help rule
 conforms help 0 "$XRL" -j stats -h
 conforms commands 0 "$XRL" -j help
 conforms version 0 "$XRL" -j -V
 conforms memory 0 "$XRL" -j memory --cpus 64 --max-keys 4096
+conforms memory 0 "$XRL" -j memory --dsts 100 --prefixes 10
 conforms metrics 0 "$XRL" -j metrics xrlej0
 conforms metrics 0 "$XRL" -j metrics
 conforms metrics_textfile 0 "$XRL" -j metrics --textfile "$dir/xrl.prom"

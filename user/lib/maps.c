@@ -211,6 +211,7 @@ static const struct map_want wanted[] = {
 	{ XRL_MAP_PROTO_RULES, offsetof(struct xrl_maps, proto_rules), sizeof(__u32), sizeof(struct xrl_proto_rule) },
 	{ XRL_MAP_PREFIXES, offsetof(struct xrl_maps, prefixes), sizeof(struct xrl_prefix_key),
 	  sizeof(struct xrl_rule) },
+	{ XRL_MAP_DSTS, offsetof(struct xrl_maps, dsts), sizeof(struct xrl_dst_key), sizeof(struct xrl_rule) },
 	{ XRL_MAP_STATE, offsetof(struct xrl_maps, state), sizeof(struct xrl_key), sizeof(struct xrl_state) },
 	{ XRL_MAP_RULE_STATS, offsetof(struct xrl_maps, rule_stats), sizeof(__u32), sizeof(struct xrl_rule_stats) },
 	{ XRL_MAP_COUNTERS, offsetof(struct xrl_maps, counters), sizeof(__u32), sizeof(struct xrl_counters) },
