@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <net/if_arp.h>
 #include <unistd.h>
 #include <linux/if_link.h>
@@ -177,6 +178,28 @@ static int lock_root(char *err, size_t len)
 
 static int load_locked(const struct xrl_load_opts *o, char *err, size_t len);
 
+int xrl_load_refused(int ret, const char *release, char *err, size_t len)
+{
+	int major = 0, minor = 0;
+
+	if (sscanf(release, "%d.%d", &major, &minor) != 2 || major < 5 || (major == 5 && minor < 12))
+		return xrl_fail(
+			ret, err, len,
+			"the kernel refused the program: %s; xdp-ratelimit needs Linux 5.12 or later with BTF%s%s "
+			"(run with -v for the verifier's log)",
+			strerror(-ret), *release ? ", this is " : "", release);
+	if (ret == -E2BIG)
+		return xrl_fail(ret, err, len,
+				"the kernel's verifier refused the program as too large (E2BIG: past the 1M "
+				"instructions it walks) on Linux %s: a bug of this build, not of your setup; please "
+				"report it with the log of 'xdp-ratelimit -v load ...'",
+				release);
+	return xrl_fail(ret, err, len,
+			"the kernel refused the program: %s, on Linux %s (new enough); run with -v for the "
+			"verifier's log, and if it names no missing feature, please report it with that log",
+			strerror(-ret), release);
+}
+
 int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 {
 	int ret = xrl_check_env(err, len), fd;
@@ -201,6 +224,7 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 	char dir[PATH_MAX], path[PATH_MAX + 32];
 	int ifindex, link = -1, ret, ncpus;
 	struct xrl_ifid id;
+	struct utsname u;
 
 	ret = xrl_pin_dir(o->iface, dir, sizeof(dir), &id, err, len);
 	if (ret)
@@ -251,10 +275,7 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 	}
 	ret = xdp_ratelimit_bpf__load(skel);
 	if (ret) {
-		ret = xrl_fail(
-			ret, err, len,
-			"the kernel refused the program: %s; xdp-ratelimit needs Linux 5.12 or later with BTF (run with -v for the verifier's log)",
-			strerror(-ret));
+		ret = xrl_load_refused(ret, uname(&u) ? "" : u.release, err, len);
 		goto fail;
 	}
 	ctl.layout = XRL_LAYOUT_VERSION;
