@@ -44,7 +44,7 @@ conforms dump 0 "$XRL" -j rule list xrlej0
 conforms save 0 "$XRL" -j save xrlej0 "$dir/saved.conf"
 conforms status 0 "$XRL" -j status
 check "status shows every load option, the sketch and the malformed policy included" \
-	sh -c "$XRL status | grep '^xrlej0 ' | grep -qE ' native +precise .* 65536 +0\.1MiB +drop\$'"
+	sh -c "$XRL status | grep '^xrlej0 ' | grep -qE ' native +precise .* 65536 +32\.[0-9]KiB +drop\$'"
 conforms stats 0 "$XRL" -j stats xrlej0 --top 5
 conforms stats 0 --ndjson "$XRL" -j stats xrlej0 --count 2
 # sync with no Redis there: its events (an error each sync, then the fallback), then stats' fleet view of it.

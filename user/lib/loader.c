@@ -299,6 +299,15 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 		ret = xrl_fail(ret, err, len, "cannot pin the program at %s: %s", path, strerror(-ret));
 		goto fail;
 	}
+	if (o->rules) {
+		ret = xrl_maps_open_dir(dir, o->iface, &m, err, len);
+		if (!ret) {
+			ret = xrl_rules_apply(&m, o->rules, err, len);
+			xrl_maps_close(&m);
+		}
+		if (ret)
+			goto fail;
+	}
 	lopts.flags = ctl.xdp_flags;
 	link = bpf_link_create(bpf_program__fd(skel->progs.xdp_ratelimit), ifindex, BPF_XDP, &lopts);
 	if (link < 0) {

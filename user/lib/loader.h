@@ -18,6 +18,8 @@ struct xrl_load_opts {
 	__u32 sketch_width;
 	bool malformed_drop;
 	bool force; /* replace another XDP program */
+	/* Applied before the program is attached, so that it never runs without them; NULL: no rules. */
+	struct xrl_ruleset *rules;
 };
 
 /* Attaches and pins under xrl_pin_dir's folder. Leaves nothing behind on failure. */
