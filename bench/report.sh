@@ -62,6 +62,7 @@ rate_rows() {
 		precise-sketch-all|xdp-ratelimit precise: 1M new sources past the cap, each under|all|drop-all|pass-all|||
 		precise-sketch-over-all|xdp-ratelimit precise: 1M new sources past the cap, each over|all|drop-all|pass-all|||
 		precise-proto-all|xdp-ratelimit precise: 1 source over a protocol rule (proto udp)|all|drop-all|pass-all|||
+		precise-dst-all|xdp-ratelimit precise: 1 source over a dst rule|all|drop-all|pass-all|||
 		precise-bytes-all|xdp-ratelimit precise: 1 source over a byte rate (64B/s)|all|drop-all|pass-all|||
 	EOF
 	for c in nft ipt; do
@@ -145,8 +146,11 @@ chart_ns=$dir/chart-ns.dat
 base=$(med ns drop ns)
 for id in drop pass precise-over precise-over6 precise-100k precise-under precise-pfx \
 	coarse-over coarse-over6 coarse-100k coarse-under coarse-pfx precise-sketch precise-sketch-over \
-	precise-proto precise-portproto precise-bytes precise-bothrates precise-warmup precise-warm; do
+	precise-proto precise-portproto precise-dst precise-portdst precise-bytes precise-bothrates precise-warmup \
+	precise-warm; do
 	case $id in
+	*-portdst) label="xdp-ratelimit ${id%%-*}: 1 source over a port rule narrowed to a dst" ;;
+	*-dst) label="xdp-ratelimit ${id%%-*}: 1 source over a dst rule" ;;
 	*-bytes) label="xdp-ratelimit ${id%%-*}: 1 source over a byte rate (64B/s)" ;;
 	*-bothrates) label="xdp-ratelimit ${id%%-*}: over its packet rate, under its byte rate" ;;
 	*-warmup) label="xdp-ratelimit ${id%%-*}: over a rule warming up (warmup 1h)" ;;
@@ -172,8 +176,9 @@ done
 
 # ----------------------------------------------------------------- sketch
 
-printf '\nThe sketch (new sources past the cap on states: --max-keys 4096 --new-keys 2, the default 4 x 65536\n'
-printf 'cells): the flood'\''s cost per frame against 1 tracked source over its limit (target: at most 2x), and\n'
+printf '\nThe sketch (new sources past the cap on states: --max-keys 4096 --new-keys 2, the default 2 x 65536\n'
+printf 'cells): the flood'\''s cost per frame against 1 tracked source over its limit (target: at most 2x; by the\n'
+printf 'program'\''s test run, and on the rig by the frame rates on every CPU, where the driver'\''s work counts too), and\n'
 printf 'what five newcomers at 80/s (under a 100/s per-source limit) keep during a flood of 1M new sources.\n'
 over=$(med ns precise-over ns)
 for id in precise-sketch precise-sketch-over; do
@@ -184,6 +189,16 @@ for id in precise-sketch precise-sketch-over; do
 	printf '%-56s %4s  %-22s %s\n' "cost: ${id#precise-} / 1 tracked source over" "" "${x}x (${m} / ${over} ns)" "$t"
 	echo "sketch,$id,\"cost over the tracked over-limit row\",1,ratio,$x,,,,,,,,,,\"$t\"" >>"$summary"
 done
+# The same on the rig: a frame's CPU time is CPUs / Mpps, so the ratio of costs is that of the rates.
+m=$(med rate precise-sketch-over-all mpps)
+over=$(med rate precise-over-all mpps)
+if [ -n "$m" ] && [ -n "$over" ]; then
+	x=$(div "$over" "$m")
+	t=$(awk -v x="$x" 'BEGIN { if (x <= 2) print "<=2x: met"; else printf "<=2x: MISSED by %.2fx", x - 2 }')
+	printf '%-56s %4s  %-22s %s\n' "on the rig: sketch-over frame / 1 tracked source over" "$ncpu" \
+		"${x}x (${m} / ${over} Mpps)" "$t"
+	echo "sketch,rig,\"frame cost over the tracked over-limit row, on the rig\",$ncpu,ratio,$x,,,,,,,,,,\"$t\"" >>"$summary"
+fi
 read -r m lo hi n < <(agg sketch goodput newcomer_share) && {
 	t=$(awk -v lo="$lo" 'BEGIN { if (lo >= 0.99) print ">=99%: met"; else printf ">=99%%: MISSED (worst run %.1f%%)", 100 * lo }')
 	printf '%-56s %4s  %-22s %s\n' "newcomers' received share during the flood" "" \

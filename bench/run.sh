@@ -14,8 +14,10 @@
 # window-boundary and fleet row, default 3), XRL_ACC_SECONDS (measured span of the
 # accuracy flood, default 10), XRLB_ONLY=sketch (only the rows of the sketch
 # and those it is measured against: about 2 minutes), XRLB_ONLY=proto (only the
-# protocol rules' rows and those they are measured against: about a minute), XRLB_ONLY=bytes
-# (only the byte-rate and warm-up rows and those they are measured against). The defaults take about
+# protocol rules' rows and those they are measured against: about a minute),
+# XRLB_ONLY=dst (only the dst rules' rows and those they are measured against:
+# about a minute), XRLB_ONLY=bytes (only the byte-rate and warm-up rows and those
+# they are measured against). The defaults take about
 # 10 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
@@ -231,6 +233,11 @@ echo "port 9/udp rate $OVER_RATE/s rate 1GB/s per-source" >"$RULES/bothrates"
 # (Each a window shape of its own: a rule that keeps its shape keeps its keys, warm or not.)
 echo "port 9/udp rate 3/s window 2s per-source warmup 1h" >"$RULES/warmup"
 echo "port 9/udp rate 3/s window 3s buckets 3 per-source warmup 1ms" >"$RULES/warm"
+# Destination rules (the generator sends to 192.168.77.1): one per-source dst rule over, as the
+# port rule of "over"; and the port rule narrowed to the destination, found in the dst trie in
+# place of the port array.
+echo "dst 192.168.77.1 rate $OVER_RATE/s per-source" >"$RULES/dst"
+echo "port 9/udp dst 192.168.77.0/24 rate $OVER_RATE/s per-source" >"$RULES/portdst"
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
@@ -430,6 +437,19 @@ proto_rows() {
 	xrl_unload
 }
 
+# The dst rules' rows, beside the port rule's "over" (same limit, one source).
+dst_rows() {
+	local rep=$1
+
+	xrl_load precise
+	xrl_apply "$RULES/dst"
+	rate "$rep" "precise-dst-all" all 1
+	cost "$rep" "precise-dst" "link:$XRL_PIN/link"
+	xrl_apply "$RULES/portdst"
+	cost "$rep" "precise-portdst" "link:$XRL_PIN/link"
+	xrl_unload
+}
+
 log "lab: $NS_G/$IF_G -> $NS_R/$IF_R, $NCPU CPUs; $SECS s a run, $REPS runs a row ($ACC_REPS for accuracy)"
 lab_up
 
@@ -437,8 +457,8 @@ lab_up
 # over the whole benchmark, so that a moment of load elsewhere on the machine
 # does not land on all of them.
 for rep in $(seq 1 "$REPS"); do
-	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ] || [ "$ONLY" = bytes ]; then
-		# Only ONLY's rows (sketch_rows, proto_rows, bytes_rows) and what they are measured against.
+	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ]; then
+		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows) and what they are measured against.
 		bare_attach drop
 		rate "$rep" drop-all all 1
 		cost "$rep" drop drop
@@ -482,6 +502,7 @@ for rep in $(seq 1 "$REPS"); do
 	done
 	sketch_rows "$rep"
 	proto_rows "$rep"
+	dst_rows "$rep"
 	bytes_rows "$rep"
 
 	# nftables and iptables, behind bare XDP_PASS.
@@ -496,7 +517,7 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 
-[ "$ONLY" = proto ] || [ "$ONLY" = bytes ] || sketch_goodput
+[ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || sketch_goodput
 for clock in precise coarse; do
 	[ -z "$ONLY" ] || break
 	xrl_load "$clock"
@@ -506,7 +527,7 @@ for clock in precise coarse; do
 done
 
 lab_down
-if [ "$ONLY" = proto ] || [ "$ONLY" = bytes ]; then
+if [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ]; then
 	"$here/report.sh" "$OUT"
 	exit 0
 fi

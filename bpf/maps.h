@@ -42,6 +42,15 @@ struct {
 	__type(value, struct xrl_rule);
 } xrl_prefixes SEC(".maps");
 
+/* Destination rules and narrowed port rules of both sets: see struct xrl_dst_key. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 2 * XRL_MAX_RULES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct xrl_dst_key);
+	__type(value, struct xrl_rule);
+} xrl_dsts SEC(".maps");
+
 /* Window state per rule and masked source, shared by the CPUs; the loader sizes it (--max-keys). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -72,15 +81,16 @@ struct {
 } xrl_scratch SEC(".maps");
 
 /*
- * Per CPU: the judgement of a packet's protocol rule, which the stack has no
- * room for beside the port and prefix rules' ones. Looked up only when the
- * packet meets a protocol rule.
+ * Per CPU: the judgements of a packet's protocol and dst rules and of its
+ * rules' byte windows (XRL_EVAL_*), which the stack has no room for beside
+ * the port and prefix rules' ones. Looked up only when the packet meets such
+ * a rule.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, XRL_EVALS);
 	__type(key, __u32);
-	__type(value, __u8[XRL_EVALS * XRL_EVAL_SIZE]);
+	__type(value, __u8[XRL_EVAL_SIZE]);
 } xrl_eval SEC(".maps");
 
 /* Keys over their limit, per CPU: an array the verifier inlines, indexed by xrl_key_hash. */

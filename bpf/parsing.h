@@ -36,7 +36,7 @@ struct xrl_pkt {
 	__u8 flags;	/* XRL_PKT_* */
 	__u16 dport;	/* host order */
 	__u8 icmp_type; /* with XRL_PKT_TYPE */
-	__u8 pad;
+	__u8 l3off;	/* where the IP header starts: the destination is read from there when needed */
 	__u8 src[16] __attribute__((aligned(4))); /* IPv4 in the first four bytes */
 };
 
@@ -226,6 +226,7 @@ static __always_inline int xrl_parse(struct xdp_md *ctx, struct xrl_pkt *p)
 		proto = bpf_ntohs(vh->proto);
 		c.pos = vh + 1;
 	}
+	p->l3off = sizeof(*eth) + i * sizeof(struct vlan_hdr_x);
 
 	if (proto == ETH_P_IP)
 		return xrl_parse_ipv4(&c, p);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * xdp-ratelimit: drops packets over a Sentinel sliding-window threshold,
- * per destination port, per IP protocol (TCP SYN, ICMP type, fragments) and
- * per source prefix.
+ * per destination port, per IP protocol (TCP SYN, ICMP type, fragments), per
+ * destination prefix and per source prefix.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -28,13 +28,23 @@ volatile __u64 xrl_test_now;
 volatile __u64 xrl_test_jiffies;
 volatile __u64 xrl_test_coarse; /* the coarse clock when set, else xrl_test_now */
 
+/*
+ * A packet's clock reads, each made at most once, on the first path that
+ * needs it (0: not read yet): the precise clock for tracked sources, the
+ * coarse one for new sources past the cap.
+ */
+struct xrl_times {
+	__u64 precise;
+	__u64 coarse;
+};
+
 /* Template for a new window state: too large for the 512-byte stack. */
 static const struct xrl_state xrl_zero_state;
 
 /*
  * One rule's judgement of one packet, kept until the packet's fate is known.
  * No pointers (the rule, the latch that judged it travel beside it), so that
- * it may live in a map: the protocol rule's does (xrl_eval).
+ * it may live in a map: the protocol and dst rules' do (xrl_eval).
  */
 struct xrl_eval {
 	struct xrl_slot slot; /* the bucket the packet was judged in */
@@ -51,6 +61,13 @@ static __always_inline __u32 xrl_eval_cost(const struct xrl_eval *ev)
 	return ev->key.rule_id & XRL_KEY_BYTES ? ev->cost : 1;
 }
 _Static_assert(sizeof(struct xrl_eval) <= XRL_EVAL_SIZE, "xrl_eval fits its map");
+
+/* The dst rule's judgement, or a narrowed port rule (see xrl_dst_find), in an xrl_eval slot. */
+struct xrl_dst_eval {
+	struct xrl_eval ev;
+	struct xrl_rule rule; /* a copy of the rule */
+};
+_Static_assert(sizeof(struct xrl_dst_eval) <= XRL_EVAL_SIZE, "xrl_dst_eval fits its map");
 
 static __always_inline __u64 xrl_now(void)
 {
@@ -259,17 +276,21 @@ enum {
  * that bucket ends no later than the sketch's (then the cells cannot fall
  * before it ends): so a heavy new source costs what a tracked one does.
  */
-__noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_key *k, struct xrl_slot *slot, int dropping)
+__noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_key *k, struct xrl_slot *slot, struct xrl_times *clk,
+				int dropping)
 {
-	__u64 now = xrl_now_coarse();
 	struct xrl_sketch_cell *cell[XRL_SKETCH_DEPTH];
 	struct xrl_latch *l;
 	__u64 h, est, blen;
 	__u32 i, ix;
+	__u64 now;
 	int res;
 
-	if (!r || !k || !slot)
+	if (!r || !k || !slot || !clk)
 		return 0;
+	if (!clk->coarse)
+		clk->coarse = xrl_now_coarse();
+	now = clk->coarse;
 	h = xrl_key_hash64(k);
 	for (i = 0; i < XRL_SKETCH_DEPTH; i++) {
 		ix = i * xrl_cfg.sketch_width + xrl_sketch_col(h, i, xrl_cfg.sketch_width);
@@ -308,7 +329,7 @@ __noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_key *k, struct xr
  * the key's next packets from the latch. Returns XRL_JUDGED_* bits; 0 when
  * the rule passes the packet without a window (invalid shape, no state).
  */
-__noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_eval *ev, __u64 *nowp, int dropping)
+__noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_eval *ev, struct xrl_times *clk, int dropping)
 {
 	struct xrl_counters *cnt;
 	struct xrl_rule_stats *rs;
@@ -321,7 +342,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_eval *ev, __u64 *no
 	__u32 zero = 0, h;
 	int res;
 
-	if (!r || !ev || !nowp)
+	if (!r || !ev || !clk)
 		return 0;
 	k = &ev->key;
 	slot = &ev->slot;
@@ -332,10 +353,12 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_eval *ev, __u64 *no
 	if (!st && k->family && xrl_cfg.new_keys_cpu) {
 		/*
 		 * A new source: the cap and, past it, the sketch go by the coarse
-		 * clock, so that a flood of them costs no precise read (*nowp is
+		 * clock, so that a flood of them costs no precise read (clk->precise is
 		 * left for a tracked source's exact window).
 		 */
-		now = xrl_now_coarse();
+		if (!clk->coarse)
+			clk->coarse = xrl_now_coarse();
+		now = clk->coarse;
 		if (!xrl_may_create(cnt, now)) {
 			rs = xrl_rule_stats_at(r, now, 1);
 			if (!rs || !rs->shape_ok)
@@ -345,9 +368,9 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_eval *ev, __u64 *no
 			return XRL_JUDGED_PAST_CAP;
 		}
 	}
-	if (!*nowp)
-		*nowp = xrl_now();
-	now = *nowp;
+	if (!clk->precise)
+		clk->precise = xrl_now();
+	now = clk->precise;
 	rs = xrl_rule_stats_at(r, now, 0);
 	if (!rs || !rs->shape_ok)
 		return 0;
@@ -428,17 +451,13 @@ __noinline int xrl_judge_undo(struct xrl_eval *ev)
 	return 0;
 }
 
-/*
- * Judges one rule: from the key's latch when it can answer, else on the slow
- * path. Returns the latch that judged it (count the block there), or NULL.
- */
-static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, const struct xrl_pkt *p,
-						   __u32 port, __u64 *now, int dropping)
+/* Makes ev's key for rule r; when its latch answers (over), ev gets the verdict and the latch is returned. */
+static __always_inline struct xrl_latch *xrl_judge_latched(struct xrl_eval *ev, struct xrl_rule *r,
+							   const struct xrl_pkt *p, __u32 port)
 {
 	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;
 	__u32 h;
-	int res;
 
 	xrl_key_of(&ev->key, r, p, port);
 	h = xrl_key_hash(&ev->key);
@@ -450,12 +469,35 @@ static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct x
 		ev->sketch = l->sketch;
 		return l;
 	}
+	return NULL;
+}
+
+/* Judges a rule for ev's key when no latch answered: the slow path, and past the cap the sketch. */
+static __always_inline void xrl_judge_unlatched(struct xrl_eval *ev, struct xrl_rule *r, struct xrl_times *now,
+						int dropping)
+{
+	int res;
+
 	res = xrl_judge_slow(r, ev, now, dropping);
 	if (res & XRL_JUDGED_PAST_CAP)
-		res = xrl_judge_sketch(r, &ev->key, &ev->slot, dropping);
+		res = xrl_judge_sketch(r, &ev->key, &ev->slot, now, dropping);
 	ev->over = res & XRL_JUDGED_OVER;
 	ev->counted = res & XRL_JUDGED_COUNTED;
 	ev->sketch = !!(res & XRL_JUDGED_SKETCH);
+}
+
+/*
+ * Judges one rule: from the key's latch when it can answer, else on the slow
+ * path. Returns the latch that judged it (count the block there), or NULL.
+ */
+static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, const struct xrl_pkt *p,
+						   __u32 port, struct xrl_times *now, int dropping)
+{
+	struct xrl_latch *l = xrl_judge_latched(ev, r, p, port);
+
+	if (l)
+		return l;
+	xrl_judge_unlatched(ev, r, now, dropping);
 	return NULL;
 }
 
@@ -567,16 +609,35 @@ static __always_inline void xrl_commit(struct xrl_eval *ev, struct xrl_rule *r, 
 		xrl_judge_undo(ev);
 }
 
+/* Readies rule r's byte window's judgement, in xrl_eval's slot ix, for a frame of len bytes (when r has a byte rate). */
+static __always_inline void xrl_bytes_eval(const struct xrl_rule *r, __u32 ix, __u32 len)
+{
+	struct xrl_eval *bev;
+
+	if (!r || !r->byte_threshold)
+		return;
+	bev = bpf_map_lookup_elem(&xrl_eval, &ix);
+	if (bev)
+		bev->cost = len;
+}
+
 /*
  * Judges rule r's byte rate, when it has one and its packet rate passed the
- * packet, into bev; over there, the rule (ev) is over.
+ * packet, into xrl_eval's slot bix (xrl_bytes_eval readied it); over there,
+ * the rule (ev) is over. The slot is looked up here, not held by the
+ * program: its stack and the slow path's must fit in 512 bytes.
  */
-static __always_inline void xrl_judge_rule_bytes(struct xrl_eval *ev, struct xrl_eval *bev, struct xrl_rule *r,
-						 const struct xrl_pkt *p, __u16 port, __u64 *now, int dropping)
+static __always_inline void xrl_judge_rule_bytes(struct xrl_eval *ev, __u32 bix, struct xrl_rule *r,
+						 const struct xrl_pkt *p, __u16 port, struct xrl_times *now,
+						 int dropping)
 {
+	struct xrl_eval *bev;
 	int res;
 
-	if (!bev || !r->byte_threshold)
+	if (!r->byte_threshold)
+		return;
+	bev = bpf_map_lookup_elem(&xrl_eval, &bix);
+	if (!bev)
 		return;
 	if (ev->over) {
 		/* The rule's packet rate refused it: the rule is over whatever its bytes. */
@@ -604,14 +665,16 @@ static __always_inline void xrl_judge_rule_bytes(struct xrl_eval *ev, struct xrl
  * pass taken back when the packet was dropped after all. Nothing for a rule
  * without one: the other rules' packets touch no byte counter.
  */
-static __always_inline void xrl_commit_bytes(struct xrl_eval *bev, const struct xrl_eval *ev, struct xrl_rule *r,
-					     int dropped)
+static __always_inline void xrl_commit_bytes(__u32 bix, const struct xrl_eval *ev, struct xrl_rule *r, int dropped)
 {
+	struct xrl_rule_stats *rs;
+	struct xrl_eval *bev;
 	__u32 len;
 
-	struct xrl_rule_stats *rs;
-
-	if (!bev || !r || !r->byte_threshold)
+	if (!r || !r->byte_threshold)
+		return;
+	bev = bpf_map_lookup_elem(&xrl_eval, &bix);
+	if (!bev)
 		return;
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
 	len = bev->cost;
@@ -621,6 +684,135 @@ static __always_inline void xrl_commit_bytes(struct xrl_eval *bev, const struct 
 		rs->pass_bytes += len;
 	if (dropped && bev->counted)
 		xrl_judge_undo(bev);
+}
+
+/*
+ * Destination rules and port rules narrowed to a destination (xrl_dsts):
+ * found, judged and committed by global functions, each verified once, with
+ * no pointer held by the program between them. A fourth inlined judgement
+ * took the verifier past its 1M instructions: it walks every combination of
+ * the judgements' outcomes, and a rule pointer that may be NULL doubles them.
+ * So the rules found are copied into the packet's xrl_eval slots (a map value
+ * cannot be returned), and the destination address is read here from the
+ * packet, not kept in struct xrl_pkt: the program's stack, this call's and
+ * the sketch's must fit in 512 bytes.
+ */
+#define XRL_DST_MATCH 1	  /* a dst rule, in xrl_eval's XRL_EVAL_DST slot */
+#define XRL_DST_ALLOW 2	  /* an allow dst rule: counted here, the packet passes */
+#define XRL_DST_MONITOR 4 /* the dst rule is a monitor */
+#define XRL_DST_PORT 8	  /* a narrowed port rule, in the XRL_EVAL_PORT_DST slot */
+
+__noinline int xrl_dst_find(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 set, __u32 kinds)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end, *l3;
+	struct xrl_dst_key dk = {};
+	struct xrl_dst_eval *de;
+	struct xrl_rule *r;
+	__u32 ix;
+	int res = 0;
+
+	if (!p)
+		return 0;
+	l3 = data + p->l3off;
+	if (p->family == XRL_FAMILY_V4) {
+		struct iphdr *iph = l3;
+
+		if ((void *)(iph + 1) > end)
+			return 0;
+		__builtin_memcpy(dk.addr, &iph->daddr, 4);
+		dk.prefixlen = XRL_DST_HDR_BITS + 32;
+	} else {
+		struct ipv6hdr *ip6h = l3;
+
+		if ((void *)(ip6h + 1) > end)
+			return 0;
+		__builtin_memcpy(dk.addr, &ip6h->daddr, 16);
+		dk.prefixlen = XRL_DST_HDR_BITS + 128;
+	}
+	dk.set = set & 1;
+	dk.family = p->family;
+	r = kinds & XRL_HAS_DSTS ? bpf_map_lookup_elem(&xrl_dsts, &dk) : NULL;
+	if (r && (r->flags & XRL_F_ALLOW)) {
+		xrl_count_rule(xrl_rule_stats_at(r, xrl_now(), 0), 0);
+		return XRL_DST_ALLOW;
+	}
+	ix = XRL_EVAL_DST;
+	de = r ? bpf_map_lookup_elem(&xrl_eval, &ix) : NULL;
+	if (r && de) {
+		__builtin_memset(de, 0, sizeof(*de));
+		de->rule = *r;
+		res = XRL_DST_MATCH | (r->flags & XRL_F_MONITOR ? XRL_DST_MONITOR : 0);
+		/* What its byte rate counts, if it has one: the frame's length as XDP sees it. */
+		xrl_bytes_eval(r, XRL_EVAL_DST_BYTES, (__u32)(end - data));
+	}
+	if (!p->has_port || !(kinds & XRL_HAS_PORT_DSTS))
+		return res;
+	dk.proto = p->proto;
+	dk.port = p->dport;
+	r = bpf_map_lookup_elem(&xrl_dsts, &dk);
+	ix = XRL_EVAL_PORT_DST;
+	de = r ? bpf_map_lookup_elem(&xrl_eval, &ix) : NULL;
+	if (r && de) {
+		de->rule = *r;
+		res |= XRL_DST_PORT;
+	}
+	return res;
+}
+
+/*
+ * The flood path of the rule xrl_dst_find copied, as xrl_judge's: its key, and
+ * whether the key's latch answers (then the packet is over, its block counted
+ * in the latch). 0: judge it on the slow path, xrl_dst_judge.
+ */
+__noinline int xrl_dst_latched(const struct xrl_pkt *p)
+{
+	struct xrl_dst_eval *de;
+	struct xrl_latch *l;
+	__u32 ix = XRL_EVAL_DST;
+
+	de = bpf_map_lookup_elem(&xrl_eval, &ix);
+	if (!de || !p || (de->rule.flags & XRL_F_NO_PKT_RATE))
+		return 0;
+	l = xrl_judge_latched(&de->ev, &de->rule, p, 0);
+	if (!l)
+		return 0;
+	l->block++; /* as xrl_commit counts a latched block, whatever the packet's fate */
+	return 1;
+}
+
+/*
+ * Judges the rule xrl_dst_find copied, for the key xrl_dst_latched made, on
+ * the slow path, then its byte rate if it has one; whether the packet is over
+ * it. Apart from xrl_dst_latched so that this frame, the program's and the
+ * sketch's fit the verifier's 512 bytes of stack.
+ */
+__noinline int xrl_dst_judge(const struct xrl_pkt *p, struct xrl_times *now, int dropping)
+{
+	struct xrl_dst_eval *de;
+	__u32 ix = XRL_EVAL_DST;
+
+	de = bpf_map_lookup_elem(&xrl_eval, &ix);
+	if (!de || !now || !p)
+		return 0;
+	if (!(de->rule.flags & XRL_F_NO_PKT_RATE))
+		xrl_judge_unlatched(&de->ev, &de->rule, now, dropping);
+	xrl_judge_rule_bytes(&de->ev, XRL_EVAL_DST_BYTES, &de->rule, p, 0, now, dropping);
+	return de->ev.over;
+}
+
+__noinline int xrl_dst_commit(int dropped)
+{
+	struct xrl_counters *cnt;
+	struct xrl_dst_eval *de;
+	__u32 ix = XRL_EVAL_DST, zero = 0;
+
+	de = bpf_map_lookup_elem(&xrl_eval, &ix);
+	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
+	if (!de || !cnt)
+		return 0;
+	xrl_commit(&de->ev, &de->rule, NULL, dropped, cnt);
+	xrl_commit_bytes(XRL_EVAL_DST_BYTES, &de->ev, &de->rule, dropped);
+	return 0;
 }
 
 static __always_inline int xrl_pass(struct xrl_counters *cnt)
@@ -638,19 +830,16 @@ static __always_inline int xrl_drop(struct xrl_counters *cnt)
 SEC("xdp")
 int xdp_ratelimit(struct xdp_md *ctx)
 {
-	struct xrl_eval port_ev = {}, prefix_ev = {}, *proto_ev = NULL;
-	struct xrl_eval *port_bev = NULL, *proto_bev = NULL, *prefix_bev = NULL;
-	__u8 *evs = NULL;
-	struct xrl_prefix_key pk = {};
+	struct xrl_eval port_ev = {}, *proto_ev = NULL, *prefix_ev = NULL;
 	struct xrl_rule *prule = NULL, *orule = NULL, *trule = NULL;
 	struct xrl_latch *port_l = NULL, *proto_l = NULL, *prefix_l = NULL;
 	struct xrl_counters *cnt;
 	struct xrl_pkt p = {};
 	struct xrl_ctl *ctl;
-	__u32 zero = 0;
-	int res, over, monitor;
+	__u32 zero = 0, len;
+	int res, over, monitor, dst = 0;
 	__u8 set, kinds;
-	__u64 now;
+	struct xrl_times now;
 
 	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
 	if (!cnt)
@@ -677,6 +866,9 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	set = ctl->active_set & 1;
 	kinds = ctl->kinds[set];
 	if (kinds & XRL_HAS_PREFIXES) {
+		/* In a block of its own: the compiler may reuse its stack, which the slow path's needs. */
+		struct xrl_prefix_key pk = {};
+
 		pk.set = set;
 		pk.family = p.family;
 		__builtin_memcpy(pk.addr, p.src, 16);
@@ -688,7 +880,22 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		xrl_count_rule(xrl_rule_stats_at(prule, xrl_now(), 0), 0);
 		return xrl_pass(cnt);
 	}
-	if (p.has_port && (kinds & XRL_HAS_PORTS)) {
+	if (kinds & (XRL_HAS_DSTS | XRL_HAS_PORT_DSTS))
+		dst = xrl_dst_find(ctx, &p, set, kinds);
+	if (dst & XRL_DST_ALLOW) {
+		cnt->allowed++;
+		return xrl_pass(cnt);
+	}
+	/* A port rule narrowed to the packet's destination, else the port's own: the most specific one. */
+	if (dst & XRL_DST_PORT) {
+		struct xrl_dst_eval *pe;
+		__u32 ix = XRL_EVAL_PORT_DST;
+
+		pe = bpf_map_lookup_elem(&xrl_eval, &ix);
+		if (pe)
+			orule = &pe->rule;
+	}
+	if (!orule && p.has_port && (kinds & XRL_HAS_PORTS)) {
 		__u32 ix = XRL_PORT_IDX(set, p.proto, p.dport), *slot;
 		struct xrl_port_rule *pr;
 
@@ -702,24 +909,20 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	}
 	if (kinds & XRL_HAS_PROTOS)
 		trule = xrl_proto_rule(set, &p);
-	if (!prule && !orule && !trule) {
+	if (!prule && !orule && !trule && !(dst & XRL_DST_MATCH)) {
 		cnt->no_rule++;
 		return xrl_pass(cnt);
 	}
 
-	now = 0; /* read once, and only if a latch cannot answer */
-	/* The protocol rule's judgement and the byte windows' live off the stack (xrl_eval). */
-	if (trule || (orule && orule->byte_threshold) || (prule && prule->byte_threshold))
-		evs = bpf_map_lookup_elem(&xrl_eval, &zero);
-	if (evs) {
-		proto_ev = trule ? (struct xrl_eval *)evs : NULL;
-		port_bev = (struct xrl_eval *)(evs + 1 * XRL_EVAL_SIZE);
-		proto_bev = (struct xrl_eval *)(evs + 2 * XRL_EVAL_SIZE);
-		prefix_bev = (struct xrl_eval *)(evs + 3 * XRL_EVAL_SIZE);
-		/* What a byte rate counts: the frame's length as XDP sees it. Read here: a set without byte rates pays nothing. */
-		port_bev->cost = (__u32)(ctx->data_end - ctx->data);
-		proto_bev->cost = port_bev->cost;
-		prefix_bev->cost = port_bev->cost;
+	/* Each clock read once, and only if a latch cannot answer. */
+	now.precise = 0;
+	now.coarse = 0;
+	/* What a byte rate counts: the frame's length as XDP sees it, read only when a byte rate matched. */
+	if ((orule && orule->byte_threshold) || (trule && trule->byte_threshold) || (prule && prule->byte_threshold)) {
+		len = (__u32)(ctx->data_end - ctx->data);
+		xrl_bytes_eval(orule, XRL_EVAL_PORT_BYTES, len);
+		xrl_bytes_eval(trule, XRL_EVAL_PROTO_BYTES, len);
+		xrl_bytes_eval(prule, XRL_EVAL_PREFIX_BYTES, len);
 	}
 	/*
 	 * Every rule that matches must pass, and every rate of a rule: once one
@@ -731,7 +934,7 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	if (orule) {
 		if (!(orule->flags & XRL_F_NO_PKT_RATE))
 			port_l = xrl_judge(&port_ev, orule, &p, p.dport, &now, 0);
-		xrl_judge_rule_bytes(&port_ev, port_bev, orule, &p, p.dport, &now, 0);
+		xrl_judge_rule_bytes(&port_ev, XRL_EVAL_PORT_BYTES, orule, &p, p.dport, &now, 0);
 		if (port_ev.over) {
 			if (orule->flags & XRL_F_MONITOR)
 				monitor = 1;
@@ -739,12 +942,14 @@ int xdp_ratelimit(struct xdp_md *ctx)
 				over = 1;
 		}
 	}
+	if (trule)
+		proto_ev = bpf_map_lookup_elem(&xrl_eval, &zero); /* XRL_EVAL_PROTO */
 	if (trule && proto_ev) {
 		__builtin_memset(proto_ev, 0, sizeof(*proto_ev));
 		/* Port 0: the rule id alone tells its keys from a port rule's. */
 		if (!(trule->flags & XRL_F_NO_PKT_RATE))
 			proto_l = xrl_judge(proto_ev, trule, &p, 0, &now, over);
-		xrl_judge_rule_bytes(proto_ev, proto_bev, trule, &p, 0, &now, over);
+		xrl_judge_rule_bytes(proto_ev, XRL_EVAL_PROTO_BYTES, trule, &p, 0, &now, over);
 		if (proto_ev->over) {
 			if (trule->flags & XRL_F_MONITOR)
 				monitor = 1;
@@ -752,13 +957,25 @@ int xdp_ratelimit(struct xdp_md *ctx)
 				over = 1;
 		}
 	}
+	if ((dst & XRL_DST_MATCH) && (xrl_dst_latched(&p) || xrl_dst_judge(&p, &now, over))) {
+		if (dst & XRL_DST_MONITOR)
+			monitor = 1;
+		else
+			over = 1;
+	}
 	if (prule) {
+		__u32 ix = XRL_EVAL_PREFIX;
+
+		prefix_ev = bpf_map_lookup_elem(&xrl_eval, &ix);
+	}
+	if (prule && prefix_ev) {
+		__builtin_memset(prefix_ev, 0, sizeof(*prefix_ev));
 		if (!(prule->flags & XRL_F_NO_PKT_RATE))
-			prefix_l = xrl_judge(&prefix_ev, prule, &p, 0, &now, over);
-		xrl_judge_rule_bytes(&prefix_ev, prefix_bev, prule, &p, 0, &now, over);
+			prefix_l = xrl_judge(prefix_ev, prule, &p, 0, &now, over);
+		xrl_judge_rule_bytes(prefix_ev, XRL_EVAL_PREFIX_BYTES, prule, &p, 0, &now, over);
 	}
 
-	if (prefix_ev.over) {
+	if (prefix_ev && prefix_ev->over) {
 		if (prule->flags & XRL_F_MONITOR)
 			monitor = 1;
 		else
@@ -767,11 +984,15 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	xrl_commit(&port_ev, orule, port_l, over, cnt);
 	if (proto_ev)
 		xrl_commit(proto_ev, trule, proto_l, over, cnt);
-	xrl_commit(&prefix_ev, prule, prefix_l, over, cnt);
-	xrl_commit_bytes(port_bev, &port_ev, orule, over);
+	if (dst & XRL_DST_MATCH)
+		xrl_dst_commit(over);
+	if (prefix_ev)
+		xrl_commit(prefix_ev, prule, prefix_l, over, cnt);
+	xrl_commit_bytes(XRL_EVAL_PORT_BYTES, &port_ev, orule, over);
 	if (proto_ev)
-		xrl_commit_bytes(proto_bev, proto_ev, trule, over);
-	xrl_commit_bytes(prefix_bev, &prefix_ev, prule, over);
+		xrl_commit_bytes(XRL_EVAL_PROTO_BYTES, proto_ev, trule, over);
+	if (prefix_ev)
+		xrl_commit_bytes(XRL_EVAL_PREFIX_BYTES, prefix_ev, prule, over);
 	if (over)
 		return xrl_drop(cnt);
 	if (monitor)

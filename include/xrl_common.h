@@ -15,7 +15,7 @@
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
-#define XRL_MAX_RULES 4096    /* per kind (port, prefix) and per rule set */
+#define XRL_MAX_RULES 4096    /* per map (port, prefix, dst) and per rule set */
 #define XRL_MAX_RULE_IDS 8192 /* counter slots: two sets' worth */
 #define XRL_DEFAULT_KEYS 65536
 #define XRL_LATCHES 1024 /* per CPU: keys known to be over their limit (a power of 2) */
@@ -37,6 +37,7 @@
 #define XRL_MAP_PORT_IDX "xrl_port_idx"
 #define XRL_MAP_PORT_RULES "xrl_port_rules"
 #define XRL_MAP_PREFIXES "xrl_prefixes"
+#define XRL_MAP_DSTS "xrl_dsts"
 #define XRL_MAP_PROTO_RULES "xrl_proto_rules"
 #define XRL_MAP_STATE "xrl_state"
 #define XRL_MAP_RULE_STATS "xrl_rule_stats"
@@ -49,7 +50,7 @@
 #define XRL_MAP_FLEET "xrl_fleet"
 
 /* Rule flags. */
-#define XRL_F_ALLOW (1U << 0)	    /* prefix only: matching traffic bypasses every limit */
+#define XRL_F_ALLOW (1U << 0)	    /* prefix and dst rules: matching traffic bypasses every limit */
 #define XRL_F_MONITOR (1U << 1)	    /* count what would be blocked, pass it */
 #define XRL_F_PER_SOURCE (1U << 2)  /* one window per masked source; else one per rule */
 #define XRL_F_GLOBAL (1U << 3)	    /* aggregate only: one limit across a fleet (xdp-ratelimit sync) */
@@ -130,10 +131,18 @@ _Static_assert(sizeof(struct xrl_port_rule) == 80, "xrl_port_rule layout");
 #define XRL_SEL_ICMP(type) (512 + (__u32)(__u8)(type))
 #define XRL_SEL_ICMPV6(type) (768 + (__u32)(__u8)(type))
 #define XRL_SELS 1024 /* per set: 0..255 are IP protocol numbers */
-/* xrl_eval's value: room for the program's judgement of a protocol rule (off the stack). */
-#define XRL_EVAL_SIZE 128
-/* xrl_eval holds this many: the protocol rule's, then each kind's byte window's (port, protocol, prefix). */
-#define XRL_EVALS 4
+/* xrl_eval's value: room for the program's judgement of a protocol or dst rule (off the stack). */
+#define XRL_EVAL_SIZE 160
+/* xrl_eval's slots: the protocol and dst rules' judgements, and each kind's byte window's. */
+#define XRL_EVAL_PROTO 0
+#define XRL_EVAL_DST 1
+#define XRL_EVAL_PORT_DST 2 /* a copy of the narrowed port rule that applies */
+#define XRL_EVAL_PORT_BYTES 3
+#define XRL_EVAL_PROTO_BYTES 4
+#define XRL_EVAL_PREFIX_BYTES 5
+#define XRL_EVAL_DST_BYTES 6
+#define XRL_EVAL_PREFIX 7 /* the prefix rule's judgement: the slow path needs the stack it would take */
+#define XRL_EVALS 8
 #define XRL_PROTO_IDX(set, sel) (((__u32)(set)&1) * XRL_SELS + ((__u32)(sel) & (XRL_SELS - 1)))
 #define XRL_PROTO_IDX_ENTRIES (2 * XRL_SELS)
 
@@ -160,6 +169,27 @@ struct xrl_prefix_key {
 };
 _Static_assert(sizeof(struct xrl_prefix_key) == 24, "xrl_prefix_key layout");
 #define XRL_PREFIX_HDR_BITS 16
+
+/*
+ * Destination rules and port rules narrowed to a destination: one LPM trie
+ * keyed by set, family, protocol and port, then the destination address. A
+ * dst rule has proto and port 0; a narrowed port rule has its own, so the
+ * two never match each other and the packet path looks each up only when
+ * the active set has some (XRL_HAS_DSTS, XRL_HAS_PORT_DSTS). prefixlen counts
+ * the 64 header bits plus the address prefix.
+ */
+struct xrl_dst_key {
+	__u32 prefixlen;
+	__u8 set;
+	__u8 family; /* XRL_FAMILY_V4 or XRL_FAMILY_V6 */
+	__u8 proto;  /* 0: a dst rule; XRL_PROTO_TCP or XRL_PROTO_UDP: a narrowed port rule */
+	__u8 zero;
+	__u16 port; /* a narrowed port rule's destination port, host order; else 0 */
+	__u16 zero2;
+	__u8 addr[16]; /* 4-byte aligned, as the program's copy of the packet's address */
+};
+_Static_assert(sizeof(struct xrl_dst_key) == 28, "xrl_dst_key layout");
+#define XRL_DST_HDR_BITS 64
 
 /* The state of one window: a rule, and the masked source when per-source. */
 struct xrl_key {
@@ -324,6 +354,8 @@ _Static_assert(sizeof(struct xrl_ctl) == 64, "xrl_ctl layout");
 #define XRL_HAS_PORTS (1U << 0)
 #define XRL_HAS_PREFIXES (1U << 1)
 #define XRL_HAS_PROTOS (1U << 2)
+#define XRL_HAS_DSTS (1U << 3)	    /* dst rules in xrl_dsts */
+#define XRL_HAS_PORT_DSTS (1U << 4) /* port rules narrowed to a destination, in xrl_dsts */
 
 enum xrl_clock {
 	XRL_CLOCK_PRECISE = 0, /* bpf_ktime_get_ns: CLOCK_MONOTONIC */

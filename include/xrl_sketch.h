@@ -8,13 +8,21 @@
  * A count-min sketch (Cormode and Muthukrishnan; cloudflare/rakelimit's
  * src/countmin.h keeps one for the same reason) of XRL_SKETCH_DEPTH rows of
  * `width` cells, each cell a Sentinel window: two buckets of half the rule's
- * interval, each one 64-bit word of epoch and pass count (xrl_word). A key
- * (rule, port and masked source: the hash covers the rule) maps to one cell a
- * row. Its estimate is the least of its cells' window sums; the packet passes
- * only while that estimate is under the rule's threshold, and a pass counts
- * in every one of its cells (the standard update: the conservative one,
- * which counts in the cells at the minimum only, loses counts when CPUs
- * race; see xrl_sketch_judge).
+ * interval, each one 32-bit word of epoch and pass count (xrl_sketch_word),
+ * and the interval they count for, 16 bytes in all. A key (rule, port and
+ * masked source: the hash covers the rule) maps to one cell a row. Its
+ * estimate is the least of its cells' window sums; the packet passes only
+ * while that estimate is under the rule's threshold, and a pass counts in
+ * every one of its cells (the standard update: the conservative one, which
+ * counts in the cells at the minimum only, loses counts when CPUs race; see
+ * xrl_sketch_judge).
+ *
+ * Two rows, not more: the cost of a new source is the cache misses on its
+ * cells and the atomic adds, one of each a row, and for the same memory two
+ * rows are twice as wide as four, so a flood of light fake sources
+ * saturates them at twice the rate. More rows only help against many heavy
+ * sources past the cap, and a heavy source that comes back gets a state of
+ * its own as soon as the cap lets it (then the sketch no longer sees it).
  *
  * Bounds (T the threshold, I the interval, d the depth, w the width):
  *  - Never under: every cell of a key holds at least the key's own passes
@@ -31,9 +39,14 @@
  *    takes at most L = R * I / w passes a window, about Poisson(L), so a newcomer that has passed f is blocked
  *    with probability at most P(Poisson(L) >= T - f)^d. The width makes
  *    fairness possible at all: once L reaches T every cell saturates and no
- *    depth helps. The default (d 4, w 65536, 6 MiB) keeps L = 15 for 1M new
+ *    depth helps. The default (d 2, w 65536, 2 MiB) keeps L = 15 for 1M new
  *    sources a second against a 1 s window: for T = 100 the bound is below
- *    10^-100; it saturates at R = T * w / I, 6.5M a second for T = 100.
+ *    10^-50; it saturates at R = T * w / I, 6.5M a second for T = 100.
+ *    Against H heavy sources past the cap (each over T), a newcomer is
+ *    blocked with probability about (H / w)^d: 1% at H = w / 10.
+ *  - Counts are 20 bits: a key whose estimate reaches XRL_SKETCH_FULL
+ *    (1048319) is over whatever its threshold, so a new source past the cap
+ *    passes at most that many a window in the sketch.
  *  - The window is Sentinel's with two buckets over the rule's interval,
  *    whatever the rule's own bucket count: at most T passes in any two
  *    adjacent half intervals.
@@ -46,11 +59,12 @@
  * held at its limit even when another rule's flood lands in its cells; two
  * rules of different intervals only raise each other's false blocks, as
  * collisions do. Bucket counts do not matter: every cell has two buckets, so
- * a cell is 24 bytes whatever the rules (a ring per rule's bucket count
+ * a cell is 16 bytes whatever the rules (a ring per rule's bucket count
  * would be 136 bytes a cell for 16 buckets).
  *
- * Epochs are 32 bits of half intervals: a cell left alone for a multiple of
- * 2^32 buckets looks live again, which can only over-count (block).
+ * Epochs are 12 bits of half intervals: a cell left alone for a multiple of
+ * 4096 buckets (34 minutes of a 1 s window) looks live again, which can
+ * only over-count (block), and only when every one of a key's cells does.
  *
  * Time is the coarse clock (the time of the last tick, at most a tick behind
  * the precise one, the same on every CPU): a flood of new sources then costs
@@ -64,18 +78,25 @@
 
 #include "xrl_window.h"
 
-#define XRL_SKETCH_DEPTH 4
+#define XRL_SKETCH_DEPTH 2
 #define XRL_SKETCH_DEFAULT_WIDTH 65536
 #define XRL_SKETCH_MIN_WIDTH 64
 #define XRL_SKETCH_MAX_WIDTH (1U << 22)
 /* Compare-and-swap attempts on a cell's word before its count is given up (an under-count by one). */
 #define XRL_SKETCH_TRIES 2
+/* A bucket word: a 12-bit epoch (of half intervals, modulo 4096) and a 20-bit pass count. */
+#define XRL_SKETCH_EPOCH_BITS 12
+#define XRL_SKETCH_EPOCH_MASK ((1U << XRL_SKETCH_EPOCH_BITS) - 1)
+#define XRL_SKETCH_PASS_BITS 20
+/* A key whose estimate reaches this is over whatever its threshold: a count never carries into the epoch. */
+#define XRL_SKETCH_FULL ((1U << XRL_SKETCH_PASS_BITS) - 1 - 256)
 
 struct xrl_sketch_cell {
-	__u64 interval; /* ns: the window of the rules that count here; 0: never used */
-	__u64 w[2];	/* its two half-interval buckets: epoch << 32 | passes (xrl_word) */
+	__u32 interval_ms; /* the window of the rules that count here, in ms (xrl_sketch_tag); 0: never used */
+	__u32 w[2];	   /* its two half-interval buckets: epoch << 20 | passes (xrl_sketch_word) */
+	__u32 pad;
 };
-_Static_assert(sizeof(struct xrl_sketch_cell) == 24, "xrl_sketch_cell layout");
+_Static_assert(sizeof(struct xrl_sketch_cell) == 16, "xrl_sketch_cell layout");
 
 /* A 64-bit hash of the key's bytes (whole words): multiply and mix, then murmur3's finalizer. */
 static inline __u64 xrl_sketch_mix(__u64 h)
@@ -88,38 +109,74 @@ static inline __u64 xrl_sketch_mix(__u64 h)
 	return h;
 }
 
-/* The column of a key's hash h in row `row` of a sketch `width` wide (a power of 2): rows hash apart. */
+/*
+ * The column of a key's hash h in row `row` of a sketch `width` wide (a power
+ * of 2, at most 2^22): one mix gives two rows their columns, from its two
+ * halves, so the rows hash apart for the price of one mix.
+ */
 static inline __u32 xrl_sketch_col(__u64 h, __u32 row, __u32 width)
 {
-	return (__u32)(xrl_sketch_mix(h + (row + 1) * 0x9e3779b97f4a7c15ULL) >> 32) & (width - 1);
+	return (__u32)(xrl_sketch_mix(h + (row / 2 + 1) * 0x9e3779b97f4a7c15ULL) >> (32 * (row & 1))) & (width - 1);
 }
 
-/* The sketch's bucket length for a window of interval ns: half of it. */
+/*
+ * What a cell records of a rule's interval: whole ms (the grammar's windows
+ * are whole ms, from 1 ms to an hour). The sketch's window is this many ms.
+ */
+static inline __u32 xrl_sketch_tag(__u64 interval)
+{
+	__u64 ms = interval / 1000000ULL;
+
+	return ms ? (__u32)ms : 1;
+}
+
+/* The sketch's bucket length for a window of interval ns: half of it, in whole ms as the cell records it. */
 static inline __u64 xrl_sketch_blen(__u64 interval)
 {
-	return interval > 1 ? interval / 2 : 1;
+	return (__u64)xrl_sketch_tag(interval) * 500000ULL;
 }
 
-/* The epoch of the bucket that holds t. */
+/* The epoch of the bucket that holds t (the word keeps its low 12 bits). */
 static inline __u32 xrl_sketch_epoch(__u64 t, __u64 interval)
 {
 	return (__u32)(t / xrl_sketch_blen(interval));
 }
 
+static inline __u32 xrl_sketch_word(__u32 epoch, __u32 pass)
+{
+	return (epoch & XRL_SKETCH_EPOCH_MASK) << XRL_SKETCH_PASS_BITS | pass;
+}
+
+static inline __u32 xrl_sketch_word_epoch(__u32 w)
+{
+	return w >> XRL_SKETCH_PASS_BITS;
+}
+
+static inline __u32 xrl_sketch_word_pass(__u32 w)
+{
+	return w & ((1U << XRL_SKETCH_PASS_BITS) - 1);
+}
+
+/* How far bucket E is past epoch e, modulo the word's 4096 epochs. */
+static inline __u32 xrl_sketch_age(__u32 E, __u32 e)
+{
+	return (E - e) & XRL_SKETCH_EPOCH_MASK;
+}
+
 /* A bucket word's passes when it counts in the window whose newest bucket is E; 0 otherwise. */
-static inline __u64 xrl_sketch_word_sum(__u64 w, __u32 E)
+static inline __u32 xrl_sketch_word_sum(__u32 w, __u32 E)
 {
 	/*
 	 * E and E - 1 are the window; E + 1 (same slot as E - 1) is a bucket a
 	 * CPU that read the clock later moved the cell to: count it too.
 	 */
-	return (__u32)(E + 1 - xrl_word_epoch(w)) < 3 ? xrl_word_pass(w) : 0;
+	return w && xrl_sketch_age(E + 1, xrl_sketch_word_epoch(w)) < 3 ? xrl_sketch_word_pass(w) : 0;
 }
 
 /* A cell's window sum at bucket E. */
 static inline __u64 xrl_sketch_cell_sum(const struct xrl_sketch_cell *c, __u32 E)
 {
-	return xrl_sketch_word_sum(XRL_READ_ONCE(c->w[0]), E) + xrl_sketch_word_sum(XRL_READ_ONCE(c->w[1]), E);
+	return (__u64)xrl_sketch_word_sum(XRL_READ_ONCE(c->w[0]), E) + xrl_sketch_word_sum(XRL_READ_ONCE(c->w[1]), E);
 }
 
 /* What a cell is to a key of a rule of some interval (see xrl_sketch_cell_est). */
@@ -140,9 +197,9 @@ enum xrl_sketch_kind {
 static inline __u64 xrl_sketch_cell_est(const struct xrl_sketch_cell *c, __u64 interval, __u64 threshold, __u64 now,
 					__u32 E, int *kind)
 {
-	__u64 ci = XRL_READ_ONCE(c->interval);
+	__u32 ci = XRL_READ_ONCE(c->interval_ms);
 
-	if (ci == interval) {
+	if (ci == xrl_sketch_tag(interval)) {
 		*kind = XRL_SKETCH_OWN;
 		return xrl_sketch_cell_sum(c, E);
 	}
@@ -150,7 +207,7 @@ static inline __u64 xrl_sketch_cell_est(const struct xrl_sketch_cell *c, __u64 i
 		*kind = XRL_SKETCH_UNUSED;
 		return 0;
 	}
-	if (xrl_sketch_cell_sum(c, xrl_sketch_epoch(now, ci))) {
+	if (xrl_sketch_cell_sum(c, xrl_sketch_epoch(now, (__u64)ci * 1000000ULL))) {
 		*kind = XRL_SKETCH_BUSY;
 		return threshold;
 	}
@@ -167,33 +224,31 @@ static inline __u64 xrl_sketch_cell_est(const struct xrl_sketch_cell *c, __u64 i
  */
 static inline void xrl_sketch_cell_add(struct xrl_sketch_cell *c, __u64 interval, __u32 E, int kind, __u64 floor)
 {
-	__u64 ci, w, n;
-	__u32 i = E & 1, e;
-	int k;
+	__u32 tag = xrl_sketch_tag(interval), ci, w, e, n, i = E & 1, k;
 
 	if (kind != XRL_SKETCH_OWN) {
-		ci = XRL_READ_ONCE(c->interval);
-		if (ci != interval && __sync_val_compare_and_swap(&c->interval, ci, interval) == ci && ci) {
+		ci = XRL_READ_ONCE(c->interval_ms);
+		if (ci != tag && __sync_val_compare_and_swap(&c->interval_ms, ci, tag) == ci && ci) {
 			/* The other slot's bucket is in the old interval's epochs. */
 			w = XRL_READ_ONCE(c->w[i ^ 1]);
 			__sync_val_compare_and_swap(&c->w[i ^ 1], w, 0);
 		}
-		if (XRL_READ_ONCE(c->interval) != interval)
+		if (XRL_READ_ONCE(c->interval_ms) != tag)
 			return;
 	}
 	for (k = 0; k < XRL_SKETCH_TRIES; k++) {
 		w = XRL_READ_ONCE(c->w[i]);
-		e = xrl_word_epoch(w);
-		if (kind == XRL_SKETCH_OWN && w && (e == E || (int)(e - E) > 0)) {
+		e = xrl_sketch_word_epoch(w);
+		if (kind == XRL_SKETCH_OWN && w && xrl_sketch_age(e, E) < 2048) {
 			/* E, or a later bucket a CPU with a later clock read moved it to: count there. */
 			__sync_fetch_and_add(&c->w[i], 1);
 			return;
 		}
 		/* An older bucket (or the old interval's): this pass starts E, at floor at least. */
-		n = kind == XRL_SKETCH_OWN || e != E ? 1 : xrl_word_pass(w) + 1;
+		n = kind == XRL_SKETCH_OWN || xrl_sketch_age(E, e) ? 1 : xrl_sketch_word_pass(w) + 1;
 		if (n < floor)
-			n = floor;
-		if (__sync_val_compare_and_swap(&c->w[i], w, xrl_word(E, (__u32)n)) == w)
+			n = floor < XRL_SKETCH_FULL ? (__u32)floor : XRL_SKETCH_FULL;
+		if (__sync_val_compare_and_swap(&c->w[i], w, xrl_sketch_word(E, n)) == w)
 			return;
 	}
 }
@@ -240,8 +295,8 @@ static inline int xrl_sketch_judge(struct xrl_sketch_cell *const cell[XRL_SKETCH
 			min = v[i];
 	}
 	*est = min;
-	/* Far below 2^32: an atomic add past a count of 2^32 - 1 would carry into the epoch. */
-	if (xrl_over(min, threshold) || min >= 0xffff0000ULL)
+	/* Below 2^20 by more than the CPUs racing: an atomic add past 2^20 - 1 would carry into the epoch. */
+	if (xrl_over(min, threshold) || min >= XRL_SKETCH_FULL)
 		return busy ? XRL_CONTENDED : XRL_OVER;
 	if (check_only)
 		return XRL_PASSED;

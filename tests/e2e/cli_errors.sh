@@ -46,6 +46,13 @@ expect_err "explain --type without --proto" 2 "--type needs --proto icmp" "$XRL"
 expect_err "explain --type on udp" 2 "'type' is for icmp" "$XRL" explain xrle4 --src 10.0.0.1 --proto udp --type 8
 expect_err "explain --fragment with --dport" 2 "a later fragment carries no transport header" \
 	"$XRL" explain xrle4 --src 10.0.0.1 --dport 53/udp --fragment
+expect_err "a protocol rule narrowed to a destination" 2 "a protocol rule cannot be narrowed to a destination.*add a dst rule" \
+	"$XRL" rule add xrle4 proto icmp dst 203.0.113.5 rate 1/s
+expect_err "a dst prefix with host bits" 2 "did you mean 203.0.113.0/24" "$XRL" rule add xrle4 dst 203.0.113.5/24 rate 1/s
+expect_err "dst twice" 2 "'dst' is given twice" "$XRL" rule add xrle4 port 53/udp dst 192.0.2.0/24 dst 192.0.2.0/25 rate 1/s
+expect_err "dst after a port rule's words" 2 "'dst' goes right after the port" "$XRL" rule add xrle4 port 53/udp rate 1/s dst 192.0.2.1
+expect_err "explain --dst not an address" 2 "--dst '192.0.2.0/24' is not one address" \
+	"$XRL" explain xrle4 --src 10.0.0.1 --dst 192.0.2.0/24
 expect_err "explain --proto and --dport disagree" 2 "disagree" "$XRL" explain xrle4 --src 10.0.0.1 --dport 53/udp --proto tcp
 expect_err "window not dividing into buckets" 2 "does not divide into 3 buckets" \
 	"$XRL" apply xrle4 - --check <<<"port 1/udp rate 10/s window 1s buckets 3"

@@ -48,5 +48,8 @@ done
 # The checks above can fail: a word the table does not have is not offered.
 if comp "xdp-ratelimit " | grep -qx frobnicate; then fail "no made-up command" "frobnicate offered"; else pass "no made-up command"; fi
 expect_range "commands and options in the table, each checked" "$n" 20 1000
+offers "a rule may be a dst rule" "xdp-ratelimit rule add lo " dst
+offers "a port rule may be narrowed to a destination" "xdp-ratelimit rule add lo port 53/udp " dst
+offers "a dst rule's words after its address" "xdp-ratelimit rule add lo dst 192.0.2.0/24 " rate
 offers "a file after apply IFACE" "xdp-ratelimit apply lo $ROOT/dist/exa" "$ROOT/dist/example.conf"
 finish

@@ -86,6 +86,22 @@ for n in "${NODES[@]}"; do agent_up "$n" $PORT; done
 if lab_wait 10 all_nodes '.fleet.policy == "shared" and .fleet.nodes == 3'; then
 	pass "three agents in sync: each node sees 3 nodes"
 else fail "three agents in sync" "$(for n in "${NODES[@]}"; do fleet "$n"; done)"; fi
+# A second agent for an interface another one serves writes nothing (both would write its
+# allowances): it says so, and takes the interface over once the first stops.
+"$XRL" -j sync --redis "127.0.0.1:$PORT" --node na --interval $INTERVAL --count 30 xfla0 >"$dir/second.log" 2>&1 &
+second=$!
+lab_undo "kill $second 2>/dev/null"
+if lab_wait 5 grep -q "another 'xdp-ratelimit sync' serves xfla0 already" "$dir/second.log"; then
+	pass "a second agent for xfla0 says another serves it"
+else fail "a second agent for xfla0 says another serves it" "$(cat "$dir/second.log")"; fi
+agent_down a
+sleep 1 # ten intervals: with no agent, the last sync would be that old
+if fleet a | jq -e ".fleet.last_sync_age_ms < 5 * $INTERVAL" >/dev/null; then
+	pass "... and takes xfla0 over once the first agent stops (it syncs it)"
+else fail "... and takes xfla0 over once the first agent stops" "$(fleet a) $(cat "$dir/second.log")"; fi
+wait $second
+agent_up a $PORT
+lab_wait 10 all_nodes '.fleet.policy == "shared" and .fleet.nodes == 3' || fail "agent a back" "$(fleet a)"
 expect_eq "status -j shows the fleet view" \
 	"$("$XRL" -j status | jq -c '.interfaces[] | select(.interface == "xfla0") | .global_rules[0].fleet | [.policy, .nodes]')" \
 	'["shared",3]'

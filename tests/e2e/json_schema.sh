@@ -14,7 +14,10 @@ dir=$(mktemp -d)
 lab_undo "rm -rf $dir"
 printf '%s\n' "port 53/udp rate 10/s" "prefix 10.218.0.0/24 rate 5/s aggregate monitor" \
 	"prefix 192.0.2.0/24 allow" "port 7000/udp rate 1k/s aggregate global" \
-	"port 8000/udp rate 100/s rate 10Mbit/s warmup 30s" "port 8001/udp rate 12MB/s aggregate" >"$dir/rules"
+	"port 8000/udp rate 100/s rate 10Mbit/s warmup 30s" "port 8001/udp rate 12MB/s aggregate" \
+	"dst 203.0.113.0/24 rate 50/s mask4 28" "dst 2001:db8::1 allow" "port 53/udp dst 203.0.113.5 rate 20/s" \
+	"dst 198.51.100.0/24 rate 100Mbit/s aggregate" \
+	"proto icmp type 8 rate 10/s" "fragments rate 5/s aggregate" >"$dir/rules"
 
 # conforms DEF CODE COMMAND... [--ndjson after --]: the command exits CODE and prints only JSON of $defs/DEF.
 conforms() {
@@ -43,7 +46,7 @@ conforms dump 0 "$XRL" -j rule list xrlej0
 conforms save 0 "$XRL" -j save xrlej0 "$dir/saved.conf"
 conforms status 0 "$XRL" -j status
 check "status shows every load option, the sketch and the malformed policy included" \
-	sh -c "$XRL status | grep '^xrlej0 ' | grep -qE ' native +precise .* 65536 +0\.1MiB +drop\$'"
+	sh -c "$XRL status | grep '^xrlej0 ' | grep -qE ' native +precise .* 65536 +32\.[0-9]KiB +drop\$'"
 conforms stats 0 "$XRL" -j stats xrlej0 --top 5
 conforms stats 0 --ndjson "$XRL" -j stats xrlej0 --count 2
 # sync with no Redis there: its events (an error each sync, then the fallback), then stats' fleet view of it.
@@ -54,12 +57,16 @@ conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dport 53/udp
 conforms explain 0 "$XRL" -j explain xrlej0 --src 192.0.2.1
 conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dport 8000/udp --size 1500
 conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dport 8001/udp
+conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dst 203.0.113.5 --dport 53/udp
+conforms explain 0 "$XRL" -j explain xrlej0 --src 2001:db8::9 --dst 2001:db8::1
+conforms explain 0 "$XRL" -j explain xrlej0 --src 10.218.0.9 --dst 198.51.100.7 --size 1500
 conforms help 0 "$XRL" -j help stats
 conforms help 0 "$XRL" -j help rule
 conforms help 0 "$XRL" -j stats -h
 conforms commands 0 "$XRL" -j help
 conforms version 0 "$XRL" -j -V
 conforms memory 0 "$XRL" -j memory --cpus 64 --max-keys 4096
+conforms memory 0 "$XRL" -j memory --dsts 100 --prefixes 10
 conforms metrics 0 "$XRL" -j metrics xrlej0
 conforms metrics 0 "$XRL" -j metrics
 conforms metrics_textfile 0 "$XRL" -j metrics --textfile "$dir/xrl.prom"

@@ -19,9 +19,9 @@ expect_eq "memory's window states are what the kernel charges for them" \
 	"$(json .state_bytes <<<"$mem")" "$(json .state_bytes <<<"$st")"
 expect_eq "memory's sketch is what the kernel charges for it" \
 	"$(json .sketch_bytes <<<"$mem")" "$(json .sketch_bytes <<<"$st")"
-expect_eq "a sketch 1024 wide: 4 rows of 1024 cells of 24 bytes, and the array's header" \
+expect_eq "a sketch 1024 wide: 2 rows of 1024 cells of 16 bytes, and the array's header" \
 	"$("$XRL" -j memory --sketch-width 1024 | json .sketch_bytes)" \
-	$(("$(json .sketch_bytes <<<"$mem")" - 4 * 65536 * 24 + 4 * 1024 * 24))
+	$(("$(json .sketch_bytes <<<"$mem")" - 2 * 65536 * 16 + 2 * 1024 * 16))
 expect_eq "status shows the bytes a key takes" \
 	"$(json .bytes_per_key <<<"$st")" "$(jq -r '.bytes_per_key | floor' <<<"$mem")"
 

@@ -75,6 +75,25 @@ expect_err "a load option out of range is refused" 2 "max-keys '3' is not a whol
 expect_err "a missing file" 2 "cannot read configuration '$dir/none.conf'" "$XRL" load $IF --config "$dir/none.conf"
 expect_eq "... nothing attached" "$(ip -d link show $IF | grep -c 'prog/xdp')" 0
 
+# load --config under traffic: the program is attached with the file's rules already in force, so
+# no frame is judged by an empty set: every frame it passes to port 9, the rule passed. (When it
+# attached first and applied after, the frames of those few ms passed unjudged: 100s at this rate.)
+echo 'port 9/udp rate 1/min window 1min aggregate' >"$dir/strict.conf"
+$UDP send -n $NS 10.231.0.2 10.231.0.1 9 100000 3 >/dev/null 2>&1 &
+sender=$!
+lab_undo "kill $sender 2>/dev/null"
+sleep 0.5
+check "load --config while traffic arrives" "$XRL" load $IF --config "$dir/strict.conf"
+sleep 0.5
+st=$("$XRL" -j stats $IF)
+expect_range "... it sees the traffic" "$(json .counters.seen <<<"$st")" 1000 100000000
+# A few frames of the lab's own (IPv6 neighbour discovery, say) may pass without a rule; hundreds may not.
+expect_range "... and passes none of it but what the rule passed" \
+	"$(json '.counters.passed - .rules[0].passed' <<<"$st")" 0 5
+expect_eq "... the rule's one frame a minute" "$(json '.rules[0].passed' <<<"$st")" 1
+wait $sender
+check "unload" "$XRL" unload $IF
+
 # Where save writes: the default path, a folder, a folder that is not there.
 check "load" "$XRL" load $IF
 expect_err "save to a folder is refused" 1 "is not a regular file" "$XRL" save $IF "$dir"

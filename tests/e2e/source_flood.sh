@@ -21,8 +21,8 @@ lab_undo "in_r $XRL unload $IF_R"
 in_r "$XRL" rule add "$IF_R" prefix 10.0.0.0/8 rate $RATE/s per-source >/dev/null
 status() { in_r "$XRL" -j status | json ".interfaces[] | select(.interface==\"$IF_R\") | .$1"; }
 mem0=$(status memory_bytes)
-expect_range "status shows the sketch's memory (4 x 65536 cells of 24 bytes)" "$(status sketch_bytes)" \
-	6291456 6400000
+expect_range "status shows the sketch's memory (2 x 65536 cells of 16 bytes)" "$(status sketch_bytes)" \
+	2097152 2200000
 tmp=$(mktemp -d); lab_undo "rm -rf $tmp"
 
 # Senders beside the flood (not through tg: only one generator at a time can hold the lab's

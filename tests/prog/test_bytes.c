@@ -301,13 +301,59 @@ static void test_every_kind(void **state)
 	assert_totals(f, pfx.id, 2, 1);
 }
 
+/*
+ * A dst rule's byte rate (a victim's bandwidth), with and without a packet
+ * rate, and a port rule narrowed to a destination: their byte windows are
+ * judged and counted, and taken back when another rule drops the packet.
+ */
+static void test_dst_kinds(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule host = byte_rule(f, 2500, 1000, 2, 0), narrowed = byte_rule(f, 1000, 1000, 2, 0);
+	struct xrl_rule both = rule(f, 10, 1000, 2, 0);
+	struct byte_totals bt;
+	struct pkt p;
+
+	both.byte_threshold = 1800;
+	both.byte_rate = 1800;
+	both.byte_unit = XRL_BU_B;
+	both.byte_unit_ms = 1000;
+	put_dst(f, "203.0.113.1", 32, &host); /* udp4_len's destination */
+	udp4_len(&p, SRC4, 7000, 1000);
+	assert_int_equal(run_n(f, &p, 4), 2); /* 2500 bytes: two 1000-byte frames */
+	assert_totals(f, host.id, 2, 2);
+	bt = rule_bytes(f, host.id);
+	assert_int_equal(bt.pass, 2000);
+	assert_int_equal(bt.block, 2000);
+	assert_int_equal(window_of(f, &host, SRC4, 0, 0, 1), 2000);
+
+	/* The narrowed port rule passes 600 bytes, the dst rule has room for 500: the pass is taken back. */
+	put_dst_rule(f, XRL_PROTO_UDP, 53, "203.0.113.0", 24, &narrowed);
+	udp4_len(&p, SRC4, 53, 600);
+	assert_int_equal(run_n(f, &p, 1), 0);
+	assert_int_equal(window_of(f, &narrowed, SRC4, 53, XRL_PROTO_UDP, 1), 0);
+
+	/* Both rates on a dst rule: the byte rate (1800) binds before the packet rate (10). */
+	put_dst(f, "203.0.113.9", 32, &both);
+	pkt_init(&p);
+	pkt_push_eth(&p);
+	pkt_push_ipv4(&p, SRC4, "203.0.113.9", 0);
+	pkt_push_udp(&p, 40000, 7000);
+	pkt_push_data(&p, 600 - 42);
+	pkt_finish(&p);
+	assert_int_equal(run_n(f, &p, 5), 3);
+	assert_int_equal(window_of(f, &both, SRC4, 0, 0, 0), 3);
+	assert_int_equal(window_of(f, &both, SRC4, 0, 0, 1), 1800);
+}
+
 #define T(fn) cmocka_unit_test_setup(fn, setup)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_exact_fit),  T(test_one_byte_over),	    T(test_small_after_big), T(test_window_boundary),
-		T(test_both_rates), T(test_take_back_across_rules), T(test_per_source),	     T(test_every_kind),
+		T(test_exact_fit),	 T(test_one_byte_over), T(test_small_after_big),
+		T(test_window_boundary), T(test_both_rates),	T(test_take_back_across_rules),
+		T(test_per_source),	 T(test_every_kind),	T(test_dst_kinds),
 	};
 
 	fx_init();

@@ -134,9 +134,9 @@ static int tracked(struct fx *f, const struct xrl_rule *r, const char *src)
 }
 
 /*
- * Three of a newcomer's four cells are full of other sources' passes: it
- * still gets its whole limit from the fourth, then is held there. With all
- * four full, a newcomer is blocked from its first packet: the one way the
+ * All but one of a newcomer's cells are full of other sources' passes: it
+ * still gets its whole limit from the last, then is held there. With all of
+ * them full, a newcomer is blocked from its first packet: the one way the
  * sketch wrongs a newcomer.
  */
 static void test_sketch_newcomer_beside_full_cells(void **state)
@@ -150,7 +150,7 @@ static void test_sketch_newcomer_beside_full_cells(void **state)
 
 	set_now(f, T0 + 100 * MS);
 	spend_cap(f, 0);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < XRL_SKETCH_DEPTH - 1; i++) {
 		collider(&r, n, i, 2 + (int)i, o[i], sizeof(o[i]));
 		assert_int_equal(run_src(f, o[i], SK_T + 2), SK_T); /* each other source: held at its limit */
 	}
@@ -159,7 +159,7 @@ static void test_sketch_newcomer_beside_full_cells(void **state)
 	assert_false(tracked(f, &r, n));
 	assert_int_equal(estimate(f, &r, n, T0 + 100 * MS), SK_T);
 	assert_int_equal(estimate(f, &r, n, T0 + 1000 * MS), 0); /* its window has passed */
-	/* All four cells full: blocked at once (false block). */
+	/* All its cells full: blocked at once (false block). */
 	for (i = 0; i < XRL_SKETCH_DEPTH; i++) {
 		collider(&r, m, i, 6 + (int)i, o[i], sizeof(o[i]));
 		assert_int_equal(run_src(f, o[i], SK_T), SK_T);
@@ -168,8 +168,8 @@ static void test_sketch_newcomer_beside_full_cells(void **state)
 	assert_int_equal(estimate(f, &r, m, T0 + 100 * MS), SK_T);
 	c = counters(f);
 	assert_int_equal(c.keys_new, 1);
-	assert_int_equal(c.sketch_judged, 3 * (SK_T + 2) + SK_T + 3 + 4 * SK_T + 1);
-	assert_int_equal(c.sketch_blocked, 3 * 2 + 3 + 1);
+	assert_int_equal(c.sketch_judged, (XRL_SKETCH_DEPTH - 1) * (SK_T + 2) + SK_T + 3 + XRL_SKETCH_DEPTH * SK_T + 1);
+	assert_int_equal(c.sketch_blocked, (XRL_SKETCH_DEPTH - 1) * 2 + 3 + 1);
 }
 
 /*
@@ -369,8 +369,8 @@ static double poisson_tail(double l, int k)
 /*
  * The false-block rate, measured: a flood of new sources, one frame each, L
  * a cell on average (L * width of them), then 1000 newcomers' first frames.
- * Each is wrongly blocked only when its four cells are full: at most
- * about P(Poisson(L) >= T)^4 (the rows taken as independent). And the width is what makes fairness
+ * Each is wrongly blocked only when all its cells are full: at most
+ * about P(Poisson(L) >= T)^d (the rows taken as independent). And the width is what makes fairness
  * possible: with L well past T every cell fills, and newcomers are blocked
  * whatever the depth.
  */
@@ -396,7 +396,7 @@ static void test_sketch_false_blocks(void **state)
 		}
 		/*
 		 * Each newcomer's first packet, judged without counting (as explain
-		 * does): counted, 1000 newcomers' passes would add 4 to every cell.
+		 * does): counted, 1000 newcomers' passes would add about 4 to every cell (1000 / 256).
 		 */
 		for (i = 0; i < newcomers; i++) {
 			src4(s, sizeof(s), 200 + (int)k, (unsigned int)i);

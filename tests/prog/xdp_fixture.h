@@ -25,6 +25,7 @@
 #include "xrl_key.h"
 #include "ports.h"
 #include "prefixes.h"
+#include "dsts.h"
 #include "protos.h"
 #include "xdp_ratelimit.skel.h"
 #include "pktbuild.h"
@@ -36,7 +37,8 @@
 
 struct fx {
 	struct xdp_ratelimit_bpf *skel;
-	int prog, port_idx, port_rules, proto_rules, prefixes, state, rule_stats, counters, ctl, latches, sketch, fleet;
+	int prog, port_idx, port_rules, proto_rules, prefixes, dsts, state, rule_stats, counters, ctl, latches, sketch,
+		fleet;
 	__u32 nports[2]; /* port rules put in each set: the next free slot */
 	int ncpus;
 	struct xrl_ctl ctl0; /* as loaded */
@@ -118,6 +120,7 @@ static inline void fx_load(struct fx *f, __u32 malformed_drop)
 	f->port_rules = bpf_map__fd(f->skel->maps.xrl_port_rules);
 	f->proto_rules = bpf_map__fd(f->skel->maps.xrl_proto_rules);
 	f->prefixes = bpf_map__fd(f->skel->maps.xrl_prefixes);
+	f->dsts = bpf_map__fd(f->skel->maps.xrl_dsts);
 	f->state = bpf_map__fd(f->skel->maps.xrl_state);
 	f->rule_stats = bpf_map__fd(f->skel->maps.xrl_rule_stats);
 	f->counters = bpf_map__fd(f->skel->maps.xrl_counters);
@@ -192,7 +195,7 @@ static inline int fx_reset(struct fx *f)
 		return -ENOMEM;
 	if (xrl_ports_clear(f->port_idx, f->port_rules, 0) || xrl_ports_clear(f->port_idx, f->port_rules, 1) ||
 	    xrl_protos_clear(f->proto_rules, 0) || xrl_protos_clear(f->proto_rules, 1) || map_clear(f->prefixes) ||
-	    map_clear(f->state))
+	    map_clear(f->dsts) || map_clear(f->state))
 		err = -1;
 	for (id = 0; id < XRL_LATCHES && !err; id++)
 		err = bpf_map_update_elem(f->latches, &id, zeros, BPF_ANY);
@@ -346,6 +349,27 @@ static inline void put_prefix_in(struct fx *f, __u8 set, const char *addr, int p
 static inline void put_prefix(struct fx *f, const char *addr, int plen, const struct xrl_rule *r)
 {
 	put_prefix_in(f, f->set, addr, plen, r);
+}
+
+/*
+ * A rule in the dst trie, as apply writes it: a dst rule (proto 0) or a port
+ * rule narrowed to addr/plen.
+ */
+static inline void put_dst_rule(struct fx *f, __u8 proto, __u16 port, const char *addr, int plen,
+				const struct xrl_rule *r)
+{
+	__u8 a[16] = {}, family = strchr(addr, ':') ? XRL_FAMILY_V6 : XRL_FAMILY_V4;
+	struct xrl_dst_key k;
+
+	assert_int_equal(inet_pton(family == XRL_FAMILY_V6 ? AF_INET6 : AF_INET, addr, a), 1);
+	xrl_dst_key(&k, f->set, proto, port, family, a, (__u8)plen);
+	assert_int_equal(xrl_dst_put(f->dsts, &k, r), 0);
+	set_has(f, f->set, proto ? XRL_HAS_PORT_DSTS : XRL_HAS_DSTS);
+}
+
+static inline void put_dst(struct fx *f, const char *addr, int plen, const struct xrl_rule *r)
+{
+	put_dst_rule(f, 0, 0, addr, plen, r);
 }
 
 static inline struct xrl_counters counters(struct fx *f)

@@ -454,7 +454,7 @@ static void test_rule_misleading(void **state)
 
 	(void)state;
 	/* an IPv4-mapped prefix: IPv4 traffic arrives as IPv4, so it never matched */
-	parse_bad("prefix ::ffff:1.2.3.4/128 rate 1/s", "IPv4-mapped IPv6 prefix", "write it as 1.2.3.4/32");
+	parse_bad("prefix ::ffff:1.2.3.4/128 rate 1/s", "IPv4-mapped IPv6 prefix", "write it as prefix 1.2.3.4/32");
 	parse_bad("prefix ::ffff:10.0.0.0/104 rate 1/s", "IPv4-mapped", "10.0.0.0/8");
 	parse_ok("prefix ::/0 rate 1/s", &s);
 	/* a mask no longer than the prefix: one window for every source, an aggregate in disguise */
@@ -499,7 +499,7 @@ static void test_rule_bad_combinations(void **state)
 {
 	(void)state;
 	/* allow */
-	parse_bad("port 53/udp allow", "'allow' is for prefix rules", NULL);
+	parse_bad("port 53/udp allow", "'allow' is for prefix and dst rules", NULL);
 	parse_bad("prefix 10.0.0.0/8 allow rate 100/s", "'allow' takes no rate", NULL);
 	parse_bad("prefix 10.0.0.0/8 rate 100/s allow", "'allow' takes no rate", NULL);
 	parse_bad("prefix 10.0.0.0/8 allow monitor", "'allow' takes no", "monitor");
@@ -558,7 +558,7 @@ static void assert_same_spec(const char *what, const struct xrl_spec *a, const s
 		fail_msg("'%s': the match changed", what);
 	if (a->kind == XRL_KIND_PORT && (a->port != b->port || a->proto != b->proto))
 		fail_msg("'%s': the port changed", what);
-	if (a->kind == XRL_KIND_PREFIX &&
+	if ((a->kind == XRL_KIND_PREFIX || xrl_spec_in_dsts(a)) &&
 	    (a->family != b->family || a->plen != b->plen || memcmp(a->addr, b->addr, 16)))
 		fail_msg("'%s': the prefix changed", what);
 	if (memcmp(&a->r, &b->r, sizeof(a->r)))
@@ -652,12 +652,124 @@ static void test_proto_refused(void **state)
 	parse_bad("proto tcp-syn rate 1/s mask 24", "'mask' is for prefix rules",
 		  "a protocol rule takes mask4 and mask6");
 	parse_bad("fragments rate 1/s mask 24", "'mask' is for prefix rules", "mask4 and mask6");
-	parse_bad("proto icmp allow", "'allow' is for prefix rules", "a protocol rule always limits");
+	parse_bad("proto icmp allow", "'allow' is for prefix and dst rules", "a protocol rule always limits");
 	parse_bad("proto icmp type 8", "missing 'rate'", NULL);
 	parse_bad("fragments", "missing 'rate'", NULL);
 	parse_bad("fragments 10 rate 1/s", "unknown word '10'", "mask4, mask6");
 	parse_bad("proto icmp type 8 type 9 rate 1/s", "unknown word 'type'", NULL);
 	parse_bad("proto udp rate 1/s aggregate mask4 24", "a source mask needs 'per-source'", NULL);
+}
+
+/* ---- destination rules and narrowed port rules ---- */
+
+static void dst_ok(const char *line, int kind, const char *addr, int plen, const char *printed)
+{
+	__u8 want[16] = {};
+	char text[256];
+	struct xrl_spec s;
+
+	parse_ok(line, &s);
+	assert_int_equal(s.kind, kind);
+	assert_int_equal(s.plen, plen);
+	assert_int_equal(inet_pton(strchr(addr, ':') ? AF_INET6 : AF_INET, addr, want), 1);
+	assert_memory_equal(s.addr, want, 16);
+	assert_int_equal(s.family, strchr(addr, ':') ? XRL_FAMILY_V6 : XRL_FAMILY_V4);
+	assert_int_equal(xrl_spec_format(&s, text, sizeof(text)), 0);
+	assert_string_equal(text, printed);
+	roundtrip(line);
+}
+
+static void test_dst_rules(void **state)
+{
+	struct xrl_spec a, b;
+
+	(void)state;
+	dst_ok("dst 203.0.113.0/24 rate 100/s", XRL_KIND_DST, "203.0.113.0", 24,
+	       "dst 203.0.113.0/24 rate 100/s window 1s buckets 2 per-source");
+	dst_ok("dst 203.0.113.5 rate 10/s aggregate", XRL_KIND_DST, "203.0.113.5", 32,
+	       "dst 203.0.113.5/32 rate 10/s window 1s buckets 2 aggregate");
+	dst_ok("dst 2001:db8:ffff::/48 rate 1k/s mask6 56 monitor", XRL_KIND_DST, "2001:db8:ffff::", 48,
+	       "dst 2001:db8:ffff::/48 rate 1k/s window 1s buckets 2 per-source mask6 56 monitor");
+	dst_ok("dst 2001:db8::1 rate 5/s window 2s buckets 4 aggregate global", XRL_KIND_DST, "2001:db8::1", 128,
+	       "dst 2001:db8::1/128 rate 5/s window 2s buckets 4 aggregate global");
+	dst_ok("dst 203.0.113.0/24 rate 10/s mask4 24", XRL_KIND_DST, "203.0.113.0", 24,
+	       "dst 203.0.113.0/24 rate 10/s window 1s buckets 2 per-source mask4 24");
+	dst_ok("dst 192.0.2.1 allow", XRL_KIND_DST, "192.0.2.1", 32, "dst 192.0.2.1/32 allow");
+	dst_ok("dst 0.0.0.0/0 rate 1M/s aggregate", XRL_KIND_DST, "0.0.0.0", 0,
+	       "dst 0.0.0.0/0 rate 1M/s window 1s buckets 2 aggregate");
+	dst_ok("port 53/udp dst 203.0.113.0/24 rate 50/s", XRL_KIND_PORT, "203.0.113.0", 24,
+	       "port 53/udp dst 203.0.113.0/24 rate 50/s window 1s buckets 2 per-source");
+	dst_ok("port 443/tcp dst 2001:db8::5 rate 1k/s aggregate", XRL_KIND_PORT, "2001:db8::5", 128,
+	       "port 443/tcp dst 2001:db8::5/128 rate 1k/s window 1s buckets 2 aggregate");
+	/* A narrowed port rule is another match than the port's own, and than the same port narrowed elsewhere. */
+	parse_ok("port 53/udp rate 1/s", &a);
+	parse_ok("port 53/udp dst 203.0.113.0/24 rate 1/s", &b);
+	assert_false(xrl_spec_same_match(&a, &b));
+	parse_ok("port 53/udp dst 203.0.113.0/25 rate 1/s", &a);
+	assert_false(xrl_spec_same_match(&a, &b));
+	parse_ok("port 53/udp dst 203.0.113.0/24 rate 9/s", &a);
+	assert_true(xrl_spec_same_match(&a, &b));
+	parse_ok("port 53/tcp dst 203.0.113.0/24 rate 1/s", &a);
+	assert_false(xrl_spec_same_match(&a, &b));
+	/* A dst rule is not the prefix rule of the same address. */
+	parse_ok("dst 10.0.0.0/8 rate 1/s", &a);
+	parse_ok("prefix 10.0.0.0/8 rate 1/s", &b);
+	assert_false(xrl_spec_same_match(&a, &b));
+	assert_true(xrl_spec_in_dsts(&a));
+	assert_false(xrl_spec_in_dsts(&b));
+}
+
+static void test_dst_refused(void **state)
+{
+	(void)state;
+	parse_bad("dst 203.0.113.1/24 rate 1/s", "host bits set", "did you mean 203.0.113.0/24?");
+	parse_bad("dst 203.0.113.0/33 rate 1/s", "longer than an IPv4 address", "/32");
+	parse_bad("dst 203.0.113 rate 1/s", "not an IPv4 or IPv6 address", "ADDR/LEN");
+	parse_bad("dst ::ffff:192.0.2.1 rate 1/s", "IPv4-mapped", "write it as dst 192.0.2.1/32");
+	parse_bad("dst", "'dst' needs a value", "203.0.113.0/24");
+	parse_bad("dst 203.0.113.0/24 dst 198.51.100.0/24 rate 1/s", "'dst' is given twice", NULL);
+	parse_bad("dst 203.0.113.0/24 rate 1/s dst 198.51.100.0/24", "'dst' is given twice", NULL);
+	parse_bad("port 53/udp dst 192.0.2.0/24 dst 198.51.100.0/24 rate 1/s", "'dst' is given twice", NULL);
+	parse_bad("port 53/udp dst", "'dst' needs a value", NULL);
+	parse_bad("port 53/udp rate 1/s dst 192.0.2.0/24", "'dst' goes right after the port",
+		  "'port 53/udp dst ADDR/LEN rate ...'");
+	parse_bad("proto icmp dst 203.0.113.5 rate 1/s", "a protocol rule cannot be narrowed to a destination",
+		  "add a dst rule ('dst ADDR/LEN rate ...')");
+	parse_bad("proto icmp type 8 dst 203.0.113.5 rate 1/s", "cannot be narrowed", "only port rules can");
+	parse_bad("fragments dst 203.0.113.5 rate 1/s", "cannot be narrowed", "add a dst rule");
+	parse_bad("prefix 10.0.0.0/8 dst 203.0.113.5 rate 1/s", "a prefix rule cannot be narrowed", "add a dst rule");
+	parse_bad("port 53/udp dst 192.0.2.0/24 allow", "'allow' is for prefix and dst rules",
+		  "narrowed to a destination always limits");
+	parse_bad("dst 192.0.2.0/24 rate 1/s mask6 64", "'mask6' is for IPv6 sources", "use 'mask4'");
+	parse_bad("port 53/udp dst 2001:db8::/32 rate 1/s mask4 24", "'mask4' is for IPv4 sources", "use 'mask6'");
+	parse_bad("dst 192.0.2.0/24 rate 1/s mask 24", "'mask' is for prefix rules", "mask4 and mask6");
+	parse_bad("dst 192.0.2.0/24", "missing 'rate'", "or dst rule");
+	parse_bad("dst 192.0.2.0/24 allow rate 1/s", "'allow' takes no rate", NULL);
+	parse_bad("dst 192.0.2.0/24 rate 1/s per-source global", "'global' needs 'aggregate'", NULL);
+	parse_bad("dst 192.0.2.0/24 rate 1/s burst 3", "unknown word 'burst'", "or allow");
+}
+
+/* A set holds one rule per destination; the narrowed and plain rules of one port are two. */
+static void test_dst_duplicate_in_set(void **state)
+{
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN];
+	struct xrl_spec s;
+
+	(void)state;
+	parse_ok("port 53/udp rate 1/s", &s);
+	assert_int_equal(xrl_ruleset_add(&set, &s, err, sizeof(err)), 0);
+	parse_ok("port 53/udp dst 192.0.2.0/24 rate 1/s", &s);
+	assert_int_equal(xrl_ruleset_add(&set, &s, err, sizeof(err)), 0);
+	parse_ok("dst 192.0.2.0/24 rate 1/s", &s);
+	assert_int_equal(xrl_ruleset_add(&set, &s, err, sizeof(err)), 0);
+	parse_ok("dst 192.0.2.0/24 rate 5/s aggregate", &s);
+	assert_int_equal(xrl_ruleset_add(&set, &s, err, sizeof(err)), -EINVAL);
+	assert_contains(err, "'dst 192.0.2.0/24' already has a rule");
+	parse_ok("port 53/udp dst 192.0.2.0/24 rate 2/s", &s);
+	assert_int_equal(xrl_ruleset_add(&set, &s, err, sizeof(err)), -EINVAL);
+	assert_contains(err, "'port 53/udp dst 192.0.2.0/24' already has a rule");
+	xrl_ruleset_free(&set);
 }
 
 /* A set holds one rule per selector: 'proto 6' after 'proto tcp' is the same match. */
@@ -1285,6 +1397,9 @@ int main(void)
 		cmocka_unit_test(test_file_nul),
 		cmocka_unit_test(test_load_line),
 		cmocka_unit_test(test_load_line_refused),
+		cmocka_unit_test(test_dst_rules),
+		cmocka_unit_test(test_dst_refused),
+		cmocka_unit_test(test_dst_duplicate_in_set),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

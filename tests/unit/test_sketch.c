@@ -21,7 +21,7 @@
 
 static int judge(struct xrl_sketch_cell *c, __u64 interval, __u64 threshold, __u64 now)
 {
-	struct xrl_sketch_cell *cell[XRL_SKETCH_DEPTH] = { &c[0], &c[1], &c[2], &c[3] };
+	struct xrl_sketch_cell *cell[XRL_SKETCH_DEPTH] = { &c[0], &c[1] };
 	__u64 est;
 
 	return xrl_sketch_judge(cell, interval, threshold, now, 0, &est);
@@ -46,13 +46,60 @@ static void test_cell_window(void **state)
 	add(&c, I, E);
 	add(&c, I, E);
 	add(&c, I, E + 1);
-	assert_int_equal(c.interval, I);
+	assert_int_equal(c.interval_ms, I / 1000000);
 	assert_int_equal(xrl_sketch_cell_sum(&c, E), 3);
 	assert_int_equal(xrl_sketch_cell_sum(&c, E + 1), 3);
 	assert_int_equal(xrl_sketch_cell_sum(&c, E + 2), 1); /* E has left */
 	assert_int_equal(xrl_sketch_cell_sum(&c, E + 3), 0);
 	add(&c, I, E + 2); /* moves the slot of E on */
 	assert_int_equal(xrl_sketch_cell_sum(&c, E + 2), 2);
+}
+
+/*
+ * A word keeps 12 bits of its epoch: the window slides across the wrap from
+ * epoch 4095 to 4096 (0 in the word) as anywhere else.
+ */
+static void test_cell_epoch_wrap(void **state)
+{
+	struct xrl_sketch_cell c = { 0 };
+	__u32 E = 3 * 4096 + 4095;
+
+	(void)state;
+	add(&c, I, E);
+	add(&c, I, E);
+	assert_int_equal(xrl_sketch_cell_sum(&c, E), 2);
+	add(&c, I, E + 1);
+	assert_int_equal(xrl_sketch_cell_sum(&c, E + 1), 3);
+	assert_int_equal(xrl_sketch_cell_sum(&c, E + 2), 1);
+	add(&c, I, E + 2); /* the slot of E, reused in the next 4096 */
+	assert_int_equal(xrl_sketch_cell_sum(&c, E + 2), 2);
+	assert_int_equal(xrl_sketch_cell_sum(&c, E + 4), 0);
+}
+
+/*
+ * Counts are 20 bits: a key whose estimate reaches XRL_SKETCH_FULL is over
+ * whatever its threshold, so no add carries into the epoch.
+ */
+static void test_cell_full(void **state)
+{
+	struct xrl_sketch_cell c[XRL_SKETCH_DEPTH];
+	__u64 now = 1000 * SEC + 100000000ULL;
+	__u32 E = xrl_sketch_epoch(now, I), i;
+
+	(void)state;
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < XRL_SKETCH_DEPTH; i++) {
+		c[i].interval_ms = I / 1000000;
+		c[i].w[E & 1] = xrl_sketch_word(E, XRL_SKETCH_FULL - 1);
+	}
+	assert_int_equal(judge(c, I, ~0ULL, now), XRL_PASSED);
+	for (i = 0; i < XRL_SKETCH_DEPTH; i++)
+		assert_int_equal(xrl_sketch_cell_sum(&c[i], E), XRL_SKETCH_FULL);
+	assert_int_equal(judge(c, I, ~0ULL, now), XRL_OVER);
+	for (i = 0; i < XRL_SKETCH_DEPTH; i++) {
+		assert_int_equal(xrl_sketch_word_epoch(c[i].w[E & 1]), E & XRL_SKETCH_EPOCH_MASK);
+		assert_int_equal(xrl_sketch_cell_sum(&c[i], E), XRL_SKETCH_FULL);
+	}
 }
 
 /* Another interval's cell: full while its own window lasts, then taken over with its words cleared. */
@@ -70,7 +117,7 @@ static void test_cell_other_interval(void **state)
 	assert_int_equal(xrl_sketch_cell_est(&c, I, 7, now + 2 * SEC, xrl_sketch_epoch(now + 2 * SEC, I), &kind), 0);
 	assert_int_equal(kind, XRL_SKETCH_STALE);
 	add(&c, I, xrl_sketch_epoch(now + 2 * SEC, I));
-	assert_int_equal(c.interval, I);
+	assert_int_equal(c.interval_ms, I / 1000000);
 	assert_int_equal(xrl_sketch_cell_sum(&c, xrl_sketch_epoch(now + 2 * SEC, I)), 1);
 }
 
@@ -136,8 +183,8 @@ static void test_two_cpus_one_key(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cell_window),
-		cmocka_unit_test(test_cell_other_interval),
+		cmocka_unit_test(test_cell_window),	 cmocka_unit_test(test_cell_epoch_wrap),
+		cmocka_unit_test(test_cell_full),	 cmocka_unit_test(test_cell_other_interval),
 		cmocka_unit_test(test_two_cpus_one_key),
 	};
 

@@ -47,7 +47,7 @@ static const struct cli_opt load_opts[] = {
 		.min = XRL_SKETCH_MIN_WIDTH, .max = XRL_SKETCH_MAX_WIDTH, .what = "a sketch width",
 		CLI_GIVEN(struct load_opts, sketch_width_given),
 		.help = "columns of the sketch that judges new sources past --new-keys, a power of 2\n"
-			"(default 65536: 4 rows of it, 6 MiB; a newcomer stays fair while new sources a\n"
+			"(default 65536: 2 rows of it, 2 MiB; a newcomer stays fair while new sources a\n"
 			"second stay well under width x limit per second)"),
 	CLI_OPT(struct load_opts, malformed, "malformed", ENUM, .short_name = 'M', .values = malformed,
 		.what = "a policy", CLI_GIVEN(struct load_opts, malformed_given),
@@ -100,25 +100,6 @@ static int load_prepare(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
-/* Applies --config's rules to what was just loaded; unloads it again if they cannot be. */
-static int load_apply(struct load_opts *lo, const char *iface)
-{
-	char err[XRL_ERRLEN], uerr[XRL_ERRLEN];
-	struct xrl_maps m;
-	int ret;
-
-	ret = xrl_maps_open(iface, &m, err, sizeof(err));
-	if (!ret) {
-		ret = xrl_rules_apply(&m, &lo->set, err, sizeof(err));
-		xrl_maps_close(&m);
-	}
-	if (!ret)
-		return EXIT_OK;
-	if (xrl_unload(iface, uerr, sizeof(uerr)))
-		return cli_fail(EXIT_FAIL, "%s: %s; and it could not be unloaded: %s", lo->config, err, uerr);
-	return cli_fail(EXIT_FAIL, "%s: %s; nothing was loaded", lo->config, err);
-}
-
 static int load_run(struct cli_ctx *ctx)
 {
 	struct load_opts *lo = ctx->opts;
@@ -132,18 +113,20 @@ static int load_run(struct cli_ctx *ctx)
 		.sketch_width = lo->sketch_width,
 		.malformed_drop = lo->malformed,
 		.force = lo->force,
+		.rules = lo->config ? &lo->set : NULL,
 	};
 	char err[XRL_ERRLEN];
 	int code = EXIT_OK;
 
 	if (xrl_sketch_width_check(o.sketch_width, err, sizeof(err)))
 		return cli_usage(ctx->cmd, "%s", err);
-	if (xrl_load(&o, err, sizeof(err)))
-		code = cli_fail(EXIT_FAIL, "%s", err);
-	else if (lo->config)
-		code = load_apply(lo, o.iface);
-	if (code)
+	if (xrl_load(&o, err, sizeof(err))) {
+		if (lo->config)
+			code = cli_fail(EXIT_FAIL, "%s: %s; nothing was loaded", lo->config, err);
+		else
+			code = cli_fail(EXIT_FAIL, "%s", err);
 		goto out;
+	}
 	if (cli.json) {
 		json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:s}", "interface", o.iface, "mode",
 				      o.generic ? "generic" : "native", "clock", clock_name(o.clock), "max_keys",
@@ -222,12 +205,24 @@ static json_t *global_json(const struct xrl_status *st)
 	return arr;
 }
 
+/* A size as status shows it: in MiB, KiB or bytes, whichever keeps a figure worth reading. */
+static const char *mem_str(char *buf, size_t len, __u64 bytes)
+{
+	if (bytes >= 1024 * 1024)
+		snprintf(buf, len, "%.1fMiB", (double)bytes / (1024.0 * 1024.0));
+	else if (bytes >= 1024)
+		snprintf(buf, len, "%.1fKiB", (double)bytes / 1024.0);
+	else
+		snprintf(buf, len, "%lluB", (unsigned long long)bytes);
+	return buf;
+}
+
 static int status_run(struct cli_ctx *ctx)
 {
 	struct xrl_status *st;
 	json_t *arr;
 	size_t n, i, g;
-	char err[XRL_ERRLEN], keys[48];
+	char err[XRL_ERRLEN], keys[48], mem[24], sketch[24];
 	int ret;
 
 	(void)ctx;
@@ -294,11 +289,11 @@ static int status_run(struct cli_ctx *ctx)
 			continue;
 		}
 		snprintf(keys, sizeof(keys), "%zu/%u", st[i].keys, st[i].ctl.max_keys);
-		printf("%-16s %-8s %-8s %-8s %6u %10zu %16s %7.1fMiB %6lluB %10u %7.1fMiB %s\n", name, state, mode,
+		printf("%-16s %-8s %-8s %-8s %6u %10zu %16s %10s %6lluB %10u %10s %s\n", name, state, mode,
 		       clock_name(st[i].ctl.clock), st[i].prog_id, st[i].rules, keys,
-		       (double)st[i].memlock / (1024.0 * 1024.0),
+		       mem_str(mem, sizeof(mem), st[i].memlock),
 		       (unsigned long long)(st[i].ctl.max_keys ? st[i].state_memlock / st[i].ctl.max_keys : 0),
-		       st[i].ctl.new_keys, (double)st[i].sketch_memlock / (1024.0 * 1024.0),
+		       st[i].ctl.new_keys, mem_str(sketch, sizeof(sketch), st[i].sketch_memlock),
 		       st[i].ctl.malformed_drop ? "drop" : "pass");
 		if (st[i].ctl.replaced_id)
 			printf("%-16s load --force detached XDP program '%s' (id %u) from it\n", "",

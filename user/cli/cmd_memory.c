@@ -6,7 +6,7 @@
 #include "memory.h"
 
 struct memory_opts {
-	__u32 cpus, max_keys, prefixes, sketch_width;
+	__u32 cpus, max_keys, prefixes, dsts, sketch_width;
 };
 
 static const struct cli_opt memory_opts[] = {
@@ -16,6 +16,10 @@ static const struct cli_opt memory_opts[] = {
 		.max = 16777216, .what = "a key count", .help = "window states kept, as load takes it; default 65536"),
 	CLI_OPT(struct memory_opts, prefixes, "prefixes", UINT, .arg = "N", .min = 0, .max = 2 * XRL_MAX_RULES,
 		.what = "a rule count", .help = "prefix rules in the trie (both rule sets); default 0"),
+	CLI_OPT(struct memory_opts, dsts, "dsts", UINT, .arg = "N", .min = 0, .max = 2 * XRL_MAX_RULES,
+		.what = "a rule count",
+		.help = "dst rules and port rules narrowed to a destination, in their trie (both rule sets);\n"
+			"default 0"),
 	CLI_OPT(struct memory_opts, sketch_width, "sketch-width", UINT, .short_name = 'w', .arg = "N",
 		.min = XRL_SKETCH_MIN_WIDTH, .max = XRL_SKETCH_MAX_WIDTH, .what = "a sketch width",
 		.help = "the sketch's columns, as load takes it (a power of 2); default 65536"),
@@ -35,11 +39,11 @@ static int memory_run(struct cli_ctx *ctx)
 		return cli_usage(ctx->cmd, "%s", err);
 	if (ncpus <= 0)
 		return cli_fail(EXIT_FAIL, "cannot count this machine's possible CPUs: give --cpus N");
-	if (xrl_memory(ncpus, o->max_keys, o->prefixes, o->sketch_width, &mem, err, sizeof(err)))
+	if (xrl_memory(ncpus, o->max_keys, o->prefixes, o->dsts, o->sketch_width, &mem, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	if (!cli.json) {
-		printf("%d possible CPUs, %u keys, %u prefix rules, a sketch %u wide:\n", ncpus, o->max_keys,
-		       o->prefixes, o->sketch_width);
+		printf("%d possible CPUs, %u keys, %u prefix rules, %u dst rules, a sketch %u wide:\n", ncpus,
+		       o->max_keys, o->prefixes, o->dsts, o->sketch_width);
 		for (i = 0; i < mem.n; i++)
 			printf("  %-16s %12llu bytes\n", mem.map[i].name, (unsigned long long)mem.map[i].bytes);
 		printf("  %-16s %12llu bytes (%.1f MiB); %.0f bytes a key\n", "total", (unsigned long long)mem.total,
@@ -49,10 +53,11 @@ static int memory_run(struct cli_ctx *ctx)
 	maps = json_object();
 	for (i = 0; i < mem.n; i++)
 		json_object_set_new(maps, mem.map[i].name, json_integer((json_int_t)mem.map[i].bytes));
-	cli_json(json_pack("{s:i,s:I,s:I,s:I,s:o,s:I,s:I,s:I,s:I}", "cpus", ncpus, "max_keys", (json_int_t)o->max_keys,
-			   "prefixes", (json_int_t)o->prefixes, "sketch_width", (json_int_t)o->sketch_width, "maps",
-			   maps, "total_bytes", (json_int_t)mem.total, "state_bytes", (json_int_t)mem.state,
-			   "bytes_per_key", (json_int_t)mem.per_key, "sketch_bytes", (json_int_t)mem.sketch));
+	cli_json(json_pack("{s:i,s:I,s:I,s:I,s:I,s:o,s:I,s:I,s:I,s:I}", "cpus", ncpus, "max_keys",
+			   (json_int_t)o->max_keys, "prefixes", (json_int_t)o->prefixes, "dsts", (json_int_t)o->dsts,
+			   "sketch_width", (json_int_t)o->sketch_width, "maps", maps, "total_bytes",
+			   (json_int_t)mem.total, "state_bytes", (json_int_t)mem.state, "bytes_per_key",
+			   (json_int_t)mem.per_key, "sketch_bytes", (json_int_t)mem.sketch));
 	return EXIT_OK;
 }
 

@@ -16,11 +16,8 @@ json_t *cli_rule_json(const struct xrl_spec *s)
 
 	xrl_spec_format(s, line, sizeof(line));
 	xrl_spec_format_match(s, match, sizeof(match));
-	o = json_pack("{s:s,s:s,s:s,s:s}", "rule", line, "match", match, "kind",
-		      s->kind == XRL_KIND_PORT	? "port" :
-		      s->kind == XRL_KIND_PROTO ? "proto" :
-						  "prefix",
-		      "action", allow ? "allow" : "limit");
+	o = json_pack("{s:s,s:s,s:s,s:s}", "rule", line, "match", match, "kind", xrl_kind_name(s->kind), "action",
+		      allow ? "allow" : "limit");
 	if (allow)
 		return o;
 	if (!(s->r.flags & XRL_F_NO_PKT_RATE))
@@ -155,9 +152,19 @@ static int rule_prepare(struct cli_ctx *ctx)
 	if (add ? xrl_spec_parse(ctx->argc, ctx->argv, &ro->spec, err, sizeof(err)) :
 		  xrl_spec_parse_match(ctx->argc, ctx->argv, &ro->spec, err, sizeof(err)))
 		return cli_usage(ctx->cmd, "%s", err);
-	if (!add && ctx->argc > 2)
-		return cli_usage(ctx->cmd, "'rule del' takes only the match, like 'port 53/udp': unexpected '%s'",
-				 ctx->argv[2]);
+	if (!add) {
+		char m[128];
+		int words = 1;
+
+		/* The match's words, as it prints: 2 for 'port 53/udp', 4 for 'port 53/udp dst 192.0.2.0/24'. */
+		xrl_spec_format_match(&ro->spec, m, sizeof(m));
+		for (char *c = m; *c; c++)
+			words += *c == ' ';
+		if (ctx->argc > words)
+			return cli_usage(ctx->cmd,
+					 "'rule del' takes only the match, like 'port 53/udp': unexpected '%s'",
+					 ctx->argv[words]);
+	}
 	return EXIT_OK;
 }
 

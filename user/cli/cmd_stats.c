@@ -9,6 +9,7 @@
 #include "apply.h"
 #include "cli.h"
 #include "prefixes.h"
+#include "dsts.h"
 #include "stats.h"
 #include "sync_agent.h"
 #include "xrl_key.h"
@@ -276,11 +277,30 @@ static const struct xrl_spec *longest_prefix(const struct xrl_maps *m, const str
 	return NULL;
 }
 
+/*
+ * The rule of set in the dst trie the program would find for a packet to dst
+ * (to port/proto when proto is not 0: a narrowed port rule), by its id.
+ */
+static const struct xrl_spec *dst_trie_rule(const struct xrl_maps *m, const struct xrl_ctl *ctl,
+					    const struct xrl_ruleset *set, const struct xrl_spec *dst, __u8 proto,
+					    __u16 port)
+{
+	struct xrl_rule r;
+	size_t i;
+
+	if (xrl_dst_match(m->dsts, ctl->active_set & 1, proto, port, dst->family, dst->addr, &r))
+		return NULL;
+	for (i = 0; i < set->n; i++)
+		if (xrl_spec_in_dsts(&set->v[i]) && set->v[i].r.id == r.id)
+			return &set->v[i];
+	return NULL;
+}
+
 struct explain_opts {
-	const char *src_arg, *port_arg, *proto_arg, *type_arg;
+	const char *src_arg, *dst_arg, *port_arg, *proto_arg, *type_arg;
 	bool fragment;
 	__u32 size; /* the frame's length, for byte rates; 0: not given (XRL_EXPLAIN_SIZE) */
-	struct xrl_spec src, port;
+	struct xrl_spec src, dst, port;
 	__u8 proto;	   /* the packet's IP protocol; 0 with no --proto or --dport */
 	__u16 sel;	   /* its most specific protocol selector, or 0xffff */
 	const char *label; /* what the packet is, for the heading */
@@ -290,6 +310,9 @@ struct explain_opts {
 static const struct cli_opt explain_opts[] = {
 	CLI_OPT(struct explain_opts, src_arg, "src", STRING, .short_name = 's', .arg = "ADDR", .required = true,
 		.help = "the source address of the packet to explain"),
+	CLI_OPT(struct explain_opts, dst_arg, "dst", STRING, .short_name = 'D', .arg = "ADDR",
+		.help = "its destination address: dst rules, and port rules narrowed to a destination,\n"
+			"match only a packet given one"),
 	CLI_OPT(struct explain_opts, port_arg, "dport", STRING, .short_name = 'd', .arg = "PORT/PROTO",
 		.help = "its destination port, like 53/udp"),
 	CLI_OPT(struct explain_opts, proto_arg, "proto", STRING, .short_name = 'p', .arg = "NAME",
@@ -315,6 +338,16 @@ static int explain_prepare(struct cli_ctx *ctx)
 		return cli_usage(ctx->cmd,
 				 "--src '%s' is not one address: expected an address like 192.0.2.1 or 2001:db8::1",
 				 eo->src_arg);
+	if (eo->dst_arg &&
+	    (xrl_parse_prefix(eo->dst_arg, &eo->dst.family, eo->dst.addr, &eo->dst.plen, err, sizeof(err)) ||
+	     eo->dst.plen != (eo->dst.family == XRL_FAMILY_V4 ? 32 : 128)))
+		return cli_usage(ctx->cmd,
+				 "--dst '%s' is not one address: expected an address like 203.0.113.5 or 2001:db8::5",
+				 eo->dst_arg);
+	if (eo->dst_arg && eo->dst.family != eo->src.family)
+		return cli_usage(ctx->cmd,
+				 "--src %s and --dst %s are not of one family: give two IPv4 or two IPv6 addresses",
+				 eo->src_arg, eo->dst_arg);
 	if (eo->port_arg) {
 		char *words[2] = { "port", (char *)eo->port_arg };
 
@@ -379,8 +412,8 @@ static int explain_run(struct cli_ctx *ctx)
 {
 	const struct explain_opts *eo = ctx->opts;
 	const char *src_arg = eo->src_arg, *port_arg = eo->port_arg, *verdict = "passes";
-	const struct xrl_spec *match[3] = { NULL, NULL, NULL }, *src = &eo->src;
-	static const int order[3] = { 1, 2, 0 }; /* as the program judges: port, protocol, prefix */
+	const struct xrl_spec *match[4] = { NULL, NULL, NULL, NULL }, *src = &eo->src;
+	static const int order[4] = { 1, 2, 3, 0 }; /* as the program judges: port, protocol, dst, prefix */
 	const struct xrl_maps *m = &ctx->maps;
 	struct xrl_ruleset set = {};
 	struct xrl_ctl ctl;
@@ -393,32 +426,40 @@ static int explain_run(struct cli_ctx *ctx)
 	if (xrl_ctl_read(m, &ctl) || xrl_rules_read(m, &set) || xrl_clock_now(ctl.clock, &now))
 		return cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", ctx->iface, strerror(errno));
 	match[0] = longest_prefix(m, &ctl, &set, src->family, src->addr);
-	if (port_arg && !eo->fragment) {
+	/* A port rule narrowed to the packet's destination wins over the port's own. */
+	if (port_arg && !eo->fragment && eo->dst_arg)
+		match[1] = dst_trie_rule(m, &ctl, &set, &eo->dst, eo->port.proto, eo->port.port);
+	if (port_arg && !eo->fragment && !match[1]) {
 		int idx = xrl_ruleset_find(&set, &eo->port);
 
 		match[1] = idx >= 0 ? &set.v[idx] : NULL;
 	}
 	match[2] = proto_rule(&set, eo);
+	if (eo->dst_arg)
+		match[3] = dst_trie_rule(m, &ctl, &set, &eo->dst, 0, 0);
 	arr = json_array();
 	if (!cli.json)
-		printf("a packet from %s%s%s on %s:\n", src_arg, eo->label ? " to " : "", eo->label ? eo->label : "",
-		       ctx->iface);
-	if (match[0] && (match[0]->r.flags & XRL_F_ALLOW)) {
-		xrl_spec_format(match[0], line, sizeof(line));
+		printf("a packet from %s%s%s%s%s on %s:\n", src_arg, eo->dst_arg ? " to " : "",
+		       eo->dst_arg ? eo->dst_arg : "", eo->label ? (eo->dst_arg ? " " : " to ") : "",
+		       eo->label ? eo->label : "", ctx->iface);
+	/* As the program looks: an allow prefix first, then an allow dst. */
+	for (i = 0; i < 4; i += 3) {
+		if (!match[i] || !(match[i]->r.flags & XRL_F_ALLOW) || why[0])
+			continue;
+		xrl_spec_format(match[i], line, sizeof(line));
 		snprintf(why, sizeof(why), "allowed by '%s': it bypasses every limit", line);
 		verdict = "passes";
-		match[1] = match[2] = NULL;
 		if (cli.json) {
-			json_t *o = cli_rule_json(match[0]);
+			json_t *o = cli_rule_json(match[i]);
 
 			json_object_set_new(o, "result", json_string("allow"));
 			json_array_append_new(arr, o);
 		} else {
 			printf("  %s\n      matches: allowed traffic bypasses every limit\n", line);
 		}
-		match[0] = NULL;
+		match[0] = match[1] = match[2] = match[3] = NULL;
 	}
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		const struct xrl_spec *s = match[order[i]];
 		struct xrl_key key = {}, bkey;
 		struct xrl_sum sum = { 0, 0, 0, 0 }, bsum = { 0, 0, 0, 0 };
@@ -530,12 +571,16 @@ static int explain_run(struct cli_ctx *ctx)
 				       tracked ? "" : " (the next packet starts it)", pk, by);
 		}
 	}
-	if (!match[0] && !match[1] && !match[2] && !why[0])
+	if (!match[0] && !match[1] && !match[2] && !match[3] && !why[0])
 		snprintf(why, sizeof(why), "no rule matches: it passes unlimited");
-	if (cli.json)
-		cli_json(json_pack("{s:s,s:s,s:o,s:s,s:s}", "interface", ctx->iface, "source", src_arg, "rules", arr,
-				   "verdict", strcmp(verdict, "passes") ? "block" : "pass", "why", why));
-	else
+	if (cli.json) {
+		json_t *o = json_pack("{s:s,s:s,s:o,s:s,s:s}", "interface", ctx->iface, "source", src_arg, "rules", arr,
+				      "verdict", strcmp(verdict, "passes") ? "block" : "pass", "why", why);
+
+		if (eo->dst_arg)
+			json_object_set_new(o, "destination", json_string(eo->dst_arg));
+		cli_json(o);
+	} else
 		printf("verdict: the next such packet %s%s%s\n", verdict, why[0] ? ": " : "", why);
 	xrl_ruleset_free(&set);
 	return EXIT_OK;
@@ -544,8 +589,8 @@ static int explain_run(struct cli_ctx *ctx)
 const struct cli_cmd cmd_explain = {
 	.name = "explain",
 	.summary =
-		"Which rules match a packet from ADDR (to PORT/PROTO, of a protocol, ICMP type or a later fragment), their\n"
-		"current windows, and whether the next such packet passes.",
+		"Which rules match a packet from ADDR (to an address, to PORT/PROTO, of a protocol, ICMP type or a later\n"
+		"fragment), their current windows, and whether the next such packet passes.",
 	CLI_ONE_IFACE(CLI_MAPS | CLI_READS),
 	.opts = explain_opts,
 	.opts_size = sizeof(struct explain_opts),

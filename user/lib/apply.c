@@ -4,6 +4,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include "apply.h"
+#include "dsts.h"
 #include "err.h"
 #include "ports.h"
 #include "prefixes.h"
@@ -83,6 +84,34 @@ static int read_prefixes(const struct xrl_maps *m, __u8 set, struct xrl_ruleset 
 	return 0;
 }
 
+/* Appends the dst rules and the narrowed port rules of one set to out. */
+static int read_dsts(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
+{
+	struct xrl_dst_key dk, *pdk = NULL;
+	char err[XRL_ERRLEN];
+	struct xrl_spec s;
+	int ret;
+
+	while (!bpf_map_get_next_key(m->dsts, pdk, &dk)) {
+		pdk = &dk;
+		if (dk.set != set)
+			continue;
+		memset(&s, 0, sizeof(s));
+		if (bpf_map_lookup_elem(m->dsts, &dk, &s.r))
+			continue;
+		s.kind = dk.proto ? XRL_KIND_PORT : XRL_KIND_DST;
+		s.proto = dk.proto;
+		s.port = dk.port;
+		s.family = dk.family;
+		s.plen = (__u8)(dk.prefixlen - XRL_DST_HDR_BITS);
+		memcpy(s.addr, dk.addr, 16);
+		ret = xrl_ruleset_add(out, &s, err, sizeof(err));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int read_set(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
 {
 	int ret;
@@ -93,6 +122,8 @@ static int read_set(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
 		ret = read_protos(m, set, out);
 	if (!ret)
 		ret = read_prefixes(m, set, out);
+	if (!ret)
+		ret = read_dsts(m, set, out);
 	if (ret)
 		xrl_ruleset_free(out);
 	return ret;
@@ -117,15 +148,24 @@ static int clear_set(const struct xrl_maps *m, __u8 set)
 		ret = xrl_protos_clear(m->proto_rules, set);
 	if (!ret)
 		ret = read_prefixes(m, set, &old);
+	if (!ret)
+		ret = read_dsts(m, set, &old);
 	if (ret) {
 		xrl_ruleset_free(&old);
 		return ret;
 	}
 	for (i = 0; i < old.n; i++) {
+		const struct xrl_spec *s = &old.v[i];
 		struct xrl_prefix_key pk;
+		struct xrl_dst_key dk;
 
-		xrl_prefix_key(&pk, set, old.v[i].family, old.v[i].addr, old.v[i].plen);
-		ret = bpf_map_delete_elem(m->prefixes, &pk);
+		if (xrl_spec_in_dsts(s)) {
+			xrl_dst_key(&dk, set, s->proto, s->port, s->family, s->addr, s->plen);
+			ret = bpf_map_delete_elem(m->dsts, &dk);
+		} else {
+			xrl_prefix_key(&pk, set, s->family, s->addr, s->plen);
+			ret = bpf_map_delete_elem(m->prefixes, &pk);
+		}
 		if (ret && errno != ENOENT) {
 			ret = -errno;
 			break;
@@ -202,7 +242,9 @@ static __u8 set_kinds(const struct xrl_ruleset *set)
 	size_t i;
 
 	for (i = 0; i < set->n; i++)
-		kinds |= set->v[i].kind == XRL_KIND_PORT  ? XRL_HAS_PORTS :
+		kinds |= set->v[i].kind == XRL_KIND_DST	  ? XRL_HAS_DSTS :
+			 xrl_spec_in_dsts(&set->v[i])	  ? XRL_HAS_PORT_DSTS :
+			 set->v[i].kind == XRL_KIND_PORT  ? XRL_HAS_PORTS :
 			 set->v[i].kind == XRL_KIND_PROTO ? XRL_HAS_PROTOS :
 							    XRL_HAS_PREFIXES;
 	return kinds;
@@ -273,7 +315,12 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 	for (i = 0, nports = 0; !ret && i < set->n; i++) {
 		const struct xrl_spec *s = &set->v[i];
 
-		if (s->kind == XRL_KIND_PORT)
+		if (xrl_spec_in_dsts(s)) {
+			struct xrl_dst_key dk;
+
+			xrl_dst_key(&dk, next_set, s->proto, s->port, s->family, s->addr, s->plen);
+			ret = xrl_dst_put(m->dsts, &dk, &s->r);
+		} else if (s->kind == XRL_KIND_PORT)
 			ret = xrl_port_put(m->port_idx, m->port_rules, next_set, nports++, s->proto, s->port, &s->r);
 		else if (s->kind == XRL_KIND_PROTO)
 			ret = xrl_proto_put(m->proto_rules, next_set, s->sel, &s->r);

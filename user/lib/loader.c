@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <net/if_arp.h>
 #include <unistd.h>
 #include <linux/if_link.h>
@@ -177,6 +178,28 @@ static int lock_root(char *err, size_t len)
 
 static int load_locked(const struct xrl_load_opts *o, char *err, size_t len);
 
+int xrl_load_refused(int ret, const char *release, char *err, size_t len)
+{
+	int major = 0, minor = 0;
+
+	if (sscanf(release, "%d.%d", &major, &minor) != 2 || major < 5 || (major == 5 && minor < 12))
+		return xrl_fail(
+			ret, err, len,
+			"the kernel refused the program: %s; xdp-ratelimit needs Linux 5.12 or later with BTF%s%s "
+			"(run with -v for the verifier's log)",
+			strerror(-ret), *release ? ", this is " : "", release);
+	if (ret == -E2BIG)
+		return xrl_fail(ret, err, len,
+				"the kernel's verifier refused the program as too large (E2BIG: past the 1M "
+				"instructions it walks) on Linux %s: a bug of this build, not of your setup; please "
+				"report it with the log of 'xdp-ratelimit -v load ...'",
+				release);
+	return xrl_fail(ret, err, len,
+			"the kernel refused the program: %s, on Linux %s (new enough); run with -v for the "
+			"verifier's log, and if it names no missing feature, please report it with that log",
+			strerror(-ret), release);
+}
+
 int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 {
 	int ret = xrl_check_env(err, len), fd;
@@ -201,6 +224,7 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 	char dir[PATH_MAX], path[PATH_MAX + 32];
 	int ifindex, link = -1, ret, ncpus;
 	struct xrl_ifid id;
+	struct utsname u;
 
 	ret = xrl_pin_dir(o->iface, dir, sizeof(dir), &id, err, len);
 	if (ret)
@@ -251,10 +275,7 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 	}
 	ret = xdp_ratelimit_bpf__load(skel);
 	if (ret) {
-		ret = xrl_fail(
-			ret, err, len,
-			"the kernel refused the program: %s; xdp-ratelimit needs Linux 5.12 or later with BTF (run with -v for the verifier's log)",
-			strerror(-ret));
+		ret = xrl_load_refused(ret, uname(&u) ? "" : u.release, err, len);
 		goto fail;
 	}
 	ctl.layout = XRL_LAYOUT_VERSION;
@@ -277,6 +298,15 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 	if (ret) {
 		ret = xrl_fail(ret, err, len, "cannot pin the program at %s: %s", path, strerror(-ret));
 		goto fail;
+	}
+	if (o->rules) {
+		ret = xrl_maps_open_dir(dir, o->iface, &m, err, len);
+		if (!ret) {
+			ret = xrl_rules_apply(&m, o->rules, err, len);
+			xrl_maps_close(&m);
+		}
+		if (ret)
+			goto fail;
 	}
 	lopts.flags = ctl.xdp_flags;
 	link = bpf_link_create(bpf_program__fd(skel->progs.xdp_ratelimit), ifindex, BPF_XDP, &lopts);
@@ -411,9 +441,10 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	st->state_memlock = xrl_fd_memlock(m.state);
 	st->sketch_memlock = xrl_fd_memlock(m.sketch);
 	st->memlock = xrl_fd_memlock(m.port_idx) + xrl_fd_memlock(m.port_rules) + xrl_fd_memlock(m.proto_rules) +
-		      xrl_fd_memlock(m.prefixes) + xrl_fd_memlock(m.state) + xrl_fd_memlock(m.rule_stats) +
-		      xrl_fd_memlock(m.counters) + xrl_fd_memlock(m.ctl) + xrl_fd_memlock(m.latches) +
-		      xrl_fd_memlock(m.scratch) + xrl_fd_memlock(m.eval) + xrl_fd_memlock(m.fleet) + st->sketch_memlock;
+		      xrl_fd_memlock(m.prefixes) + xrl_fd_memlock(m.dsts) + xrl_fd_memlock(m.state) +
+		      xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) + xrl_fd_memlock(m.ctl) +
+		      xrl_fd_memlock(m.latches) + xrl_fd_memlock(m.scratch) + xrl_fd_memlock(m.eval) +
+		      xrl_fd_memlock(m.fleet) + st->sketch_memlock;
 	xrl_maps_close(&m);
 }
 

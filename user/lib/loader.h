@@ -18,10 +18,17 @@ struct xrl_load_opts {
 	__u32 sketch_width;
 	bool malformed_drop;
 	bool force; /* replace another XDP program */
+	/* Applied before the program is attached, so that it never runs without them; NULL: no rules. */
+	struct xrl_ruleset *rules;
 };
 
 /* Attaches and pins under xrl_pin_dir's folder. Leaves nothing behind on failure. */
 int xrl_load(const struct xrl_load_opts *o, char *err, size_t len);
+/*
+ * The error for the kernel's refusal ret (-errno) of the program, given the
+ * kernel's release (uname -r): too old, too large for its verifier, or else.
+ */
+int xrl_load_refused(int ret, const char *release, char *err, size_t len);
 /* Detaches and removes everything xrl_load made. */
 int xrl_unload(const char *iface, char *err, size_t len);
 

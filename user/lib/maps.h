@@ -12,7 +12,7 @@
 
 struct xrl_maps {
 	char dir[PATH_MAX];
-	int port_idx, port_rules, proto_rules, prefixes, state, rule_stats, counters, ctl, latches, scratch, eval,
+	int port_idx, port_rules, proto_rules, prefixes, dsts, state, rule_stats, counters, ctl, latches, scratch, eval,
 		sketch, fleet;
 	int lock; /* the pin folder, flocked while rules change */
 	int ncpus;

@@ -83,8 +83,8 @@ int xrl_sketch_width_check(__u32 width, char *err, size_t len)
 	return 0;
 }
 
-int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 sketch_width, struct xrl_mem *out, char *err,
-	       size_t len)
+int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sketch_width, struct xrl_mem *out,
+	       char *err, size_t len)
 {
 	struct xdp_ratelimit_bpf *skel;
 	struct kernel_sizes k;
@@ -114,8 +114,10 @@ int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 sketch_width, st
 			n = max_keys;
 		else if (m == skel->maps.xrl_sketch)
 			n = XRL_SKETCH_DEPTH * sketch_width;
-		else if (bpf_map__type(m) == BPF_MAP_TYPE_LPM_TRIE)
+		else if (m == skel->maps.xrl_prefixes)
 			n = prefixes;
+		else if (m == skel->maps.xrl_dsts)
+			n = dsts;
 		e = &out->map[out->n++];
 		snprintf(e->name, sizeof(e->name), "%s", bpf_map__name(m));
 		e->bytes = map_bytes(m, &k, ncpus, n);

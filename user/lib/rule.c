@@ -277,6 +277,25 @@ const char *xrl_proto_name(__u8 proto)
 	return proto == XRL_PROTO_TCP ? "tcp" : proto == XRL_PROTO_UDP ? "udp" : "?";
 }
 
+const char *xrl_kind_name(int kind)
+{
+	return kind == XRL_KIND_PORT  ? "port" :
+	       kind == XRL_KIND_PROTO ? "proto" :
+	       kind == XRL_KIND_DST   ? "dst" :
+					"prefix";
+}
+
+bool xrl_spec_in_dsts(const struct xrl_spec *s)
+{
+	return s->kind == XRL_KIND_DST || (s->kind == XRL_KIND_PORT && s->family);
+}
+
+/* What a rule is called in messages. */
+static const char *kind_word(int kind)
+{
+	return kind == XRL_KIND_PROTO ? "protocol" : xrl_kind_name(kind);
+}
+
 int xrl_format_addr(__u8 family, const __u8 *addr, char *buf, size_t len)
 {
 	if (!inet_ntop(family == XRL_FAMILY_V4 ? AF_INET : AF_INET6, addr, buf, (socklen_t)len)) {
@@ -356,47 +375,90 @@ static int parse_proto(int argc, char **argv, struct xrl_spec *out, char *err, s
 	return 4;
 }
 
-/* The match words: how many there are (1, 2 or 4), or -EINVAL. */
+/* An address prefix a rule matches (a source's or a destination's): word is "prefix" or "dst". */
+static int parse_addr(const char *word, const char *arg, struct xrl_spec *out, char *err, size_t len)
+{
+	static const __u8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	int ret = xrl_parse_prefix(arg, &out->family, out->addr, &out->plen, err, len);
+
+	if (ret)
+		return ret;
+	/* IPv4 arrives as IPv4: no frame carries an address in ::ffff:0:0/96. */
+	if (out->family == XRL_FAMILY_V6 && out->plen >= 96 && !memcmp(out->addr, mapped, sizeof(mapped)))
+		return fail(
+			err, len,
+			"'%s' is an IPv4-mapped IPv6 prefix, which no packet matches (IPv4 traffic arrives as IPv4): write it as %s %u.%u.%u.%u/%u",
+			arg, word, out->addr[12], out->addr[13], out->addr[14], out->addr[15], out->plen - 96);
+	return 0;
+}
+
+/* 'dst' after a match that cannot take one: what to write instead. */
+static int dst_refused(const struct xrl_spec *s, char *err, size_t len)
+{
+	if (s->kind == XRL_KIND_DST || (s->kind == XRL_KIND_PORT && s->family))
+		return fail(err, len, "'dst' is given twice: give one destination a rule");
+	if (s->kind == XRL_KIND_PORT)
+		return fail(err, len, "'dst' goes right after the port: write 'port %u/%s dst ADDR/LEN rate ...'",
+			    s->port, xrl_proto_name(s->proto));
+	return fail(
+		err, len,
+		"a %s rule cannot be narrowed to a destination: only port rules can ('port 53/udp dst 203.0.113.0/24 ...'); to limit traffic to a destination, add a dst rule ('dst ADDR/LEN rate ...'), which every packet to it must pass besides the %s rule",
+		kind_word(s->kind), kind_word(s->kind));
+}
+
+/* The match words: how many there are (1, 2, 4 or 6), or -EINVAL. */
 static int parse_match(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
 {
+	int n, ret;
+
 	memset(out, 0, sizeof(*out));
 	if (argc < 1)
 		return fail(
 			err, len,
-			"missing rule: expected 'port PORT/PROTO ...', 'proto NAME ...', 'fragments ...' or 'prefix ADDR/LEN ...'");
+			"missing rule: expected 'port PORT/PROTO ...', 'proto NAME ...', 'fragments ...', 'prefix ADDR/LEN ...' or 'dst ADDR/LEN ...'");
 	if (!strcmp(argv[0], "fragments")) {
 		out->kind = XRL_KIND_PROTO;
 		out->sel = XRL_SEL_FRAGMENTS;
-		return 1;
-	}
-	if (argc < 2)
+		n = 1;
+	} else if (argc < 2) {
 		return fail(err, len, "'%s' needs a value: expected %s", argv[0],
 			    !strcmp(argv[0], "port")  ? "PORT/PROTO like 53/udp" :
 			    !strcmp(argv[0], "proto") ? "tcp-syn, tcp, udp, icmp, icmpv6 or a protocol number" :
+			    !strcmp(argv[0], "dst")   ? "ADDR/LEN like 203.0.113.0/24, or an address" :
 							"ADDR/LEN like 10.0.0.0/8");
-	if (!strcmp(argv[0], "port")) {
+	} else if (!strcmp(argv[0], "port")) {
 		out->kind = XRL_KIND_PORT;
-		return parse_port(argv[1], out, err, len) ?: 2;
-	}
-	if (!strcmp(argv[0], "proto"))
-		return parse_proto(argc, argv, out, err, len);
-	if (!strcmp(argv[0], "prefix")) {
-		static const __u8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-		int ret;
-
-		out->kind = XRL_KIND_PREFIX;
-		ret = xrl_parse_prefix(argv[1], &out->family, out->addr, &out->plen, err, len);
+		ret = parse_port(argv[1], out, err, len);
 		if (ret)
 			return ret;
-		/* IPv4 arrives as IPv4: no frame carries a source in ::ffff:0:0/96. */
-		if (out->family == XRL_FAMILY_V6 && out->plen >= 96 && !memcmp(out->addr, mapped, sizeof(mapped)))
-			return fail(
-				err, len,
-				"'%s' is an IPv4-mapped IPv6 prefix, which no packet matches (IPv4 traffic arrives as IPv4): write it as %u.%u.%u.%u/%u",
-				argv[1], out->addr[12], out->addr[13], out->addr[14], out->addr[15], out->plen - 96);
-		return 2;
+		n = 2;
+		if (argc > 2 && !strcmp(argv[2], "dst")) {
+			if (argc < 4)
+				return fail(
+					err, len,
+					"'dst' needs a value: expected ADDR/LEN like 203.0.113.0/24, or an address");
+			ret = parse_addr("dst", argv[3], out, err, len);
+			if (ret)
+				return ret;
+			n = 4;
+		}
+	} else if (!strcmp(argv[0], "proto")) {
+		n = parse_proto(argc, argv, out, err, len);
+		if (n < 0)
+			return n;
+	} else if (!strcmp(argv[0], "prefix") || !strcmp(argv[0], "dst")) {
+		out->kind = argv[0][0] == 'p' ? XRL_KIND_PREFIX : XRL_KIND_DST;
+		ret = parse_addr(argv[0], argv[1], out, err, len);
+		if (ret)
+			return ret;
+		n = 2;
+	} else {
+		return fail(err, len, "unknown rule '%s': expected 'port', 'proto', 'fragments', 'prefix' or 'dst'",
+			    argv[0]);
 	}
-	return fail(err, len, "unknown rule '%s': expected 'port', 'proto', 'fragments' or 'prefix'", argv[0]);
+	if (n < argc && !strcmp(argv[n], "dst"))
+		return dst_refused(out, err, len);
+	return n;
 }
 
 int xrl_spec_parse_match(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
@@ -531,6 +593,12 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			if (out->kind == XRL_KIND_PREFIX && v4 != (out->family == XRL_FAMILY_V4))
 				return fail(err, len, "'%s' is for IPv%d sources, and this prefix is IPv%d: use 'mask'",
 					    w, v4 ? 4 : 6, out->family);
+			/* Packets to an IPv4 destination come from IPv4 sources. */
+			if (out->family && v4 != (out->family == XRL_FAMILY_V4))
+				return fail(
+					err, len,
+					"'%s' is for IPv%d sources, and this rule's destination is IPv%d, whose packets come from IPv%d sources: use 'mask%d'",
+					w, v4 ? 4 : 6, out->family, out->family, out->family);
 			ret = v4 ? parse_mask(w, v, 32, &r->src_mask4, err, len) :
 				   parse_mask(w, v, 128, &r->src_mask6, err, len);
 			if (ret)
@@ -540,7 +608,7 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 		} else if (!strcmp(w, "mask")) {
 			if (out->kind != XRL_KIND_PREFIX)
 				return fail(err, len, "'mask' is for prefix rules: a %s rule takes mask4 and mask6",
-					    out->kind == XRL_KIND_PORT ? "port" : "protocol");
+					    kind_word(out->kind));
 			ret = parse_mask(w, v, out->family == XRL_FAMILY_V4 ? 32 : 128,
 					 out->family == XRL_FAMILY_V4 ? &r->src_mask4 : &r->src_mask6, err, len);
 			if (ret)
@@ -552,16 +620,18 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 		} else if (!strcmp(w, "global")) {
 			r->flags |= XRL_F_GLOBAL;
 		} else if (!strcmp(w, "allow")) {
-			if (out->kind != XRL_KIND_PREFIX)
-				return fail(err, len, "'allow' is for prefix rules: a %s rule always limits",
-					    out->kind == XRL_KIND_PORT ? "port" : "protocol");
+			if (out->kind != XRL_KIND_PREFIX && out->kind != XRL_KIND_DST)
+				return fail(err, len, "'allow' is for prefix and dst rules: a %s rule%s always limits",
+					    kind_word(out->kind), out->family ? " narrowed to a destination" : "");
 			allow = true;
+		} else if (!strcmp(w, "dst")) {
+			return dst_refused(out, err, len);
 		} else {
 			return fail(
 				err, len,
 				"unknown word '%s': expected rate, window, buckets, warmup, per-source, aggregate, %s, monitor, global%s",
 				w, out->kind == XRL_KIND_PREFIX ? "mask" : "mask4, mask6",
-				out->kind == XRL_KIND_PREFIX ? " or allow" : "");
+				out->kind == XRL_KIND_PREFIX || out->kind == XRL_KIND_DST ? " or allow" : "");
 		}
 	}
 
@@ -579,7 +649,7 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 	if (!have_rate)
 		return fail(
 			err, len,
-			"missing 'rate': every limiting rule needs one, like 'rate 100/s' (or 'allow' for a prefix)");
+			"missing 'rate': every limiting rule needs one, like 'rate 100/s' (or 'allow' for a prefix or dst rule)");
 	if (have_mask && !(r->flags & XRL_F_PER_SOURCE))
 		return fail(err, len,
 			    "a source mask needs 'per-source': an aggregate rule has one window for all sources");
@@ -721,10 +791,12 @@ int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len)
 
 		return n + xrl_sel_format(s->sel, buf + n, len > (size_t)n ? len - n : 0);
 	}
-	if (s->kind == XRL_KIND_PORT)
+	if (s->kind == XRL_KIND_PORT && !s->family)
 		return snprintf(buf, len, "port %u/%s", s->port, xrl_proto_name(s->proto));
 	xrl_format_addr(s->family, s->addr, a, sizeof(a));
-	return snprintf(buf, len, "prefix %s/%u", a, s->plen);
+	if (s->kind == XRL_KIND_PORT)
+		return snprintf(buf, len, "port %u/%s dst %s/%u", s->port, xrl_proto_name(s->proto), a, s->plen);
+	return snprintf(buf, len, "%s %s/%u", s->kind == XRL_KIND_DST ? "dst" : "prefix", a, s->plen);
 }
 
 int xrl_byte_rate_format(const struct xrl_rule *r, char *buf, size_t len)
@@ -784,10 +856,11 @@ bool xrl_spec_same_match(const struct xrl_spec *a, const struct xrl_spec *b)
 {
 	if (a->kind != b->kind)
 		return false;
-	if (a->kind == XRL_KIND_PORT)
-		return a->proto == b->proto && a->port == b->port;
+	if (a->kind == XRL_KIND_PORT && (a->proto != b->proto || a->port != b->port))
+		return false;
 	if (a->kind == XRL_KIND_PROTO)
 		return a->sel == b->sel;
+	/* A port rule's destination, when narrowed (family 0 on both when not). */
 	return a->family == b->family && a->plen == b->plen && !memcmp(a->addr, b->addr, 16);
 }
 
@@ -824,12 +897,17 @@ int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err
 			err, len,
 			"too many rules: at most %d in a set, every kind together (so that any set can replace any other atomically)",
 			XRL_MAX_SET_RULES);
-	/* A protocol rule has a slot of its own (XRL_PROTO_IDX): never more than XRL_SELS. */
+	/*
+	 * Each map holds XRL_MAX_RULES of a set: port rules, prefix rules, and
+	 * dst rules with narrowed port rules (one trie). A protocol rule has a
+	 * slot of its own (XRL_PROTO_IDX): never more than XRL_SELS.
+	 */
 	for (i = 0; i < set->n; i++)
-		kinds += set->v[i].kind == s->kind;
+		kinds += xrl_spec_in_dsts(s) ? xrl_spec_in_dsts(&set->v[i]) :
+					       set->v[i].kind == s->kind && !xrl_spec_in_dsts(&set->v[i]);
 	if (s->kind != XRL_KIND_PROTO && kinds >= XRL_MAX_RULES)
-		return fail(err, len, "too many %s rules: at most %d", s->kind == XRL_KIND_PORT ? "port" : "prefix",
-			    XRL_MAX_RULES);
+		return fail(err, len, "too many %s rules: at most %d",
+			    xrl_spec_in_dsts(s) ? "dst and narrowed port" : kind_word(s->kind), XRL_MAX_RULES);
 	if (set->n == set->cap) {
 		size_t cap = set->cap ? set->cap * 2 : 16;
 		struct xrl_spec *v = realloc(set->v, cap * sizeof(*v));

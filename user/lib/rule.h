@@ -19,15 +19,20 @@ enum xrl_kind {
 	XRL_KIND_PORT = 1,
 	XRL_KIND_PREFIX = 2,
 	XRL_KIND_PROTO = 3, /* proto NAME|N [type N], fragments: see XRL_PROTO_IDX */
+	XRL_KIND_DST = 4,   /* dst ADDR/LEN: see struct xrl_dst_key */
 };
 
 /* One rule as a user wrote it, and the data-plane value it becomes. */
 struct xrl_spec {
 	int kind;
-	__u8 proto;  /* port rules */
-	__u16 port;  /* port rules, host order */
-	__u8 family; /* prefix rules */
-	__u8 plen;   /* prefix rules */
+	__u8 proto; /* port rules */
+	__u16 port; /* port rules, host order */
+	/*
+	 * A prefix rule's source prefix, a dst rule's destination, or the
+	 * destination a port rule is narrowed to (family 0: not narrowed).
+	 */
+	__u8 family;
+	__u8 plen;
 	__u8 addr[16];
 	__u16 sel;	   /* protocol rules: XRL_SEL_* or a protocol number */
 	struct xrl_rule r; /* id and gen are set when the rule is applied */
@@ -87,8 +92,9 @@ int xrl_parse_prefix(const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *
 /* Parses the words of one rule. 0 on success; -EINVAL with a message in err. */
 int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_t len);
 /*
- * Parses the match part only ("port 53/udp", "prefix 10.0.0.0/8", "proto icmp
- * type 8", "fragments"), as rule del takes.
+ * Parses the match part only ("port 53/udp", "port 53/udp dst 192.0.2.0/24",
+ * "prefix 10.0.0.0/8", "dst 192.0.2.1", "proto icmp type 8", "fragments"), as
+ * rule del takes.
  */
 int xrl_spec_parse_match(int argc, char **argv, struct xrl_spec *out, char *err, size_t len);
 /* Prints a rule in the grammar it is parsed from; dump | apply round-trips. */
@@ -115,6 +121,10 @@ int xrl_ruleset_find(const struct xrl_ruleset *set, const struct xrl_spec *match
 void xrl_ruleset_free(struct xrl_ruleset *set);
 
 const char *xrl_proto_name(__u8 proto);
+/* A kind as JSON names it: "port", "proto", "prefix" or "dst". */
+const char *xrl_kind_name(int kind);
+/* Whether the rule lives in the dst trie (xrl_dsts): a dst rule, or a port rule narrowed to a destination. */
+bool xrl_spec_in_dsts(const struct xrl_spec *s);
 /* A protocol rule's selector as the grammar spells it after "proto" ("tcp-syn", "icmp type 8", "47"). */
 int xrl_sel_format(__u16 sel, char *buf, size_t len);
 int xrl_format_addr(__u8 family, const __u8 *addr, char *buf, size_t len);

@@ -174,7 +174,7 @@ int xrl_sketch_estimate(const struct xrl_maps *m, __u32 width, const struct xrl_
 			__u64 now, __u64 *est)
 {
 	struct xrl_sketch_cell c[XRL_SKETCH_DEPTH];
-	struct xrl_sketch_cell *const cell[XRL_SKETCH_DEPTH] = { &c[0], &c[1], &c[2], &c[3] };
+	struct xrl_sketch_cell *const cell[XRL_SKETCH_DEPTH] = { &c[0], &c[1] };
 	__u64 h = xrl_key_hash64(key);
 	__u32 i, ix;
 

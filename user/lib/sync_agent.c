@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <bpf/bpf.h>
 #include "apply.h"
 #include "err.h"
@@ -20,6 +23,7 @@ struct xrl_agent {
 	struct xrl_agent_rule *rules;
 	struct xrl_sync_req *reqs;
 	size_t n, cap;
+	int *claims; /* per interface: the socket that claims its instance (xrl_agent_claim), or -1 */
 };
 
 int xrl_agent_new(struct xrl_agent **out, struct xrl_redis *redis, char **ifaces, int n, const struct xrl_agent_opts *o)
@@ -28,6 +32,13 @@ int xrl_agent_new(struct xrl_agent **out, struct xrl_redis *redis, char **ifaces
 
 	if (!a)
 		return -ENOMEM;
+	a->claims = malloc(sizeof(*a->claims) * (size_t)(n ? n : 1));
+	if (!a->claims) {
+		free(a);
+		return -ENOMEM;
+	}
+	for (int k = 0; k < n; k++)
+		a->claims[k] = -1;
 	a->redis = redis;
 	a->ifaces = ifaces;
 	a->nifaces = n;
@@ -36,12 +47,36 @@ int xrl_agent_new(struct xrl_agent **out, struct xrl_redis *redis, char **ifaces
 	return 0;
 }
 
+int xrl_agent_claim(const char *dir)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char copy[PATH_MAX];
+	int fd, n;
+
+	snprintf(copy, sizeof(copy), "%s", dir);
+	/* An abstract name (sun_path[0] == 0): no file, and the kernel frees it when the process ends. */
+	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "xdp-ratelimit/sync/%s", basename(copy));
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n))) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	return fd;
+}
+
 void xrl_agent_free(struct xrl_agent *a)
 {
 	size_t i;
 
 	if (!a)
 		return;
+	for (i = 0; i < (size_t)a->nifaces; i++)
+		if (a->claims[i] >= 0)
+			close(a->claims[i]);
+	free(a->claims);
 	for (i = 0; i < a->cap; i++)
 		xrl_sync_req_clear(&a->reqs[i]);
 	free(a->reqs);
@@ -96,9 +131,13 @@ __u64 xrl_fleet_threshold(const struct xrl_maps *m, const struct xrl_spec *s)
 	return f.allowance;
 }
 
-/* Gathers one interface's global rules and their windows. */
-static int gather(struct xrl_agent *a, const char *iface, char *err, size_t len)
+/*
+ * Gathers interface k's global rules and their windows, once this agent has
+ * claimed its instance: two agents would both write its allowances.
+ */
+static int gather(struct xrl_agent *a, int k, char *err, size_t len)
 {
+	const char *iface = a->ifaces[k];
 	struct xrl_ruleset set = {};
 	struct xrl_maps m;
 	struct xrl_ctl ctl;
@@ -109,6 +148,20 @@ static int gather(struct xrl_agent *a, const char *iface, char *err, size_t len)
 	ret = xrl_maps_open(iface, &m, err, len);
 	if (ret)
 		return ret;
+	if (a->claims[k] < 0) {
+		a->claims[k] = xrl_agent_claim(m.dir);
+		if (a->claims[k] < 0) {
+			ret = a->claims[k];
+			a->claims[k] = -1;
+			xrl_maps_close(&m);
+			if (ret == -EADDRINUSE)
+				return xrl_fail(
+					ret, err, len,
+					"another 'xdp-ratelimit sync' serves %s already (one agent an interface: each writes its allowances); this one takes over when it stops",
+					iface);
+			return xrl_fail(ret, err, len, "cannot claim %s for this agent: %s", iface, strerror(-ret));
+		}
+	}
 	ret = xrl_maps_lock_shared(&m);
 	if (ret) {
 		xrl_maps_close(&m);
@@ -244,7 +297,7 @@ int xrl_agent_cycle(struct xrl_agent *a, const struct xrl_agent_rule **rules, si
 		char e[XRL_ERRLEN];
 
 		start[k] = a->n;
-		r = gather(a, a->ifaces[k], e, sizeof(e));
+		r = gather(a, k, e, sizeof(e));
 		if (r && !ret)
 			ret = xrl_fail(r, err, len, "%s", e);
 	}

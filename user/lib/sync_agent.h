@@ -35,6 +35,13 @@ struct xrl_agent;
 int xrl_agent_new(struct xrl_agent **out, struct xrl_redis *redis, char **ifaces, int n,
 		  const struct xrl_agent_opts *o);
 void xrl_agent_free(struct xrl_agent *a);
+/*
+ * Claims the instance pinned at dir for one agent: a socket bound to an
+ * abstract name of the instance's, which only one process in the network
+ * namespace can hold and which the kernel frees when it ends. Returns its fd
+ * (keep it open), or -EADDRINUSE while another agent holds it.
+ */
+int xrl_agent_claim(const char *dir);
 
 /*
  * One cycle. Returns 0, or -errno with err when an interface could not be read
