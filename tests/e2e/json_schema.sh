@@ -101,6 +101,13 @@ check "dump -j's rule lines apply back" "$XRL" apply xrlej0 "$dir/back"
 expect_eq "... to the same set" "$("$XRL" dump xrlej0 | sort)" "$(sort "$dir/back")"
 check "unload" "$XRL" unload xrlej0
 
+# A broken instance (its control map's pin removed under it) is listed, what it cannot tell null.
+check "load again" "$XRL" load xrlej0
+rm -f "$(pin_dir xrlej0)/xrl_ctl"
+conforms status 0 "$XRL" -j status
+expect_eq "... as broken" "$("$XRL" -j status | jq -c '.interfaces[] | select(.interface == "xrlej0") | [.state, .sketch_width]')" '["broken",null]'
+check "a broken instance unloads" "$XRL" unload xrlej0
+
 # The demo under -j: stats each second, then its summary, one document a line; text on stderr.
 if [ -x "$BUILD/xrl-udp" ]; then
 	"$XRL" -j demo >"$dir/demo" 2>/dev/null

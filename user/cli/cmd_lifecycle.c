@@ -266,7 +266,10 @@ static int status_run(struct cli_ctx *ctx)
 					    json_integer(st[i].ctl.max_keys ? (json_int_t)(st[i].state_memlock /
 											   st[i].ctl.max_keys) :
 									      0));
-			json_object_set_new(o, "sketch_width", json_integer((json_int_t)st[i].ctl.sketch_width));
+			/* Unknown for a broken instance: its control map could not be read (0 is no width). */
+			json_object_set_new(o, "sketch_width",
+					    st[i].ctl.sketch_width ? json_integer((json_int_t)st[i].ctl.sketch_width) :
+								     json_null());
 			json_object_set_new(o, "sketch_bytes", json_integer((json_int_t)st[i].sketch_memlock));
 			json_object_set_new(o, "malformed", json_string(st[i].ctl.malformed_drop ? "drop" : "pass"));
 			json_object_set_new(o, "ifindex", json_integer((json_int_t)st[i].id.ifindex));
