@@ -51,7 +51,7 @@ for _ in $(seq 50); do
 done
 expect_eq "explain --dst: the next packet to the limited address is blocked" "$(json .verdict <<<"$e")" block
 expect_eq "explain --dst: by the dst rule" "$(json '.why' <<<"$e")" \
-	"over the limit of 'dst 10.245.0.100/32 rate 100/s window 1s buckets 2 aggregate'"
+	"over the packet limit of 'dst 10.245.0.100/32 rate 100/s window 1s buckets 2 aggregate'"
 expect_eq "explain --dst: the other address meets no rule" \
 	"$($XRL -j explain $H --src 10.245.0.2 --dst 10.245.0.1 --dport 6000/udp | json '.rules | length')" 0
 wait %3 %4
