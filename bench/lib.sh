@@ -85,7 +85,7 @@ rx_counters() {
 	in_r ethtool -S "$IF_R" | awk '
 		$1 ~ /^rx_queue_[0-9]+_xdp_packets:$/ { s += $2 }
 		$1 ~ /^rx_queue_[0-9]+_xdp_drops:$/ { d += $2 }
-		END { printf "%d %d\n", s, d }'
+		END { printf "%.0f %.0f\n", s, d }' # not %d: mawk stops it at 2^31 - 1, which a long run passes
 }
 
 xdp_detach() { in_r ip link set dev "$IF_R" xdp off; }

@@ -114,7 +114,7 @@ while IFS='|' read -r id label cpus rdrop rpass rnft ript targets; do
 	[ -n "$ript" ] || xi=-
 	lostf=0
 	if [ "${lost:-0}" -ne 0 ]; then
-		lostf=$(awk -v l="$lost" -v s="$sent" 'BEGIN { printf "%d (%.2f%%)", l, 100 * l / s }')
+		lostf=$(awk -v l="$lost" -v s="$sent" 'BEGIN { printf "%.0f (%.2f%%)", l, 100 * l / s }')
 		lost_note=1
 	fi
 	t=
