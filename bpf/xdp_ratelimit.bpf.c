@@ -451,19 +451,24 @@ __noinline int xrl_judge_undo(struct xrl_eval *ev)
 	return 0;
 }
 
-/* Makes ev's key for rule r; when its latch answers (over), ev gets the verdict and the latch is returned. */
+/*
+ * Makes ev's key for rule r (its byte window's when bytes); when its latch
+ * answers (over), ev gets the verdict and the latch is returned.
+ */
 static __always_inline struct xrl_latch *xrl_judge_latched(struct xrl_eval *ev, struct xrl_rule *r,
-							   const struct xrl_pkt *p, __u32 port)
+							   const struct xrl_pkt *p, __u32 port, int bytes)
 {
 	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;
 	__u32 h;
 
 	xrl_key_of(&ev->key, r, p, port);
+	if (bytes)
+		ev->key.rule_id |= XRL_KEY_BYTES;
 	h = xrl_key_hash(&ev->key);
 	l = bpf_map_lookup_elem(&xrl_latches, &h);
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
-	if (l && rs && xrl_latched(l, r, rs, &ev->key, xrl_threshold(r))) {
+	if (l && rs && xrl_latched(l, r, rs, &ev->key, xrl_key_threshold(r, &ev->key))) {
 		ev->slot = rs->slot;
 		ev->over = 1;
 		ev->sketch = l->sketch;
@@ -493,7 +498,7 @@ static __always_inline void xrl_judge_unlatched(struct xrl_eval *ev, struct xrl_
 static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct xrl_rule *r, const struct xrl_pkt *p,
 						   __u32 port, struct xrl_times *now, int dropping)
 {
-	struct xrl_latch *l = xrl_judge_latched(ev, r, p, port);
+	struct xrl_latch *l = xrl_judge_latched(ev, r, p, port, 0);
 
 	if (l)
 		return l;
@@ -512,28 +517,18 @@ static __always_inline struct xrl_latch *xrl_judge(struct xrl_eval *ev, struct x
  */
 __noinline int xrl_bytes_prepare(struct xrl_eval *ev, struct xrl_rule *r, const struct xrl_pkt *p)
 {
-	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;
-	__u32 h, port;
 
 	if (!ev || !r || !p)
 		return 0;
-	port = ev->key.port;
-	xrl_key_of(&ev->key, r, p, port);
-	ev->key.rule_id |= XRL_KEY_BYTES;
 	ev->over = 0;
 	ev->counted = 0;
 	ev->sketch = 0;
-	h = xrl_key_hash(&ev->key);
-	l = bpf_map_lookup_elem(&xrl_latches, &h);
-	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
-	if (l && rs && xrl_latched(l, r, rs, &ev->key, r->byte_threshold)) {
-		ev->slot = rs->slot;
-		ev->over = 1;
-		l->block++;
-		return 1;
-	}
-	return 0;
+	l = xrl_judge_latched(ev, r, p, ev->key.port, 1);
+	if (!l)
+		return 0;
+	l->block++;
+	return 1;
 }
 
 /*
@@ -773,7 +768,7 @@ __noinline int xrl_dst_latched(const struct xrl_pkt *p)
 	de = bpf_map_lookup_elem(&xrl_eval, &ix);
 	if (!de || !p || (de->rule.flags & XRL_F_NO_PKT_RATE))
 		return 0;
-	l = xrl_judge_latched(&de->ev, &de->rule, p, 0);
+	l = xrl_judge_latched(&de->ev, &de->rule, p, 0, 0);
 	if (!l)
 		return 0;
 	l->block++; /* as xrl_commit counts a latched block, whatever the packet's fate */
