@@ -323,7 +323,7 @@ static const struct cli_opt explain_opts[] = {
 	CLI_OPT(struct explain_opts, fragment, "fragment", FLAG, .short_name = 'f',
 		.help = "a later fragment (no transport header: no port, no SYN, no type)"),
 	CLI_OPT(struct explain_opts, size, "size", UINT, .short_name = 'b', .arg = "BYTES", .min = XRL_MIN_JUDGED_FRAME,
-		.max = 65535, .what = "frame length",
+		.max = 65535, .what = "a frame length",
 		.help = "its frame's length as XDP sees it, Ethernet header included, for byte rates (default 64)"),
 	{},
 };
