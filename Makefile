@@ -53,7 +53,7 @@ TOOL_SKELS := $(patsubst tools/bpf/%.bpf.c,$(OUT)/%.skel.h,$(TOOL_BPF_SRCS))
 TOOL_BPF_OBJS := $(TOOL_SKELS:.skel.h=.bpf.o)
 
 # user/lib/: the control-plane library (no printing); user/cli/: the commands.
-LIB_SRCS := $(wildcard user/lib/*.c)
+LIB_SRCS := $(wildcard user/lib/*.c user/lib/*/*.c)
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
 LIB := $(OUT)/libxrl.a
 CLI_SRCS := $(filter-out user/cli/main.c,$(wildcard user/cli/*.c))
@@ -72,14 +72,14 @@ TEST_SRCS := $(wildcard tests/unit/*.c tests/prog/*.c)
 TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
 
 # tests/fuzz/: libFuzzer harnesses of the rules parser, with ASan and UBSan; the grammar
-# (rule.c, err.c: no BPF, no libbpf) is compiled with them for the fuzzer's coverage.
+# (rules/, err.c: no BPF, no libbpf) is compiled with them for the fuzzer's coverage.
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB := user/lib/rule.c user/lib/err.c
+FUZZ_LIB := $(wildcard user/lib/rules/*.c) user/lib/err.c
 FUZZ_SECONDS ?= 60
 
 # What 'make lint' checks: our C against .clang-format, our shell with shellcheck.
-LINT_C := $(wildcard bpf/*.[ch] include/*.h user/*/*.[ch] tools/*.[ch] tools/bpf/*.c tests/*/*.[ch])
+LINT_C := $(wildcard bpf/*.[ch] include/*.h user/*/*.[ch] user/lib/*/*.[ch] tools/*.[ch] tools/bpf/*.c tests/*/*.[ch])
 LINT_SH := $(wildcard tests/*.sh tests/*/*.sh bench/*.sh tools/*.sh scripts/*.sh) .ci/run run dist/bash-completion/xdp-ratelimit
 
 # make install: PREFIX and DESTDIR as usual. The configuration folder is the binary's
@@ -175,7 +175,7 @@ $(OUT)/xrl-%: tools/xrl-%.c $(TOOL_OBJS) | $(TOOL_SKELS)
 $(DEMO): tools/demo.sh | $(OUT)
 	$(Q)ln -sf $(abspath $<) $@
 
-$(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) include/xrl_common.h include/xrl_window.h user/lib/rule.h
+$(OUT)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) include/xrl_common.h include/xrl_window.h $(wildcard user/lib/rules/*.h)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -Wall -Werror -Iinclude -Iuser/lib \

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rule.h"
+#include "rules/rule.h"
 
 static void roundtrip(const struct xrl_spec *s)
 {

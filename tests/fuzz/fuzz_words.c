@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "rule.h"
+#include "rules/rule.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {

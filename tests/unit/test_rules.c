@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The rule grammar (user/rule.c): rates, durations, prefixes, whole rules, the
+ * The rule grammar (user/lib/rules/): rates, durations, prefixes, whole rules, the
  * struct xrl_rule they become, printing them back, and rules files.
  */
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rule.h"
+#include "rules/rule.h"
 
 #define NS_PER_MS 1000000ULL
 #define NS_PER_S 1000000000ULL

@@ -4,7 +4,7 @@
  * fleet's limit in proportion to its demand with a floor, the policy when
  * Redis is lost and its fallback allowances, how nodes name a rule and which
  * Redis Cluster slot serves it; and the Redis side's pure parts
- * (user/lib/sync_redis.c): cluster redirections, where the password comes from.
+ * (user/lib/fleet/redis.c): cluster redirections, where the password comes from.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,8 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "sync.h"
-#include "sync_redis.h"
+#include "fleet/share.h"
+#include "fleet/redis.h"
 
 static __u64 share(__u64 limit, __u64 own, __u64 total, __u32 members)
 {

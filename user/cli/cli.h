@@ -14,7 +14,7 @@
 #include <jansson.h>
 #include "err.h"
 #include "maps.h"
-#include "rule.h"
+#include "rules/rule.h"
 
 #define EXIT_OK 0
 #define EXIT_FAIL 1

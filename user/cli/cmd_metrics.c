@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "http.h"
 #include "metrics.h"
-#include "sync.h"
+#include "fleet/share.h"
 #include "xrl_version.h"
 
 #define PROM_TYPE "text/plain; version=0.0.4; charset=utf-8"

@@ -11,7 +11,7 @@
 #include "prefixes.h"
 #include "dsts.h"
 #include "stats.h"
-#include "sync_agent.h"
+#include "fleet/agent.h"
 #include "xrl_key.h"
 
 static volatile sig_atomic_t stop;

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
-#include "sync_agent.h"
+#include "fleet/agent.h"
 
 static volatile sig_atomic_t stop;
 

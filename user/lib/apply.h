@@ -4,7 +4,7 @@
 #define XRL_APPLY_H
 
 #include "maps.h"
-#include "rule.h"
+#include "rules/rule.h"
 
 /* The rule set the program reads now, with ids and gens. */
 int xrl_rules_read(const struct xrl_maps *m, struct xrl_ruleset *set);

@@ -2,13 +2,13 @@
 /*
  * Saved configurations: an interface's load options (a load line) and its rule
  * set in one rules file, that 'load IFACE --config FILE' restores and 'apply'
- * reads too. The grammar is rule.c's.
+ * reads too. The grammar is rules/.
  */
 #ifndef XRL_CONFIG_H
 #define XRL_CONFIG_H
 
 #include <stdio.h>
-#include "rule.h"
+#include "rules/rule.h"
 
 /* Where 'save IFACE' writes and the systemd unit reads: XRL_CONFIG_DIR/IFACE.conf. */
 #define XRL_CONFIG_DIR "/etc/xdp-ratelimit"

@@ -18,7 +18,7 @@
 #include "apply.h"
 #include "loader.h"
 #include "memory.h"
-#include "sync_agent.h"
+#include "fleet/agent.h"
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
 

@@ -6,7 +6,7 @@
 #include <net/if.h>
 #include <stdbool.h>
 #include "maps.h"
-#include "rule.h"
+#include "rules/rule.h"
 
 struct xrl_load_opts {
 	const char *iface;

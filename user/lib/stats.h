@@ -4,7 +4,7 @@
 #define XRL_STATS_H
 
 #include "maps.h"
-#include "rule.h"
+#include "rules/rule.h"
 
 /* Now on the clock the program reads (enum xrl_clock). */
 int xrl_clock_now(__u32 clock, __u64 *now);

@@ -6,8 +6,8 @@
  * passed and blocked, and gets a share of the limit in proportion to its
  * demand (DRL, SIGCOMM 2007), with a floor so an idle member can start.
  */
-#ifndef XRL_SYNC_H
-#define XRL_SYNC_H
+#ifndef XRL_FLEET_SHARE_H
+#define XRL_FLEET_SHARE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -62,4 +62,4 @@ void xrl_rule_tag(const char *canonical, char out[17]);
 __u16 xrl_crc16(const char *buf, size_t len);
 __u16 xrl_key_slot(const char *key);
 
-#endif /* XRL_SYNC_H */
+#endif /* XRL_FLEET_SHARE_H */

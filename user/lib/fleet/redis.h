@@ -9,8 +9,8 @@
  * learns the owner of a slot from MOVED replies (ASK is followed once).
  * Bookworm's hiredis (0.14) has no cluster client and no TLS.
  */
-#ifndef XRL_SYNC_REDIS_H
-#define XRL_SYNC_REDIS_H
+#ifndef XRL_FLEET_REDIS_H
+#define XRL_FLEET_REDIS_H
 
 #include <stddef.h>
 #include "xrl_common.h"
@@ -52,4 +52,4 @@ int xrl_redis_redirect(const char *msg, int *ask, char *host, size_t hlen, int *
 /* The password: from a file (its first line), else $REDISCLI_AUTH, else $XRL_REDIS_PASSWORD; NULL for none. */
 int xrl_redis_password(const char *file, char *buf, size_t blen, int *have, char *err, size_t len);
 
-#endif /* XRL_SYNC_REDIS_H */
+#endif /* XRL_FLEET_REDIS_H */

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "sync.h"
+#include "fleet/share.h"
 
 __u64 xrl_share_floor(__u64 limit, __u32 members)
 {

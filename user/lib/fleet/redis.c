@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <hiredis.h>
-#include "sync.h"
-#include "sync_redis.h"
+#include "fleet/share.h"
+#include "fleet/redis.h"
 #include "err.h"
 
 #define MAX_CONNS 32

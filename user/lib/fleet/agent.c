@@ -13,7 +13,7 @@
 #include "err.h"
 #include "maps.h"
 #include "stats.h"
-#include "sync_agent.h"
+#include "fleet/agent.h"
 
 struct xrl_agent {
 	struct xrl_redis *redis;

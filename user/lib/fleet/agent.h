@@ -5,12 +5,12 @@
  * round trip, and writes each rule's allowance and the agent's view of it into
  * the interface's xrl_fleet map, which the program enforces and stats shows.
  */
-#ifndef XRL_SYNC_AGENT_H
-#define XRL_SYNC_AGENT_H
+#ifndef XRL_FLEET_AGENT_H
+#define XRL_FLEET_AGENT_H
 
-#include "sync.h"
-#include "sync_redis.h"
-#include "rule.h"
+#include "fleet/share.h"
+#include "fleet/redis.h"
+#include "rules/rule.h"
 
 struct xrl_agent_opts {
 	const char *node;  /* this node's name: members are NODE/IFACE */
@@ -58,4 +58,4 @@ int xrl_fleet_read(const struct xrl_maps *m, const struct xrl_spec *s, struct xr
 /* The packets a window of the rule may pass on this node, as the program judges: its allowance, else its threshold. */
 __u64 xrl_fleet_threshold(const struct xrl_maps *m, const struct xrl_spec *s);
 
-#endif /* XRL_SYNC_AGENT_H */
+#endif /* XRL_FLEET_AGENT_H */

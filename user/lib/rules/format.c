@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Rules printed back in the grammar they are parsed from: dump | apply round-trips. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rules/rule.h"
+#include "rules/internal.h"
+#include "err.h"
+
+int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (s->kind == XRL_KIND_PROTO && s->sel == XRL_SEL_FRAGMENTS)
+		return snprintf(buf, len, "fragments");
+	if (s->kind == XRL_KIND_PROTO) {
+		int n = snprintf(buf, len, "proto ");
+
+		return n + xrl_sel_format(s->sel, buf + n, len > (size_t)n ? len - n : 0);
+	}
+	if (s->kind == XRL_KIND_PORT && !s->family)
+		return snprintf(buf, len, "port %u/%s", s->port, xrl_proto_name(s->proto));
+	xrl_format_addr(s->family, s->addr, a, sizeof(a));
+	if (s->kind == XRL_KIND_PORT)
+		return snprintf(buf, len, "port %u/%s dst %s/%u", s->port, xrl_proto_name(s->proto), a, s->plen);
+	return snprintf(buf, len, "%s %s/%u", s->kind == XRL_KIND_DST ? "dst" : "prefix", a, s->plen);
+}
+
+int xrl_byte_rate_format(const struct xrl_rule *r, char *buf, size_t len)
+{
+	if (!r->byte_unit)
+		return snprintf(buf, len, "%s", "");
+	return snprintf(buf, len, "%llu%s/%s", (unsigned long long)r->byte_rate, xrl_byte_unit_name(r->byte_unit),
+			xrl_time_unit_name(r->byte_unit_ms));
+}
+
+int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len)
+{
+	const struct xrl_rule *r = &s->r;
+	char rate[32], win[32];
+	int n;
+
+	n = xrl_spec_format_match(s, buf, len);
+	if (n < 0 || (size_t)n >= len)
+		return -ENOSPC;
+	if (r->flags & XRL_F_ALLOW)
+		return snprintf(buf + n, len - n, " allow") >= (int)(len - n) ? -ENOSPC : 0;
+	if (!(r->flags & XRL_F_NO_PKT_RATE)) {
+		xrl_format_rate(r->rate, r->rate_unit_ms, rate, sizeof(rate));
+		n += snprintf(buf + n, len - n, " rate %s", rate);
+	}
+	if ((size_t)n < len && r->byte_unit) {
+		n += snprintf(buf + n, len - n, " rate ");
+		if ((size_t)n < len)
+			n += xrl_byte_rate_format(r, buf + n, len - n);
+	}
+	xrl_format_duration(r->interval_ns, win, sizeof(win));
+	if ((size_t)n < len)
+		n += snprintf(buf + n, len - n, " window %s buckets %u %s", win, r->buckets,
+			      r->flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate");
+	if ((size_t)n < len && r->warmup_ms) {
+		xrl_format_duration((__u64)r->warmup_ms * NS_PER_MS, win, sizeof(win));
+		n += snprintf(buf + n, len - n, " warmup %s", win);
+	}
+	if ((size_t)n < len && (r->flags & XRL_F_PER_SOURCE)) {
+		if (s->kind == XRL_KIND_PREFIX && s->family == XRL_FAMILY_V4 && r->src_mask4 != 32)
+			n += snprintf(buf + n, len - n, " mask %u", r->src_mask4);
+		else if (s->kind == XRL_KIND_PREFIX && s->family == XRL_FAMILY_V6 && r->src_mask6 != 64)
+			n += snprintf(buf + n, len - n, " mask %u", r->src_mask6);
+		else if (s->kind != XRL_KIND_PREFIX && r->src_mask4 != 32)
+			n += snprintf(buf + n, len - n, " mask4 %u", r->src_mask4);
+		if ((size_t)n < len && s->kind != XRL_KIND_PREFIX && r->src_mask6 != 64)
+			n += snprintf(buf + n, len - n, " mask6 %u", r->src_mask6);
+	}
+	if ((size_t)n < len && (r->flags & XRL_F_GLOBAL))
+		n += snprintf(buf + n, len - n, " global");
+	if ((size_t)n < len && (r->flags & XRL_F_MONITOR))
+		n += snprintf(buf + n, len - n, " monitor");
+	return (size_t)n >= len ? -ENOSPC : 0;
+}
+
+bool xrl_spec_same_match(const struct xrl_spec *a, const struct xrl_spec *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == XRL_KIND_PORT && (a->proto != b->proto || a->port != b->port))
+		return false;
+	if (a->kind == XRL_KIND_PROTO)
+		return a->sel == b->sel;
+	/* A port rule's destination, when narrowed (family 0 on both when not). */
+	return a->family == b->family && a->plen == b->plen && !memcmp(a->addr, b->addr, 16);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What the grammar's pieces share: not part of the library's interface. */
+#ifndef XRL_RULES_INTERNAL_H
+#define XRL_RULES_INTERNAL_H
+
+#include <stddef.h>
+#include "xrl_common.h"
+
+#define NS_PER_MS 1000000ULL
+#define MAX_COUNT 1000000000000ULL /* 10^12 packets per unit: beyond any NIC */
+#define MAX_WINDOW_MS 3600000ULL   /* one hour */
+
+#define fail(err, len, ...) xrl_fail(-EINVAL, err, len, __VA_ARGS__)
+
+/* "s", "min", "h": a rate's time unit. */
+const char *xrl_time_unit_name(__u32 unit_ms);
+/* Bits in one XRL_BU_* unit, and its name ("Mbit", "KB"). */
+__u64 xrl_byte_unit_bits(__u8 unit);
+const char *xrl_byte_unit_name(__u8 unit);
+/* A duration ("1s", "500ms"); what names it in messages ("window", "warmup"). */
+int xrl_parse_duration_of(const char *s, const char *what, __u64 *ns, char *err, size_t len);
+int xrl_format_rate(__u64 count, __u32 unit_ms, char *buf, size_t len);
+int xrl_format_duration(__u64 ns, char *buf, size_t len);
+/* What a rule kind is called in messages ("protocol", "port"). */
+const char *xrl_kind_word(int kind);
+
+#endif /* XRL_RULES_INTERNAL_H */

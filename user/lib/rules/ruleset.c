@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Rule sets, load lines, and the rules-file reader. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rules/rule.h"
+#include "rules/internal.h"
+#include "err.h"
+
+int xrl_ruleset_find(const struct xrl_ruleset *set, const struct xrl_spec *match)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (xrl_spec_same_match(&set->v[i], match))
+			return (int)i;
+	return -1;
+}
+
+int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err, size_t len)
+{
+	size_t kinds = 0, i;
+	int dup = xrl_ruleset_find(set, s);
+
+	if (dup >= 0) {
+		char m[128];
+
+		xrl_spec_format_match(s, m, sizeof(m));
+		if (set->v[dup].line)
+			return fail(err, len, "'%s' is already given on line %d: one rule per match", m,
+				    set->v[dup].line);
+		return fail(err, len, "'%s' already has a rule: delete it first, or use 'apply' to replace the set", m);
+	}
+	/*
+	 * The set in force and the next share XRL_MAX_RULE_IDS counter slots: a
+	 * set of at most half of them can always replace any other at once.
+	 */
+	if (set->n >= XRL_MAX_SET_RULES)
+		return fail(
+			err, len,
+			"too many rules: at most %d in a set, every kind together (so that any set can replace any other atomically)",
+			XRL_MAX_SET_RULES);
+	/*
+	 * Each map holds XRL_MAX_RULES of a set: port rules, prefix rules, and
+	 * dst rules with narrowed port rules (one trie). A protocol rule has a
+	 * slot of its own (XRL_PROTO_IDX): never more than XRL_SELS.
+	 */
+	for (i = 0; i < set->n; i++)
+		kinds += xrl_spec_in_dsts(s) ? xrl_spec_in_dsts(&set->v[i]) :
+					       set->v[i].kind == s->kind && !xrl_spec_in_dsts(&set->v[i]);
+	if (s->kind != XRL_KIND_PROTO && kinds >= XRL_MAX_RULES)
+		return fail(err, len, "too many %s rules: at most %d",
+			    xrl_spec_in_dsts(s) ? "dst and narrowed port" : xrl_kind_word(s->kind), XRL_MAX_RULES);
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 16;
+		struct xrl_spec *v = realloc(set->v, cap * sizeof(*v));
+
+		if (!v)
+			return fail(err, len, "out of memory");
+		set->v = v;
+		set->cap = cap;
+	}
+	set->v[set->n++] = *s;
+	return 0;
+}
+
+void xrl_ruleset_free(struct xrl_ruleset *set)
+{
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+}
+
+/* Load lines: each keyword, its field in struct xrl_load_line, and its values' names (none: a number). */
+static const struct {
+	const char *word;
+	unsigned int field;
+	size_t off;
+	const char *names[2];
+	__u32 min, max;
+} load_words[] = {
+	{ "mode", XRL_LOAD_MODE, offsetof(struct xrl_load_line, generic), { "native", "generic" }, 0, 1 },
+	{ "clock", XRL_LOAD_CLOCK, offsetof(struct xrl_load_line, clock), { "precise", "coarse" }, 0, 1 },
+	{ "max-keys", XRL_LOAD_MAX_KEYS, offsetof(struct xrl_load_line, max_keys), {}, XRL_KEYS_MIN, XRL_KEYS_MAX },
+	{ "new-keys", XRL_LOAD_NEW_KEYS, offsetof(struct xrl_load_line, new_keys), {}, 0, XRL_NEW_KEYS_MAX },
+	{ "sketch-width",
+	  XRL_LOAD_SKETCH_WIDTH,
+	  offsetof(struct xrl_load_line, sketch_width),
+	  {},
+	  XRL_SKETCH_MIN_WIDTH,
+	  XRL_SKETCH_MAX_WIDTH },
+	{ "malformed", XRL_LOAD_MALFORMED, offsetof(struct xrl_load_line, malformed_drop), { "pass", "drop" }, 0, 1 },
+};
+#define N_LOAD_WORDS (sizeof(load_words) / sizeof(load_words[0]))
+
+int xrl_load_line_parse(int argc, char **argv, struct xrl_load_line *out, char *err, size_t len)
+{
+	struct xrl_load_line l = { .clock = XRL_CLOCK_PRECISE,
+				   .max_keys = XRL_DEFAULT_KEYS,
+				   .sketch_width = XRL_SKETCH_DEFAULT_WIDTH };
+	int i;
+
+	for (i = 0; i < argc; i += 2) {
+		unsigned long long v;
+		size_t k;
+		char *end;
+		__u32 *dst;
+
+		for (k = 0; k < N_LOAD_WORDS && strcmp(argv[i], load_words[k].word); k++)
+			;
+		if (k == N_LOAD_WORDS)
+			return fail(
+				err, len,
+				"load line: unknown option '%s': expected mode, clock, max-keys, new-keys, sketch-width or malformed",
+				argv[i]);
+		if (l.set & load_words[k].field)
+			return fail(err, len, "load line: '%s' is given twice: give it once", argv[i]);
+		if (i + 1 == argc)
+			return fail(err, len, "load line: '%s' needs a value", argv[i]);
+		l.set |= load_words[k].field;
+		dst = (__u32 *)((char *)&l + load_words[k].off);
+		if (load_words[k].names[0]) {
+			if (strcmp(argv[i + 1], load_words[k].names[0]) && strcmp(argv[i + 1], load_words[k].names[1]))
+				return fail(err, len, "load line: %s '%s' is not %s or %s", argv[i], argv[i + 1],
+					    load_words[k].names[0], load_words[k].names[1]);
+			*dst = !strcmp(argv[i + 1], load_words[k].names[1]);
+			continue;
+		}
+		errno = 0;
+		v = strtoull(argv[i + 1], &end, 10);
+		if (!isdigit((unsigned char)argv[i + 1][0]) || *end || errno || v < load_words[k].min ||
+		    v > load_words[k].max)
+			return fail(err, len, "load line: %s '%s' is not a whole number from %u to %u", argv[i],
+				    argv[i + 1], load_words[k].min, load_words[k].max);
+		*dst = (__u32)v;
+	}
+	*out = l;
+	return 0;
+}
+
+int xrl_load_line_format(const struct xrl_load_line *l, char *buf, size_t len)
+{
+	size_t k, off = 0;
+	int w;
+
+	w = snprintf(buf, len, "load");
+	for (k = 0; k < N_LOAD_WORDS; k++) {
+		__u32 v = *(const __u32 *)((const char *)l + load_words[k].off);
+
+		if (w < 0 || (size_t)w >= len - off)
+			return -ENOSPC;
+		off += (size_t)w;
+		w = 0;
+		if (!(l->set & load_words[k].field))
+			continue;
+		if (load_words[k].names[0])
+			w = snprintf(buf + off, len - off, " %s %s", load_words[k].word,
+				     load_words[k].names[v ? 1 : 0]);
+		else
+			w = snprintf(buf + off, len - off, " %s %u", load_words[k].word, v);
+	}
+	return w < 0 || (size_t)w >= len - off ? -ENOSPC : 0;
+}
+
+#define MAX_WORDS 32
+
+#define XRL_MAX_LINE 1022 /* characters a line, its newline aside */
+
+int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *err, size_t len)
+{
+	struct xrl_ruleset out = {};
+	char *line = NULL, *nul, msg[XRL_ERRLEN];
+	size_t cap = 0;
+	ssize_t got;
+	int lineno = 0;
+
+	/* getline, not fgets: the line's length counts what is after a NUL byte too. */
+	while ((got = getline(&line, &cap, f)) > 0) {
+		char *words[MAX_WORDS], *save = NULL, *w, *hash;
+		struct xrl_spec s;
+		int n = 0, ret;
+
+		lineno++;
+		nul = memchr(line, '\0', (size_t)got);
+		if (nul) {
+			xrl_ruleset_free(&out);
+			free(line);
+			return fail(err, len, "%s:%d: a NUL byte at column %td: a rules file is text", name, lineno,
+				    nul - line + 1);
+		}
+		if ((size_t)got - (line[got - 1] == '\n') > XRL_MAX_LINE) {
+			xrl_ruleset_free(&out);
+			free(line);
+			return fail(err, len, "%s:%d: line is too long (at most %d characters)", name, lineno,
+				    XRL_MAX_LINE);
+		}
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		for (w = strtok_r(line, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
+			if (n == MAX_WORDS) {
+				xrl_ruleset_free(&out);
+				free(line);
+				return fail(err, len, "%s:%d: too many words (at most %d)", name, lineno, MAX_WORDS);
+			}
+			words[n++] = w;
+		}
+		if (!n)
+			continue;
+		if (!strcmp(words[0], "load")) {
+			if (out.load.line) {
+				int first = out.load.line;
+
+				xrl_ruleset_free(&out);
+				free(line);
+				return fail(err, len, "%s:%d: a second load line (the first is line %d): give one",
+					    name, lineno, first);
+			}
+			ret = xrl_load_line_parse(n - 1, words + 1, &out.load, msg, sizeof(msg));
+			if (ret) {
+				xrl_ruleset_free(&out);
+				free(line);
+				return fail(err, len, "%s:%d: %s", name, lineno, msg);
+			}
+			out.load.line = lineno;
+			continue;
+		}
+		ret = xrl_spec_parse(n, words, &s, msg, sizeof(msg));
+		if (!ret) {
+			s.line = lineno;
+			ret = xrl_ruleset_add(&out, &s, msg, sizeof(msg));
+		}
+		if (ret) {
+			xrl_ruleset_free(&out);
+			free(line);
+			return fail(err, len, "%s:%d: %s", name, lineno, msg);
+		}
+	}
+	free(line);
+	if (ferror(f)) {
+		xrl_ruleset_free(&out);
+		return fail(err, len, "%s: read error: %s", name, strerror(errno));
+	}
+	*set = out;
+	return 0;
+}
