@@ -28,6 +28,8 @@
 #define IPPROTO_DSTOPTS 60
 
 #define XRL_IP_OFFSET 0x1FFF
+#define XRL_IP_MF 0x2000
+#define XRL_IP6_MF 0x0001
 
 struct xrl_pkt {
 	__u8 family;	/* XRL_FAMILY_V4 or XRL_FAMILY_V6 */
@@ -43,6 +45,7 @@ struct xrl_pkt {
 #define XRL_PKT_SYN (1U << 0)	     /* TCP, SYN set and ACK clear */
 #define XRL_PKT_TYPE (1U << 1)	     /* ICMP or ICMPv6: icmp_type holds its type */
 #define XRL_PKT_LATER_FRAG (1U << 2) /* a fragment that is not the first: no transport header */
+#define XRL_PKT_UNFOLLOWED (1U << 3) /* an IPv6 chain longer than XRL_IPV6_EXT_MAX: proto is where it stopped */
 
 #define XRL_TCP_SYN 0x02
 #define XRL_TCP_ACK 0x10
@@ -70,13 +73,20 @@ struct ipv6_opt_x {
 	__u8 hdrlen;
 };
 
-static __always_inline int xrl_parse_l4(struct xrl_cursor *c, void *l3_end, struct xrl_pkt *p)
+/*
+ * The transport header; first_frag: the packet is a first fragment, and a
+ * header cut short there is an evasion (RFC 1858's tiny fragment), not a
+ * truncation the host drops itself.
+ */
+static __always_inline int xrl_parse_l4(struct xrl_cursor *c, void *l3_end, struct xrl_pkt *p, int first_frag)
 {
+	int cut = first_frag ? XRL_MALFORMED(XRL_MAL_FRAG_TINY) : XRL_MALFORMED(XRL_MAL_L4);
+
 	if (p->proto == XRL_PROTO_TCP) {
 		struct tcphdr *th = c->pos;
 
 		if ((void *)(th + 1) > c->end || (void *)(th + 1) > l3_end)
-			return XRL_MALFORMED(XRL_MAL_L4);
+			return cut;
 		p->dport = bpf_ntohs(th->dest);
 		p->has_port = 1;
 		/* The flags byte: 13 bytes into the header. */
@@ -86,16 +96,21 @@ static __always_inline int xrl_parse_l4(struct xrl_cursor *c, void *l3_end, stru
 		struct udphdr *uh = c->pos;
 
 		if ((void *)(uh + 1) > c->end || (void *)(uh + 1) > l3_end)
-			return XRL_MALFORMED(XRL_MAL_L4);
+			return cut;
 		p->dport = bpf_ntohs(uh->dest);
 		p->has_port = 1;
 	} else if (p->proto == XRL_PROTO_ICMP || p->proto == XRL_PROTO_ICMPV6) {
 		__u8 *type = c->pos;
 
-		/* No type to read is no malformation: the packet matches plain icmp rules only. */
+		/*
+		 * No type to read is no malformation (the packet matches plain icmp
+		 * rules only), but in a first fragment it hides the type.
+		 */
 		if ((void *)(type + 1) <= c->end && (void *)(type + 1) <= l3_end) {
 			p->icmp_type = *type;
 			p->flags |= XRL_PKT_TYPE;
+		} else if (first_frag) {
+			return cut;
 		}
 	}
 	return XRL_PARSE_IP;
@@ -104,7 +119,7 @@ static __always_inline int xrl_parse_l4(struct xrl_cursor *c, void *l3_end, stru
 static __always_inline int xrl_parse_ipv4(struct xrl_cursor *c, struct xrl_pkt *p)
 {
 	struct iphdr *iph = c->pos;
-	__u32 hlen, tot;
+	__u32 hlen, tot, frag;
 
 	if ((void *)(iph + 1) > c->end)
 		return XRL_MALFORMED(XRL_MAL_IPV4);
@@ -121,7 +136,11 @@ static __always_inline int xrl_parse_ipv4(struct xrl_cursor *c, struct xrl_pkt *
 	p->proto = iph->protocol;
 	__builtin_memcpy(p->src, &iph->saddr, 4);
 	/* Only the first fragment carries the transport header. */
-	if (bpf_ntohs(iph->frag_off) & XRL_IP_OFFSET) {
+	frag = bpf_ntohs(iph->frag_off);
+	if (frag & XRL_IP_OFFSET) {
+		/* RFC 1858: a TCP fragment at offset 8 would rewrite the first one's flags. */
+		if ((frag & XRL_IP_OFFSET) == 1 && p->proto == XRL_PROTO_TCP)
+			return XRL_MALFORMED(XRL_MAL_FRAG_TINY);
 		p->flags |= XRL_PKT_LATER_FRAG;
 		return XRL_PARSE_IP;
 	}
@@ -129,7 +148,7 @@ static __always_inline int xrl_parse_ipv4(struct xrl_cursor *c, struct xrl_pkt *
 		void *l3_end = c->pos + tot;
 
 		c->pos += hlen;
-		return xrl_parse_l4(c, l3_end, p);
+		return xrl_parse_l4(c, l3_end, p, frag & XRL_IP_MF);
 	}
 }
 
@@ -137,8 +156,8 @@ static __always_inline int xrl_parse_ipv6(struct xrl_cursor *c, struct xrl_pkt *
 {
 	struct ipv6hdr *ip6h = c->pos;
 	void *l3_end;
+	int i, first_frag = 0;
 	__u8 next;
-	int i;
 
 	if ((void *)(ip6h + 1) > c->end)
 		return XRL_MALFORMED(XRL_MAL_IPV6);
@@ -153,49 +172,64 @@ static __always_inline int xrl_parse_ipv6(struct xrl_cursor *c, struct xrl_pkt *
 	next = ip6h->nexthdr;
 	c->pos = ip6h + 1;
 
-	/* Up to XRL_IPV6_EXT_MAX extension headers; one more is a chain too long. */
+	/*
+	 * Up to XRL_IPV6_EXT_MAX extension headers. A longer chain is not
+	 * malformed to the host, which follows it: the packet goes on with the
+	 * protocol where the parser stopped and no port (XRL_PKT_UNFOLLOWED), for
+	 * the rules that need neither. In a first fragment the whole chain and the
+	 * transport header must be there (RFC 7112): a cut there is an evasion.
+	 */
 	for (i = 0; i <= XRL_IPV6_EXT_MAX; i++) {
 		struct ipv6_opt_x *opt = c->pos;
 		struct frag_hdr *fh = c->pos;
+		int cut = first_frag ? XRL_MALFORMED(XRL_MAL_FRAG_TINY) : XRL_MALFORMED(XRL_MAL_IPV6_EXT);
 
 		switch (next) {
 		case IPPROTO_HOPOPTS:
 		case IPPROTO_ROUTING:
 		case IPPROTO_DSTOPTS:
-			if (i == XRL_IPV6_EXT_MAX || (void *)(opt + 1) > c->end)
-				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
-			next = opt->nexthdr;
-			c->pos += (opt->hdrlen + 1) * 8;
-			break;
 		case IPPROTO_AH:
-			if (i == XRL_IPV6_EXT_MAX || (void *)(opt + 1) > c->end)
-				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
-			next = opt->nexthdr;
-			c->pos += (opt->hdrlen + 2) * 4;
-			break;
 		case IPPROTO_FRAGMENT:
-			if (i == XRL_IPV6_EXT_MAX || (void *)(fh + 1) > c->end)
-				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
-			next = fh->nexthdr;
-			c->pos = fh + 1;
-			/* A fragment header past the payload is no fragment header. */
-			if (c->pos > l3_end)
-				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
-			/* A later fragment has no transport header. */
-			if (bpf_ntohs(fh->frag_off) & ~0x7) {
+			if (i == XRL_IPV6_EXT_MAX) {
 				p->proto = next;
-				p->flags |= XRL_PKT_LATER_FRAG;
+				p->flags |= XRL_PKT_UNFOLLOWED;
 				return XRL_PARSE_IP;
 			}
 			break;
 		default:
 			p->proto = next;
 			if (c->pos > l3_end)
-				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
-			return xrl_parse_l4(c, l3_end, p);
+				return cut;
+			return xrl_parse_l4(c, l3_end, p, first_frag);
 		}
+		if (next == IPPROTO_FRAGMENT) {
+			__u16 off;
+
+			if ((void *)(fh + 1) > c->end)
+				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
+			next = fh->nexthdr;
+			c->pos = fh + 1;
+			/* A fragment header past the payload is no fragment header. */
+			if (c->pos > l3_end)
+				return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
+			off = bpf_ntohs(fh->frag_off);
+			/* A later fragment has no transport header; at offset 8, TCP's would be rewritten (RFC 1858). */
+			if (off & ~0x7) {
+				if ((off >> 3) == 1 && next == XRL_PROTO_TCP)
+					return XRL_MALFORMED(XRL_MAL_FRAG_TINY);
+				p->proto = next;
+				p->flags |= XRL_PKT_LATER_FRAG;
+				return XRL_PARSE_IP;
+			}
+			first_frag = off & XRL_IP6_MF;
+			continue;
+		}
+		if ((void *)(opt + 1) > c->end)
+			return cut;
+		c->pos += next == IPPROTO_AH ? (opt->hdrlen + 2) * 4 : (opt->hdrlen + 1) * 8;
+		next = opt->nexthdr;
 		if (c->pos > l3_end)
-			return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
+			return cut;
 	}
 	return XRL_MALFORMED(XRL_MAL_IPV6_EXT);
 }

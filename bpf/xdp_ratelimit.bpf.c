@@ -16,7 +16,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile struct xrl_config xrl_cfg = {
 	.clock = XRL_CLOCK_PRECISE,
-	.malformed_drop = 0,
+	.malformed = XRL_MALPOL_EVASIVE,
 	.sketch_width = XRL_SKETCH_DEFAULT_WIDTH,
 };
 
@@ -822,6 +822,21 @@ static __always_inline int xrl_drop(struct xrl_counters *cnt)
 	return XDP_DROP;
 }
 
+/*
+ * A malformed frame's verdict under load --malformed: the default drops only
+ * what the host would accept and no rule could judge; what it drops itself
+ * (a truncated header) passes.
+ */
+static __always_inline int xrl_malformed(struct xrl_counters *cnt, __u32 reason)
+{
+	if (reason < XRL_MAL_MAX)
+		cnt->malformed[reason]++;
+	if (xrl_cfg.malformed == XRL_MALPOL_DROP ||
+	    (xrl_cfg.malformed == XRL_MALPOL_EVASIVE && (reason == XRL_MAL_FRAG_TINY || reason == XRL_MAL_IPV6_CHAIN)))
+		return xrl_drop(cnt);
+	return xrl_pass(cnt);
+}
+
 SEC("xdp")
 int xdp_ratelimit(struct xdp_md *ctx)
 {
@@ -846,12 +861,17 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		cnt->non_ip++;
 		return xrl_pass(cnt);
 	}
-	if (res != XRL_PARSE_IP) {
-		__u32 reason = -res - 1;
-
-		if (reason < XRL_MAL_MAX)
-			cnt->malformed[reason]++;
-		return xrl_cfg.malformed_drop ? xrl_drop(cnt) : xrl_pass(cnt);
+	if (res != XRL_PARSE_IP)
+		return xrl_malformed(cnt, -res - 1);
+	/*
+	 * An IPv6 chain too long to follow: judged by the rules that need no
+	 * transport header (prefix and dst), under the default policy; counted
+	 * once, as malformed, whatever they decide.
+	 */
+	if (p.flags & XRL_PKT_UNFOLLOWED) {
+		cnt->malformed[XRL_MAL_IPV6_CHAIN]++;
+		if (xrl_cfg.malformed != XRL_MALPOL_EVASIVE)
+			return xrl_cfg.malformed == XRL_MALPOL_DROP ? xrl_drop(cnt) : xrl_pass(cnt);
 	}
 
 	ctl = bpf_map_lookup_elem(&xrl_ctl, &zero);
@@ -860,6 +880,9 @@ int xdp_ratelimit(struct xdp_md *ctx)
 
 	set = ctl->active_set & 1;
 	kinds = ctl->kinds[set];
+	/* Its port and protocol are hidden: a port or protocol rule of the set might have held it. */
+	if ((p.flags & XRL_PKT_UNFOLLOWED) && (kinds & (XRL_HAS_PORTS | XRL_HAS_PORT_DSTS | XRL_HAS_PROTOS)))
+		return xrl_drop(cnt);
 	if (kinds & XRL_HAS_PREFIXES) {
 		/* In a block of its own: the compiler may reuse its stack, which the slow path's needs. */
 		struct xrl_prefix_key pk = {};
@@ -905,6 +928,8 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	if (kinds & XRL_HAS_PROTOS)
 		trule = xrl_proto_rule(set, &p);
 	if (!prule && !orule && !trule && !(dst & XRL_DST_MATCH)) {
+		if (p.flags & XRL_PKT_UNFOLLOWED)
+			return xrl_drop(cnt); /* no rule judged it: the default fails closed */
 		cnt->no_rule++;
 		return xrl_pass(cnt);
 	}

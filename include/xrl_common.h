@@ -11,7 +11,7 @@
 #include "xrl_sketch.h"
 
 /* Bumped whenever a map layout below changes; kept in the ctl map. */
-#define XRL_LAYOUT_VERSION 7
+#define XRL_LAYOUT_VERSION 8
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
@@ -304,7 +304,24 @@ enum xrl_malformed {
 	XRL_MAL_IPV6,	  /* IPv6 header truncated, not version 6, or payload length beyond the frame */
 	XRL_MAL_IPV6_EXT, /* extension header truncated or past the payload, or more than 8 */
 	XRL_MAL_L4,	  /* TCP or UDP header truncated */
+	/*
+	 * Frames a host accepts but the rules cannot judge, dropped by the default
+	 * policy (XRL_MALPOL_EVASIVE): a first fragment too short for its
+	 * transport header, or a TCP fragment at offset 8 that rewrites it
+	 * (RFC 1858, RFC 3128); an IPv6 header chain longer than the parser
+	 * follows (XRL_IPV6_EXT_MAX headers).
+	 */
+	XRL_MAL_FRAG_TINY,
+	XRL_MAL_IPV6_CHAIN,
 	XRL_MAL_MAX,
+};
+
+/* What the program does with a malformed frame: load --malformed. */
+enum xrl_mal_policy {
+	XRL_MALPOL_PASS = 0,	/* pass them all: crafted frames then evade every rule */
+	XRL_MALPOL_DROP = 1,	/* drop them all */
+	XRL_MALPOL_EVASIVE = 2, /* the default: drop what would evade a rule, pass what the host drops itself */
+	XRL_MALPOL_MAX,
 };
 
 /* Per-CPU global counters: seen == passed + dropped. */
@@ -329,12 +346,12 @@ _Static_assert(sizeof(struct xrl_counters) == 8 * (13 + XRL_MAL_MAX), "xrl_count
 
 /* Control block, array of one: which rule set the program reads, and how it was loaded. */
 struct xrl_ctl {
-	__u32 layout;	      /* XRL_LAYOUT_VERSION of whoever created the maps */
-	__u32 active_set;     /* 0 or 1; the program reads it, then that set's kinds */
-	__u32 next_gen;	      /* userspace: next rule gen to hand out */
-	__u32 clock;	      /* enum xrl_clock the program was loaded with */
-	__u32 malformed_drop; /* as loaded */
-	__u32 xdp_flags;      /* XDP_FLAGS_* mode it was attached with */
+	__u32 layout;	  /* XRL_LAYOUT_VERSION of whoever created the maps */
+	__u32 active_set; /* 0 or 1; the program reads it, then that set's kinds */
+	__u32 next_gen;	  /* userspace: next rule gen to hand out */
+	__u32 clock;	  /* enum xrl_clock the program was loaded with */
+	__u32 malformed;  /* enum xrl_mal_policy, as loaded */
+	__u32 xdp_flags;  /* XDP_FLAGS_* mode it was attached with */
 	__u32 ifindex;
 	__u32 max_keys;
 	__u32 new_keys;	    /* per second, as loaded; 0: no cap */
@@ -365,10 +382,10 @@ enum xrl_clock {
 
 /* Fixed at load time (rodata): the verifier prunes what it turns off. */
 struct xrl_config {
-	__u32 clock;	      /* enum xrl_clock */
-	__u32 malformed_drop; /* 1: drop malformed frames; 0: pass them */
-	__u32 new_keys_cpu;   /* per-source states each CPU may create per second; 0: no cap */
-	__u32 sketch_width;   /* columns of the sketch (a power of 2); xrl_sketch holds XRL_SKETCH_DEPTH times that */
+	__u32 clock;	    /* enum xrl_clock */
+	__u32 malformed;    /* enum xrl_mal_policy */
+	__u32 new_keys_cpu; /* per-source states each CPU may create per second; 0: no cap */
+	__u32 sketch_width; /* columns of the sketch (a power of 2); xrl_sketch holds XRL_SKETCH_DEPTH times that */
 };
 _Static_assert(sizeof(struct xrl_config) == 16, "xrl_config layout");
 

@@ -99,7 +99,7 @@ check "load" "$XRL" load $IF
 expect_err "save to a folder is refused" 1 "is not a regular file" "$XRL" save $IF "$dir"
 expect_err "save into a folder that is not there" 1 "there is no folder $dir/none; make it first" \
 	"$XRL" save $IF "$dir/none/x.conf"
-expect_err "save - prints the file" 0 "^load mode native clock precise max-keys 65536 new-keys 65536 sketch-width 65536 malformed pass" \
+expect_err "save - prints the file" 0 "^load mode native clock precise max-keys 65536 new-keys 65536 sketch-width 65536 malformed drop-evasive" \
 	"$XRL" save $IF -
 etc=/etc/xdp-ratelimit
 if [ -e "$etc/$IF.conf" ]; then

@@ -112,16 +112,24 @@ static void mal(struct cls *c, int reason)
 	c->reason = reason;
 }
 
-/* A TCP or UDP header lies whole inside the frame and the L3 packet, which ends at end. */
-static void ref_l4(const __u8 *b, size_t pos, size_t end, struct cls *c)
+/*
+ * A TCP or UDP header lies whole inside the frame and the L3 packet, which
+ * ends at end; in a first fragment (first_frag), so does an ICMP type, and a
+ * cut there is a tiny fragment (RFC 1858).
+ */
+static void ref_l4(const __u8 *b, size_t pos, size_t end, struct cls *c, int first_frag)
 {
 	size_t hl = c->proto == IPPROTO_TCP ? 20 : 8;
 
 	c->kind = C_IP;
+	if (first_frag && (c->proto == IPPROTO_ICMP || c->proto == IPPROTO_ICMPV6) && pos + 1 > end) {
+		mal(c, XRL_MAL_FRAG_TINY);
+		return;
+	}
 	if (c->proto != IPPROTO_TCP && c->proto != IPPROTO_UDP)
 		return;
 	if (pos + hl > end) {
-		mal(c, XRL_MAL_L4);
+		mal(c, first_frag ? XRL_MAL_FRAG_TINY : XRL_MAL_L4);
 		return;
 	}
 	c->dport = be16(b + pos + 2);
@@ -150,18 +158,21 @@ static void ref_ipv4(const __u8 *b, size_t len, size_t off, struct cls *c)
 	c->family = XRL_FAMILY_V4;
 	c->proto = b[off + 9];
 	memcpy(c->src, b + off + 12, 4);
-	/* A later fragment carries no transport header. */
-	if (be16(b + off + 6) & 0x1fff)
+	/* A later fragment carries no transport header; TCP at offset 8 would rewrite one (RFC 1858). */
+	if (be16(b + off + 6) & 0x1fff) {
+		if ((be16(b + off + 6) & 0x1fff) == 1 && c->proto == IPPROTO_TCP)
+			mal(c, XRL_MAL_FRAG_TINY);
 		return;
-	ref_l4(b, off + hlen, off + tot, c);
+	}
+	ref_l4(b, off + hlen, off + tot, c, be16(b + off + 6) & 0x2000);
 }
 
 /* Every extension header lies whole inside the payload that payload_len announces. */
 static void ref_ipv6(const __u8 *b, size_t len, size_t off, struct cls *c)
 {
 	size_t pos, end, hl;
+	int n, first_frag = 0;
 	__u8 next;
-	int n;
 
 	if (off + 40 > len || b[off] >> 4 != 6) {
 		mal(c, XRL_MAL_IPV6);
@@ -180,12 +191,17 @@ static void ref_ipv6(const __u8 *b, size_t len, size_t off, struct cls *c)
 		if (next != IPPROTO_HOPOPTS && next != IPPROTO_ROUTING && next != IPPROTO_DSTOPTS &&
 		    next != IPPROTO_AH && next != IPPROTO_FRAGMENT) {
 			c->proto = next;
-			ref_l4(b, pos, end, c);
+			ref_l4(b, pos, end, c, first_frag);
 			return;
 		}
-		/* A 9th extension header, or one that does not lie whole inside the payload. */
-		if (n == REF_IPV6_EXT_MAX || pos + 2 > end) {
-			mal(c, XRL_MAL_IPV6_EXT);
+		/* A 9th extension header: a chain too long to follow. */
+		if (n == REF_IPV6_EXT_MAX) {
+			mal(c, XRL_MAL_IPV6_CHAIN);
+			return;
+		}
+		/* One that does not lie whole inside the payload: in a first fragment, a tiny one (RFC 7112). */
+		if (pos + 2 > end) {
+			mal(c, first_frag && next != IPPROTO_FRAGMENT ? XRL_MAL_FRAG_TINY : XRL_MAL_IPV6_EXT);
 			return;
 		}
 		if (next == IPPROTO_FRAGMENT)
@@ -195,15 +211,21 @@ static void ref_ipv6(const __u8 *b, size_t len, size_t off, struct cls *c)
 		else
 			hl = (b[pos + 1] + 1) * 8;
 		if (pos + hl > end) {
-			mal(c, XRL_MAL_IPV6_EXT);
+			mal(c, first_frag && next != IPPROTO_FRAGMENT ? XRL_MAL_FRAG_TINY : XRL_MAL_IPV6_EXT);
 			return;
 		}
 		if (next == IPPROTO_FRAGMENT && be16(b + pos + 2) & 0xfff8) {
-			/* A later fragment: no transport header. */
+			/* A later fragment: no transport header; TCP at offset 8 would rewrite one. */
+			if (be16(b + pos + 2) >> 3 == 1 && b[pos] == IPPROTO_TCP) {
+				mal(c, XRL_MAL_FRAG_TINY);
+				return;
+			}
 			c->kind = C_IP;
 			c->proto = b[pos];
 			return;
 		}
+		if (next == IPPROTO_FRAGMENT)
+			first_frag = be16(b + pos + 2) & 1;
 		next = b[pos];
 		pos += hl;
 	}
@@ -461,7 +483,7 @@ static void mismatch(struct fuzz *z, const struct frame *fr, const char *kind, c
 		return;
 	snprintf(z->reported[z->nreported++], sizeof(key), "%s", key);
 	hex(fr->b, fr->len, h, sizeof(h));
-	print_message("MISMATCH (%s) on %s, %zu bytes, malformed_drop %d, seed %llu:\n"
+	print_message("MISMATCH (%s) on %s, %zu bytes, malformed %d, seed %llu:\n"
 		      "  want: %s\n  got:  %s\n  frame: %s\n",
 		      kind, fr->what, fr->len, z->drop, seed, want, got, h);
 }
@@ -920,8 +942,8 @@ static void g_vlan_stack(struct rng *r, struct frame *fr)
 	fr->intent = XRL_MAL_VLAN;
 }
 
-/* An extension header of a random kind and size. */
-static void push_ext(struct rng *r, struct pkt *p)
+/* An extension header of a random kind and size; 1 if it is a fragment header. */
+static int push_ext(struct rng *r, struct pkt *p)
 {
 	static const __u8 kinds[] = { IPPROTO_HOPOPTS, IPPROTO_ROUTING, IPPROTO_DSTOPTS, IPPROTO_AH, IPPROTO_FRAGMENT };
 	__u8 k = PICK(r, kinds);
@@ -932,6 +954,7 @@ static void push_ext(struct rng *r, struct pkt *p)
 		pkt_push_frag6(p, 0, 1); /* a first fragment: the parser reads on */
 	else
 		pkt_push_ipv6_ext(p, k, 8 + 8 * below(r, 3));
+	return k == IPPROTO_FRAGMENT;
 }
 
 /* 9 to 16 extension headers before a transport: too many. */
@@ -945,7 +968,7 @@ static void g_ext_long(struct rng *r, struct frame *fr)
 		push_ext(r, &p);
 	l4_and_data(&p, IPPROTO_UDP, 53, 8);
 	frame_of(fr, &p, "an ipv6 chain of 9 to 16 extension headers");
-	fr->intent = XRL_MAL_IPV6_EXT;
+	fr->intent = XRL_MAL_IPV6_CHAIN;
 }
 
 /*
@@ -957,7 +980,7 @@ static void g_ext_long(struct rng *r, struct frame *fr)
  */
 static void g_ext_loop(struct rng *r, struct frame *fr)
 {
-	int loop = below(r, 2), n = 1 + (int)below(r, loop ? 4 : 12), i;
+	int loop = below(r, 2), n = 1 + (int)below(r, loop ? 4 : 12), i, frag = 0;
 	struct pkt p;
 
 	v6(&p, SRC6);
@@ -966,16 +989,21 @@ static void g_ext_loop(struct rng *r, struct frame *fr)
 		if (loop)
 			pkt_push_ipv6_ext(&p, below(r, 2) ? IPPROTO_HOPOPTS : IPPROTO_DSTOPTS, 8);
 		else
-			push_ext(r, &p);
+			frag |= push_ext(r, &p);
 	}
-	for (i = 0; loop && i < 4 + (int)below(r, 8); i++)
+	for (i = 0; loop && i < 4 + (int)below(r, 8); i++, n++)
 		pkt_push_ipv6_ext(&p, IPPROTO_HOPOPTS, 8);
 	pkt_finish(&p);
 	/* The last one names hop-by-hop (pkt_finish leaves it zero: set it anyway). */
 	p.buf[p.l[p.n - 1].off] = IPPROTO_HOPOPTS;
 	frame_of(fr, &p,
 		 loop ? "an ipv6 chain looping on hop-by-hop" : "an ipv6 chain naming a hop-by-hop that is not there");
-	fr->intent = XRL_MAL_IPV6_EXT;
+	/*
+	 * n headers, then the one named that is not there: the 9th header (at
+	 * n >= 8) is a chain too long to follow, else a cut chain, which in a
+	 * first fragment is a tiny one.
+	 */
+	fr->intent = n >= 8 ? XRL_MAL_IPV6_CHAIN : frag ? XRL_MAL_FRAG_TINY : XRL_MAL_IPV6_EXT;
 }
 
 /* A corpus frame, to take an IPv4 or IPv6 header from. */
@@ -1088,8 +1116,15 @@ static void g_ext_len(struct rng *r, struct frame *fr)
 	fr->b[off + 1] = len;
 	end = p->l[l3].off + 40 + ntohs(((struct ipv6hdr *)(p->buf + p->l[l3].off))->payload_len);
 	hl = p->l[li].type == PKT_AH ? (len + 2) * 4 : (len + 1) * 8;
-	if (off + hl > end)
-		fr->intent = XRL_MAL_IPV6_EXT;
+	if (off + hl > end) {
+		int i, first = 0;
+
+		/* Behind a first fragment's header, a cut chain is a tiny fragment (RFC 7112). */
+		for (i = l3; i < li; i++)
+			if (p->l[i].type == PKT_FRAG6)
+				first = (ntohs(((struct pkt_frag6 *)(p->buf + p->l[i].off))->frag_off) & 0xfff9) == 1;
+		fr->intent = first ? XRL_MAL_FRAG_TINY : XRL_MAL_IPV6_EXT;
+	}
 }
 
 typedef void (*generator)(struct rng *r, struct frame *fr);
@@ -1276,13 +1311,13 @@ static void g_random(struct rng *r, struct frame *fr)
 static __u64 iters = FUZZ_ITERS_DEFAULT;
 
 /* Loads a fixture once, with the rules; every test then goes on from where the last left it. */
-static int fuzz_setup(void **state, struct fx *f, __u32 malformed_drop)
+static int fuzz_setup(void **state, struct fx *f, __u32 malformed)
 {
 	*state = f;
 	if (f->loaded)
 		return 0;
 	f->new_keys_cpu = FUZZ_NEW_KEYS;
-	fx_load(f, malformed_drop);
+	fx_load(f, malformed);
 	if (f->skip[0] || f->err[0])
 		return 0;
 	pin(0);
@@ -1427,7 +1462,7 @@ static void test_malformed_on_purpose(void **state)
 			pkt_push_ipv6_ext(&p, k % 2 ? IPPROTO_DSTOPTS : IPPROTO_ROUTING, 8);
 		l4_and_data(&p, IPPROTO_UDP, 53, 0);
 		frame_of(&fr, &p, "9 to 16 extension headers");
-		fr.intent = XRL_MAL_IPV6_EXT;
+		fr.intent = XRL_MAL_IPV6_CHAIN;
 		fuzz_one(&z, &fr);
 	}
 	for (i = 0; i < iters / 5; i++) {
@@ -1475,7 +1510,7 @@ static void test_random_frames(void **state)
 }
 
 /* With malformed frames dropped: the corpus, then all of the above mixed. */
-static void test_malformed_drop(void **state)
+static void test_malformed(void **state)
 {
 	struct fx *f = fx_get(state);
 	struct timespec t0;
@@ -1504,7 +1539,7 @@ static void test_malformed_drop(void **state)
 		fuzz_one(&z, &fr);
 	}
 	limit_holds(&z);
-	fuzz_done(&z, "malformed_drop", secs_since(&t0));
+	fuzz_done(&z, "malformed", secs_since(&t0));
 }
 
 /*
@@ -1513,7 +1548,7 @@ static void test_malformed_drop(void **state)
  * (payload_len 12), and then, in the frame's trailing bytes, a fragment
  * header naming a later fragment. Like any extension header beyond the
  * payload (test_xdp.c: "ipv6 extension header beyond the payload") it is
- * malformed.ipv6_ext: passed under malformed_drop 0, dropped under 1. The
+ * malformed.ipv6_ext: passed under malformed 0, dropped under 1. The
  * program instead judges it as a later fragment from its source, here by the
  * prefix rule, and passes it either way: in bpf/parsing.h the fragment case
  * returns for a later fragment before the cursor is compared with l3_end.
@@ -1550,7 +1585,7 @@ static void test_fragment_header_beyond_payload(void **state)
  * chains longer than 8 malformed, and XRL_IPV6_EXT_MAX is 8 extension
  * headers "skipped before giving up"; the program skips 8 and then gives up
  * without reading the next header, counting malformed.ipv6_ext (and dropping
- * the frame under malformed_drop 1). 7 pass and 9 are malformed, as
+ * the frame under malformed 1). 7 pass and 9 are malformed, as
  * test_xdp.c's table has it.
  */
 static void test_eight_extension_headers(void **state)
@@ -1606,11 +1641,11 @@ int main(void)
 		T(test_malformed_on_purpose),
 		T(test_mutations),
 		T(test_random_frames),
-		{ "test_fragment_header_beyond_payload (malformed_drop)", test_fragment_header_beyond_payload,
-		  setup_drop, fx_teardown, NULL },
-		{ "test_eight_extension_headers (malformed_drop)", test_eight_extension_headers, setup_drop,
+		{ "test_fragment_header_beyond_payload (malformed)", test_fragment_header_beyond_payload, setup_drop,
 		  fx_teardown, NULL },
-		cmocka_unit_test_setup_teardown(test_malformed_drop, setup_drop, fx_teardown),
+		{ "test_eight_extension_headers (malformed)", test_eight_extension_headers, setup_drop, fx_teardown,
+		  NULL },
+		cmocka_unit_test_setup_teardown(test_malformed, setup_drop, fx_teardown),
 	};
 	const char *s = getenv("XRL_FUZZ_SEED"), *n = getenv("XRL_FUZZ_ITERS");
 	struct timespec t;

@@ -19,7 +19,7 @@
 #include "stats.h"
 #include "memory.h"
 
-static struct fx fx_pass, fx_drop;
+static struct fx fx_pass, fx_drop, fx_evasive;
 
 static int setup(void **state)
 {
@@ -31,11 +31,18 @@ static int setup_drop(void **state)
 	return fx_setup(state, &fx_drop, 1);
 }
 
+/* The default policy: load --malformed drop-evasive. */
+static int setup_evasive(void **state)
+{
+	return fx_setup(state, &fx_evasive, XRL_MALPOL_EVASIVE);
+}
+
 static int group_teardown(void **state)
 {
 	(void)state;
 	xdp_ratelimit_bpf__destroy(fx_pass.skel);
 	xdp_ratelimit_bpf__destroy(fx_drop.skel);
+	xdp_ratelimit_bpf__destroy(fx_evasive.skel);
 	return 0;
 }
 
@@ -390,21 +397,21 @@ static void f_ipv6_no_next(struct pkt *p)
 	pkt_finish(p);
 }
 
-static void dstopts_chain(struct pkt *p, int n)
+static void dstopts_chain_from(struct pkt *p, const char *src, int n)
 {
 	int i;
 
 	pkt_init(p);
 	pkt_push_eth(p);
-	pkt_push_ipv6(p, SRC6, "2001:db8:ffff::1");
+	pkt_push_ipv6(p, src, "2001:db8:ffff::1");
 	for (i = 0; i < n; i++)
 		pkt_push_ipv6_ext(p, IPPROTO_DSTOPTS, 8);
 	pkt_push_udp(p, 40000, 53);
 	pkt_finish(p);
 }
 
-FRAME(f_ipv6_seven_exts, dstopts_chain(p, 7))
-FRAME(f_ipv6_nine_exts, dstopts_chain(p, 9))
+FRAME(f_ipv6_seven_exts, dstopts_chain_from(p, SRC6, 7))
+FRAME(f_ipv6_nine_exts, dstopts_chain_from(p, SRC6, 9))
 
 /* Malformed, one layer at a time. */
 
@@ -504,6 +511,73 @@ static void f_udp6_truncated(struct pkt *p)
 	((struct ipv6hdr *)(p->buf + ETH_HLEN))->payload_len = htons(4);
 }
 
+/* RFC 1858's tiny fragment: a first fragment with 8 bytes of TCP header, no flags; the host reassembles it. */
+static void f_tiny_frag4_tcp(struct pkt *p)
+{
+	struct iphdr *ip;
+
+	pkt_init(p);
+	pkt_push_eth(p);
+	ip = pkt_push_ipv4(p, SRC4, "203.0.113.1", 0);
+	pkt_push_tcp(p, 40000, 80);
+	pkt_finish(p);
+	ip = (struct iphdr *)(p->buf + ETH_HLEN);
+	ip->frag_off = htons(0x2000);
+	ip->tot_len = htons(20 + 8);
+	pkt_truncate(p, ETH_HLEN + 20 + 8);
+}
+
+/* RFC 1858's overlapping fragment: TCP at offset 8, rewriting the first fragment's flags. */
+static void f_frag4_tcp_offset8(struct pkt *p)
+{
+	struct iphdr *ip;
+
+	pkt_init(p);
+	pkt_push_eth(p);
+	ip = pkt_push_ipv4(p, SRC4, "203.0.113.1", 0);
+	ip->frag_off = htons(1);
+	pkt_push_tcp(p, 40000, 80);
+	pkt_finish(p);
+}
+
+/* An IPv6 first fragment whose UDP header the next fragment carries. */
+static void f_tiny_frag6_udp(struct pkt *p)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv6(p, SRC6, "2001:db8:ffff::1");
+	pkt_push_frag6(p, 0, 1);
+	pkt_push_udp(p, 40000, 53);
+	pkt_finish(p);
+	pkt_truncate(p, ETH_HLEN + 40 + 8 + 4);
+	((struct ipv6hdr *)(p->buf + ETH_HLEN))->payload_len = htons(8 + 4);
+}
+
+/* An IPv6 first fragment whose header chain goes on in the next fragment (RFC 7112). */
+static void f_tiny_frag6_chain(struct pkt *p)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv6(p, SRC6, "2001:db8:ffff::1");
+	pkt_push_frag6(p, 0, 1);
+	pkt_push_ipv6_ext(p, IPPROTO_DSTOPTS, 16);
+	pkt_push_udp(p, 40000, 53);
+	pkt_finish(p);
+	pkt_truncate(p, ETH_HLEN + 40 + 8 + 8);
+	((struct ipv6hdr *)(p->buf + ETH_HLEN))->payload_len = htons(8 + 8);
+}
+
+/* IPv6 TCP at fragment offset 8. */
+static void f_frag6_tcp_offset8(struct pkt *p)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv6(p, SRC6, "2001:db8:ffff::1");
+	pkt_push_frag6(p, 8, 0);
+	pkt_push_tcp(p, 40000, 80);
+	pkt_finish(p);
+}
+
 static const struct verdict_case {
 	const char *name;
 	void (*build)(struct pkt *p);
@@ -541,7 +615,7 @@ static const struct verdict_case {
 	{ "ipv6 icmp from a prefix", f_icmp6_pfx, XDP_DROP, O_RULE + R_PFX6 },
 	{ "ipv6 no next header", f_ipv6_no_next, XDP_PASS, O_NO_RULE },
 	{ "ipv6 seven extension headers udp 53", f_ipv6_seven_exts, XDP_DROP, O_RULE + R_UDP53 },
-	{ "ipv6 nine extension headers", f_ipv6_nine_exts, XDP_PASS, O_MAL + XRL_MAL_IPV6_EXT },
+	{ "ipv6 nine extension headers", f_ipv6_nine_exts, XDP_PASS, O_MAL + XRL_MAL_IPV6_CHAIN },
 	{ "ipv4 header truncated", f_ipv4_truncated, XDP_PASS, O_MAL + XRL_MAL_IPV4 },
 	{ "ipv4 version 6", f_ipv4_version, XDP_PASS, O_MAL + XRL_MAL_IPV4 },
 	{ "ipv4 ihl 4", f_ipv4_ihl_small, XDP_PASS, O_MAL + XRL_MAL_IPV4_IHL },
@@ -555,6 +629,11 @@ static const struct verdict_case {
 	{ "ipv6 extension header beyond the payload", f_ipv6_ext_beyond_payload, XDP_PASS, O_MAL + XRL_MAL_IPV6_EXT },
 	{ "ipv4 tcp header truncated", f_tcp_truncated, XDP_PASS, O_MAL + XRL_MAL_L4 },
 	{ "ipv6 udp header truncated", f_udp6_truncated, XDP_PASS, O_MAL + XRL_MAL_L4 },
+	{ "ipv4 tiny first fragment, tcp", f_tiny_frag4_tcp, XDP_PASS, O_MAL + XRL_MAL_FRAG_TINY },
+	{ "ipv4 tcp fragment at offset 8", f_frag4_tcp_offset8, XDP_PASS, O_MAL + XRL_MAL_FRAG_TINY },
+	{ "ipv6 tiny first fragment, udp", f_tiny_frag6_udp, XDP_PASS, O_MAL + XRL_MAL_FRAG_TINY },
+	{ "ipv6 first fragment, chain cut", f_tiny_frag6_chain, XDP_PASS, O_MAL + XRL_MAL_FRAG_TINY },
+	{ "ipv6 tcp fragment at offset 8", f_frag6_tcp_offset8, XDP_PASS, O_MAL + XRL_MAL_FRAG_TINY },
 };
 
 /* What a frame's outcome is read from: one of these moves by one per frame. */
@@ -635,8 +714,8 @@ static void test_verdicts(void **state)
 		assert_int_equal(rule_totals(f, j).pass, 0);
 }
 
-/* malformed_drop = 1: malformed frames are dropped and counted by reason; the rest are not. */
-static void test_malformed_drop(void **state)
+/* malformed = 1: malformed frames are dropped and counted by reason; the rest are not. */
+static void test_malformed(void **state)
 {
 	struct fx *f = fx_get(state);
 	struct xrl_counters c;
@@ -651,7 +730,7 @@ static void test_malformed_drop(void **state)
 		vc->build(&p);
 		/* No rules are installed: every well-formed frame passes. */
 		if (run(f, &p) != (is_mal ? XDP_DROP : XDP_PASS))
-			fail_msg("%s: wrong verdict under malformed_drop", vc->name);
+			fail_msg("%s: wrong verdict under malformed", vc->name);
 		mal += is_mal;
 		seen++;
 	}
@@ -667,6 +746,77 @@ static void test_malformed_drop(void **state)
 			want += cases[k].outcome == (int)(O_MAL + i);
 		assert_int_equal(c.malformed[i], want);
 	}
+}
+
+/*
+ * The default policy, drop-evasive: of the malformed frames, those a host
+ * accepts and no rule could judge (tiny first fragments, TCP at offset 8,
+ * IPv6 chains too long to follow) are dropped, the rest pass; all are counted.
+ */
+static void test_malformed_default(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_counters c;
+	unsigned int evasive = 0, seen = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct verdict_case *vc = &cases[i];
+		int ev = vc->outcome == O_MAL + XRL_MAL_FRAG_TINY || vc->outcome == O_MAL + XRL_MAL_IPV6_CHAIN;
+		struct pkt p;
+
+		vc->build(&p);
+		/* No rules are installed: every other frame passes. */
+		if (run(f, &p) != (ev ? XDP_DROP : XDP_PASS))
+			fail_msg("%s: wrong verdict under drop-evasive", vc->name);
+		evasive += ev;
+		seen++;
+	}
+	assert_true(evasive >= 6);
+	c = counters(f);
+	assert_int_equal(c.seen, seen);
+	assert_int_equal(c.dropped, evasive);
+	for (i = 0; i < XRL_MAL_MAX; i++) {
+		unsigned int want = 0;
+		size_t k;
+
+		for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+			want += cases[k].outcome == (int)(O_MAL + i);
+		assert_int_equal(c.malformed[i], want);
+	}
+}
+
+/*
+ * An IPv6 chain too long to follow, under the default policy: judged by a
+ * prefix rule (it needs no transport header); dropped when no rule judged it,
+ * and when the set has port or protocol rules, which it would hide from.
+ */
+static void test_chain_judged_by_prefix(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 3, 1000, 2, 0);
+	struct pkt pfx, other;
+	int i;
+
+	dstopts_chain_from(&pfx, PFX6_SRC, 9);
+	dstopts_chain_from(&other, SRC6, 9);
+	put_prefix(f, "2001:db8:1::", 48, &r);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(run(f, &pfx), XDP_PASS);
+	assert_int_equal(run(f, &pfx), XDP_DROP);
+	assert_int_equal(rule_totals(f, r.id).pass, 3);
+	assert_int_equal(rule_totals(f, r.id).block, 1);
+	/* No rule matches its source: nothing judged it. */
+	assert_int_equal(run(f, &other), XDP_DROP);
+	assert_int_equal(counters(f).no_rule, 0);
+	assert_int_equal(counters(f).malformed[XRL_MAL_IPV6_CHAIN], 5);
+
+	/* A port rule in the set: its port might be behind the chain. */
+	set_now(f, T0 + 10 * SEC_NS);
+	r = rule(f, 100, 1000, 2, 0);
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	assert_int_equal(run(f, &pfx), XDP_DROP);
+	assert_int_equal(counters(f).malformed[XRL_MAL_IPV6_CHAIN], 6);
 }
 
 /* Rules. */
@@ -1646,7 +1796,9 @@ int main(void)
 		cmocka_unit_test(test_pktbuild_udp4),
 		cmocka_unit_test(test_pktbuild_checksums),
 		T(test_verdicts),
-		cmocka_unit_test_setup_teardown(test_malformed_drop, setup_drop, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_malformed, setup_drop, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_default, setup_evasive, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_chain_judged_by_prefix, setup_evasive, fx_teardown),
 		T(test_port_rule_threshold),
 		T(test_prefix_rule_threshold),
 		T(test_prefix_longest_match_and_family),

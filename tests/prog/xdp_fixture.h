@@ -80,7 +80,7 @@ static inline void pin(int i)
  * Loads the program once per policy: the verifier takes about a second per
  * load, too long to pay for every test. Tests get fresh maps from fx_reset.
  */
-static inline void fx_load(struct fx *f, __u32 malformed_drop)
+static inline void fx_load(struct fx *f, __u32 malformed)
 {
 	__u32 zero = 0;
 	int err;
@@ -97,7 +97,7 @@ static inline void fx_load(struct fx *f, __u32 malformed_drop)
 		return;
 	}
 	f->skel->rodata->xrl_cfg.clock = XRL_CLOCK_TEST;
-	f->skel->rodata->xrl_cfg.malformed_drop = malformed_drop;
+	f->skel->rodata->xrl_cfg.malformed = malformed;
 	f->skel->rodata->xrl_cfg.new_keys_cpu = f->new_keys_cpu;
 	if (f->sketch_width) {
 		f->skel->rodata->xrl_cfg.sketch_width = f->sketch_width;
@@ -219,10 +219,10 @@ static inline int fx_reset(struct fx *f)
 	return err;
 }
 
-static inline int fx_setup(void **state, struct fx *f, __u32 malformed_drop)
+static inline int fx_setup(void **state, struct fx *f, __u32 malformed)
 {
 	if (!f->loaded)
-		fx_load(f, malformed_drop);
+		fx_load(f, malformed);
 	*state = f;
 	if (f->skip[0] || f->err[0])
 		return 0;

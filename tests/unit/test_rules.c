@@ -1297,7 +1297,7 @@ static void test_load_line(void **state)
 	assert_int_equal(set.load.clock, XRL_CLOCK_COARSE);
 	assert_int_equal(set.load.max_keys, 1024);
 	assert_int_equal(set.load.new_keys, 0);
-	assert_int_equal(set.load.malformed_drop, 1);
+	assert_int_equal(set.load.malformed, 1);
 	assert_int_equal(xrl_load_line_format(&set.load, buf, sizeof(buf)), 0);
 	assert_string_equal(buf,
 			    "load mode generic clock coarse max-keys 1024 new-keys 0 sketch-width 1024 malformed drop");
@@ -1343,7 +1343,7 @@ static void test_load_line_refused(void **state)
 		{ "load force yes\n",
 		  "unknown option 'force': expected mode, clock, max-keys, new-keys, sketch-width or malformed" },
 		{ "port 53/udp rate 1/s\nload malformed maybe\n",
-		  "x:2: load line: malformed 'maybe' is not pass or drop" },
+		  "x:2: load line: malformed 'maybe' is not pass, drop or drop-evasive" },
 	};
 	struct xrl_ruleset set = {};
 	char err[XRL_ERRLEN];

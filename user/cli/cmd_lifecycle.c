@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "loader.h"
 #include "memory.h"
+#include "stats.h"
 
 static const char *clock_name(__u32 c)
 {
@@ -26,7 +27,10 @@ static const struct cli_enum modes[] = { { "native", 0 }, { "generic", 1 }, { NU
 static const struct cli_enum clocks[] = { { "precise", XRL_CLOCK_PRECISE },
 					  { "coarse", XRL_CLOCK_COARSE },
 					  { NULL, 0 } };
-static const struct cli_enum malformed[] = { { "pass", 0 }, { "drop", 1 }, { NULL, 0 } };
+static const struct cli_enum malformed[] = { { "pass", XRL_MALPOL_PASS },
+					     { "drop", XRL_MALPOL_DROP },
+					     { "drop-evasive", XRL_MALPOL_EVASIVE },
+					     { NULL, 0 } };
 
 static const struct cli_opt load_opts[] = {
 	CLI_OPT(struct load_opts, mode, "mode", ENUM, .short_name = 'm', .values = modes, .what = "a mode",
@@ -51,7 +55,10 @@ static const struct cli_opt load_opts[] = {
 			"second stay well under width x limit per second)"),
 	CLI_OPT(struct load_opts, malformed, "malformed", ENUM, .short_name = 'M', .values = malformed,
 		.what = "a policy", CLI_GIVEN(struct load_opts, malformed_given),
-		.help = "pass (default) or drop frames too short or inconsistent to parse"),
+		.help = "frames too short or inconsistent to parse: drop-evasive (default) drops those\n"
+			"a host accepts but no rule can judge (tiny first fragments, IPv6 header chains too\n"
+			"long to follow) and passes those the host drops itself; drop drops them all; pass\n"
+			"passes them all, so crafted frames evade every rule"),
 	CLI_OPT(struct load_opts, force, "force", FLAG, .short_name = 'f',
 		.help = "replace another XDP program attached to IFACE"),
 	CLI_OPT(struct load_opts, config, "config", STRING, .short_name = 'C', .arg = "FILE",
@@ -96,7 +103,7 @@ static int load_prepare(struct cli_ctx *ctx)
 	if (!lo->sketch_width_given && l->set & XRL_LOAD_SKETCH_WIDTH)
 		lo->sketch_width = l->sketch_width;
 	if (!lo->malformed_given && l->set & XRL_LOAD_MALFORMED)
-		lo->malformed = l->malformed_drop;
+		lo->malformed = l->malformed;
 	return EXIT_OK;
 }
 
@@ -111,7 +118,7 @@ static int load_run(struct cli_ctx *ctx)
 		/* By default the table may turn over once a second at most. */
 		.new_keys = lo->new_keys_given ? lo->new_keys : lo->max_keys,
 		.sketch_width = lo->sketch_width,
-		.malformed_drop = lo->malformed,
+		.malformed = lo->malformed,
 		.force = lo->force,
 		.rules = lo->config ? &lo->set : NULL,
 	};
@@ -132,7 +139,7 @@ static int load_run(struct cli_ctx *ctx)
 				      o.generic ? "generic" : "native", "clock", clock_name(o.clock), "max_keys",
 				      (json_int_t)o.max_keys, "new_keys_per_second", (json_int_t)o.new_keys,
 				      "sketch_width", (json_int_t)o.sketch_width, "malformed",
-				      o.malformed_drop ? "drop" : "pass");
+				      xrl_mal_policy_name(o.malformed));
 
 		if (lo->config) {
 			json_object_set_new(j, "config", json_string(lo->config));
@@ -153,6 +160,7 @@ out:
 }
 
 static const struct load_opts load_defaults = { .clock = XRL_CLOCK_PRECISE,
+						.malformed = XRL_MALPOL_EVASIVE,
 						.max_keys = XRL_DEFAULT_KEYS,
 						.sketch_width = XRL_SKETCH_DEFAULT_WIDTH };
 
@@ -271,7 +279,7 @@ static int status_run(struct cli_ctx *ctx)
 					    st[i].ctl.sketch_width ? json_integer((json_int_t)st[i].ctl.sketch_width) :
 								     json_null());
 			json_object_set_new(o, "sketch_bytes", json_integer((json_int_t)st[i].sketch_memlock));
-			json_object_set_new(o, "malformed", json_string(st[i].ctl.malformed_drop ? "drop" : "pass"));
+			json_object_set_new(o, "malformed", json_string(xrl_mal_policy_name(st[i].ctl.malformed)));
 			json_object_set_new(o, "ifindex", json_integer((json_int_t)st[i].id.ifindex));
 			json_object_set_new(o, "netns_cookie", json_integer((json_int_t)st[i].id.netns));
 			json_object_set_new(o, "this_netns", json_boolean(st[i].here));
@@ -297,7 +305,7 @@ static int status_run(struct cli_ctx *ctx)
 		       mem_str(mem, sizeof(mem), st[i].memlock),
 		       (unsigned long long)(st[i].ctl.max_keys ? st[i].state_memlock / st[i].ctl.max_keys : 0),
 		       st[i].ctl.new_keys, mem_str(sketch, sizeof(sketch), st[i].sketch_memlock),
-		       st[i].ctl.malformed_drop ? "drop" : "pass");
+		       xrl_mal_policy_name(st[i].ctl.malformed));
 		if (st[i].ctl.replaced_id)
 			printf("%-16s load --force detached XDP program '%s' (id %u) from it\n", "",
 			       st[i].ctl.replaced_name, st[i].ctl.replaced_id);

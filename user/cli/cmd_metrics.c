@@ -82,7 +82,7 @@ static const struct {
 	{ "xdp_ratelimit_frames_seen_total", "Frames the program saw.", offsetof(struct xrl_counters, seen) },
 	{ "xdp_ratelimit_frames_passed_total", "Frames passed (XDP_PASS).", offsetof(struct xrl_counters, passed) },
 	{ "xdp_ratelimit_frames_dropped_total",
-	  "Frames dropped (XDP_DROP): over a limit, or malformed under --malformed drop.",
+	  "Frames dropped (XDP_DROP): over a limit, or malformed (by --malformed: tiny fragments and IPv6 chains too long to follow by default, every malformed frame under drop).",
 	  offsetof(struct xrl_counters, dropped) },
 	{ "xdp_ratelimit_frames_non_ip_total", "Frames neither IPv4 nor IPv6: passed, no rule applies.",
 	  offsetof(struct xrl_counters, non_ip) },
@@ -249,9 +249,8 @@ static void render_text(FILE *f, const struct xrl_instance_metrics *v, size_t n)
 				prom_sample(f, frame_counters[j].name, v[i].st.iface, NULL, NULL,
 					    *(const __u64 *)((const char *)&v[i].counters + frame_counters[j].off));
 	}
-	prom_family(
-		f, "xdp_ratelimit_frames_malformed_total", "counter",
-		"Frames too short or inconsistent to parse, by reason (passed, or dropped under --malformed drop).");
+	prom_family(f, "xdp_ratelimit_frames_malformed_total", "counter",
+		    "Frames too short or inconsistent to parse, by reason (dropped or passed as --malformed says).");
 	for (i = 0; i < n; i++)
 		for (j = 0; j < XRL_MAL_MAX && !v[i].err[0]; j++)
 			prom_sample(f, "xdp_ratelimit_frames_malformed_total", v[i].st.iface, "reason",

@@ -24,7 +24,7 @@ void xrl_load_line_of(const struct xrl_ctl *ctl, struct xrl_load_line *l)
 	l->max_keys = ctl->max_keys;
 	l->new_keys = ctl->new_keys;
 	l->sketch_width = ctl->sketch_width;
-	l->malformed_drop = !!ctl->malformed_drop;
+	l->malformed = ctl->malformed;
 }
 
 int xrl_load_line_differs(const struct xrl_load_line *l, const struct xrl_ctl *ctl, char *want, char *have, size_t len)

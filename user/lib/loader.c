@@ -260,7 +260,7 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 		goto fail;
 	}
 	skel->rodata->xrl_cfg.clock = o->clock;
-	skel->rodata->xrl_cfg.malformed_drop = o->malformed_drop;
+	skel->rodata->xrl_cfg.malformed = o->malformed;
 	if (o->new_keys)
 		skel->rodata->xrl_cfg.new_keys_cpu = o->new_keys / (__u32)ncpus ?: 1;
 	bpf_map__set_max_entries(skel->maps.xrl_state, o->max_keys);
@@ -281,7 +281,7 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 	ctl.layout = XRL_LAYOUT_VERSION;
 	ctl.next_gen = 1;
 	ctl.clock = o->clock;
-	ctl.malformed_drop = o->malformed_drop;
+	ctl.malformed = o->malformed;
 	ctl.xdp_flags = o->generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	ctl.ifindex = (__u32)ifindex;
 	ctl.max_keys = o->max_keys;

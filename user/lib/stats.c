@@ -287,11 +287,23 @@ out:
 const char *xrl_malformed_name(int reason)
 {
 	static const char *const names[XRL_MAL_MAX] = {
-		[XRL_MAL_ETH] = "ethernet",	 [XRL_MAL_VLAN] = "vlan",
-		[XRL_MAL_IPV4] = "ipv4",	 [XRL_MAL_IPV4_IHL] = "ipv4_ihl",
-		[XRL_MAL_IPV4_LEN] = "ipv4_len", [XRL_MAL_IPV6] = "ipv6",
-		[XRL_MAL_IPV6_EXT] = "ipv6_ext", [XRL_MAL_L4] = "l4",
+		[XRL_MAL_ETH] = "ethernet",	   [XRL_MAL_VLAN] = "vlan",
+		[XRL_MAL_IPV4] = "ipv4",	   [XRL_MAL_IPV4_IHL] = "ipv4_ihl",
+		[XRL_MAL_IPV4_LEN] = "ipv4_len",   [XRL_MAL_IPV6] = "ipv6",
+		[XRL_MAL_IPV6_EXT] = "ipv6_ext",   [XRL_MAL_L4] = "l4",
+		[XRL_MAL_FRAG_TINY] = "frag_tiny", [XRL_MAL_IPV6_CHAIN] = "ipv6_chain",
 	};
 
 	return reason >= 0 && reason < XRL_MAL_MAX ? names[reason] : "?";
+}
+
+const char *xrl_mal_policy_name(__u32 policy)
+{
+	static const char *const names[XRL_MALPOL_MAX] = {
+		[XRL_MALPOL_PASS] = "pass",
+		[XRL_MALPOL_DROP] = "drop",
+		[XRL_MALPOL_EVASIVE] = "drop-evasive",
+	};
+
+	return policy < XRL_MALPOL_MAX ? names[policy] : "?";
 }

@@ -78,5 +78,7 @@ int xrl_warm_point(const struct xrl_maps *m, const struct xrl_key *key, const st
 		   __u64 *eff, __u64 *elapsed);
 
 const char *xrl_malformed_name(int reason);
+/* A load --malformed policy (enum xrl_mal_policy) as the command line spells it. */
+const char *xrl_mal_policy_name(__u32 policy);
 
 #endif /* XRL_STATS_H */

@@ -65,8 +65,8 @@ struct xrl_load_line {
 	__u32 generic;	  /* mode: 0 native, 1 generic */
 	__u32 clock;	  /* XRL_CLOCK_PRECISE or XRL_CLOCK_COARSE */
 	__u32 max_keys, new_keys;
-	__u32 malformed_drop; /* 0 pass, 1 drop */
-	__u32 sketch_width;   /* a power of 2: checked by load (xrl_sketch_width_check) */
+	__u32 malformed;    /* enum xrl_mal_policy */
+	__u32 sketch_width; /* a power of 2: checked by load (xrl_sketch_width_check) */
 };
 
 struct xrl_ruleset {

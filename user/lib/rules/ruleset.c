@@ -79,7 +79,7 @@ static const struct {
 	const char *word;
 	unsigned int field;
 	size_t off;
-	const char *names[2];
+	const char *names[3]; /* by value; NULL past the last */
 	__u32 min, max;
 } load_words[] = {
 	{ "mode", XRL_LOAD_MODE, offsetof(struct xrl_load_line, generic), { "native", "generic" }, 0, 1 },
@@ -92,7 +92,12 @@ static const struct {
 	  {},
 	  XRL_SKETCH_MIN_WIDTH,
 	  XRL_SKETCH_MAX_WIDTH },
-	{ "malformed", XRL_LOAD_MALFORMED, offsetof(struct xrl_load_line, malformed_drop), { "pass", "drop" }, 0, 1 },
+	{ "malformed",
+	  XRL_LOAD_MALFORMED,
+	  offsetof(struct xrl_load_line, malformed),
+	  { "pass", "drop", "drop-evasive" },
+	  0,
+	  2 },
 };
 #define N_LOAD_WORDS (sizeof(load_words) / sizeof(load_words[0]))
 
@@ -100,6 +105,7 @@ int xrl_load_line_parse(int argc, char **argv, struct xrl_load_line *out, char *
 {
 	struct xrl_load_line l = { .clock = XRL_CLOCK_PRECISE,
 				   .max_keys = XRL_DEFAULT_KEYS,
+				   .malformed = XRL_MALPOL_EVASIVE,
 				   .sketch_width = XRL_SKETCH_DEFAULT_WIDTH };
 	int i;
 
@@ -123,10 +129,16 @@ int xrl_load_line_parse(int argc, char **argv, struct xrl_load_line *out, char *
 		l.set |= load_words[k].field;
 		dst = (__u32 *)((char *)&l + load_words[k].off);
 		if (load_words[k].names[0]) {
-			if (strcmp(argv[i + 1], load_words[k].names[0]) && strcmp(argv[i + 1], load_words[k].names[1]))
-				return fail(err, len, "load line: %s '%s' is not %s or %s", argv[i], argv[i + 1],
-					    load_words[k].names[0], load_words[k].names[1]);
-			*dst = !strcmp(argv[i + 1], load_words[k].names[1]);
+			const char *const *n = load_words[k].names;
+			__u32 j;
+
+			for (j = 0; j <= load_words[k].max && strcmp(argv[i + 1], n[j]); j++)
+				;
+			if (j > load_words[k].max)
+				return fail(err, len, "load line: %s '%s' is not %s%s%s or %s", argv[i], argv[i + 1],
+					    n[0], load_words[k].max > 1 ? ", " : "", load_words[k].max > 1 ? n[1] : "",
+					    n[load_words[k].max]);
+			*dst = j;
 			continue;
 		}
 		errno = 0;
@@ -158,7 +170,7 @@ int xrl_load_line_format(const struct xrl_load_line *l, char *buf, size_t len)
 			continue;
 		if (load_words[k].names[0])
 			w = snprintf(buf + off, len - off, " %s %s", load_words[k].word,
-				     load_words[k].names[v ? 1 : 0]);
+				     load_words[k].names[v <= load_words[k].max ? v : 0]);
 		else
 			w = snprintf(buf + off, len - off, " %s %u", load_words[k].word, v);
 	}
