@@ -43,7 +43,7 @@ check "apply b over a again" "$XRL" apply xrlea0 "$dir/b"
 expect_eq "b in force, whole" "$($XRL dump xrlea0 | wc -l)" $max
 
 # A rule as one quoted argument (a line of a rules file, pasted) is the same rule.
-check "apply an empty set" sh -c "$XRL apply xrlea0 - </dev/null"
+check "apply an empty set, said so" sh -c "$XRL apply xrlea0 - --allow-empty </dev/null"
 check "rule add with the rule quoted" "$XRL" rule add xrlea0 "port 53/udp rate 1/s"
 expect_eq "... is the rule" "$($XRL dump xrlea0)" "port 53/udp rate 1/s window 1s buckets 2 per-source"
 check "rule del with the match quoted" "$XRL" rule del xrlea0 "port 53/udp"

@@ -908,6 +908,24 @@ static void test_warmup(void **state)
 	parse_bad("prefix 10.0.0.0/8 allow warmup 30s", "'allow' takes no", "warmup");
 }
 
+/* A mask of 0 is one window for every source: 'aggregate' in disguise, refused as on prefix rules. */
+static void test_mask_zero_refused(void **state)
+{
+	(void)state;
+	parse_bad("port 53/udp rate 100/s mask4 0", "mask4 0 puts every source in one window", "use 'aggregate'");
+	parse_bad("port 53/udp rate 100/s mask6 0", "mask6 0 puts every source in one window", NULL);
+	parse_bad("port 53/udp dst 192.0.2.0/24 rate 100/s mask4 0", "mask4 0", "'aggregate'");
+	parse_bad("dst 2001:db8::1 rate 100/s mask6 0", "mask6 0", "'aggregate'");
+	parse_bad("proto tcp-syn rate 100/s mask4 0", "mask4 0", "'aggregate'");
+	parse_bad("prefix 10.0.0.0/8 rate 100/s mask 0", "no longer than the prefix", NULL);
+	{
+		struct xrl_spec s;
+
+		parse_ok("port 53/udp rate 100/s mask4 1 mask6 1", &s);
+		assert_int_equal(s.r.src_mask4, 1);
+	}
+}
+
 static void test_format_roundtrip(void **state)
 {
 	static const char *const rules[] = {
@@ -915,7 +933,7 @@ static void test_format_roundtrip(void **state)
 		"port 443/tcp rate 10k/s window 2s buckets 4 aggregate monitor",
 		"port 80/tcp rate 600/min window 500ms buckets 5 mask4 24 mask6 48",
 		"port 8080/tcp rate 1M/s mask6 56",
-		"port 8081/tcp rate 1500/s mask4 0",
+		"port 8081/tcp rate 1500/s mask4 1",
 		"port 9000/udp rate 1M/s window 60m buckets 16",
 		"port 9001/udp rate 2500k/s window 90s buckets 3",
 		"port 65535/udp rate 3600/h window 1s",
@@ -1374,6 +1392,7 @@ int main(void)
 		cmocka_unit_test(test_rule_every_keyword),
 		cmocka_unit_test(test_rule_threshold),
 		cmocka_unit_test(test_rule_bad_match),
+		cmocka_unit_test(test_mask_zero_refused),
 		cmocka_unit_test(test_rule_bad_combinations),
 		cmocka_unit_test(test_rule_misleading),
 		cmocka_unit_test(test_format_roundtrip),

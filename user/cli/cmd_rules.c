@@ -267,7 +267,7 @@ const struct cli_cmd cmd_rule = {
 };
 
 struct apply_opts {
-	bool check;
+	bool check, allow_empty;
 	const char *file; /* a name for messages */
 	struct xrl_ruleset set;
 };
@@ -276,6 +276,10 @@ static const struct cli_opt apply_opts[] = {
 	CLI_OPT(struct apply_opts, check, "check", FLAG, .short_name = 'c',
 		.help = "make every check apply would against IFACE (loaded), change nothing;\n"
 			"'xdp-ratelimit lint FILE' checks the grammar alone, with no interface"),
+	CLI_OPT(struct apply_opts, allow_empty, "allow-empty", FLAG,
+		.help = "apply input with no rule (and no load line), which removes every rule:\n"
+			"refused without it, so that a generator that died before writing\n"
+			"('gen | xdp-ratelimit apply eth0 -') leaves the rules in force"),
 	{},
 };
 
@@ -306,6 +310,13 @@ static int apply_run(struct cli_ctx *ctx)
 	char err[XRL_ERRLEN];
 	int code = EXIT_OK;
 
+	if (!ao->set.n && !ao->set.load.line && !ao->allow_empty) {
+		xrl_ruleset_free(&ao->set);
+		return cli_usage(ctx->cmd,
+				 "%s holds no rule: applying it would remove every rule from %s; nothing was applied "
+				 "(to remove them all, say so: 'xdp-ratelimit apply %s %s --allow-empty')",
+				 ao->file, ctx->iface, ctx->iface, ctx->argv[0]);
+	}
 	if (ao->check) {
 		if (xrl_rules_check(&ctx->maps, &ao->set, err, sizeof(err)))
 			code = cli_fail(EXIT_FAIL, "%s: %s", ao->file, err);

@@ -417,6 +417,12 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 				"mask %u is no longer than the prefix's /%u: every source in it shares one window, which is 'aggregate'; use 'aggregate', or a mask longer than %u",
 				mask, out->plen, out->plen);
 	}
+	/* Elsewhere every source is in range of the rule: a mask of 0 is one window for them all. */
+	if (have_mask && out->kind != XRL_KIND_PREFIX && (!r->src_mask4 || !r->src_mask6))
+		return fail(
+			err, len,
+			"mask%s 0 puts every source in one window, which is 'aggregate': use 'aggregate', or a mask of at least 1",
+			!r->src_mask4 ? "4" : "6");
 	switch (xrl_shape_check((__u32)buckets, interval)) {
 	case XRL_SHAPE_OK:
 		break;

@@ -14,6 +14,8 @@
  * in force and the next share, so that any set can replace any other.
  */
 #define XRL_MAX_SET_RULES (XRL_MAX_RULE_IDS / 2)
+/* Bytes of a rules file at most: 4096 rules of the longest line fit 4 times over. */
+#define XRL_MAX_RULES_FILE (16 << 20)
 
 enum xrl_kind {
 	XRL_KIND_PORT = 1,

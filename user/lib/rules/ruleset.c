@@ -181,41 +181,54 @@ int xrl_load_line_format(const struct xrl_load_line *l, char *buf, size_t len)
 
 #define XRL_MAX_LINE 1022 /* characters a line, its newline aside */
 
+/*
+ * Reads one line into buf (XRL_MAX_LINE + 2 bytes), NUL-terminated, its
+ * newline kept: its length, 0 at the end of the file. Refuses a line as soon
+ * as it passes XRL_MAX_LINE (-E2BIG), a NUL byte (-EILSEQ, *col its column)
+ * and a file past XRL_MAX_RULES_FILE bytes (-EFBIG), so that no input, not
+ * even /dev/zero, is read further than that.
+ */
+static int read_line(FILE *f, char *buf, size_t *total, int *col)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF) {
+		if (++*total > XRL_MAX_RULES_FILE)
+			return -EFBIG;
+		if (c == '\0') {
+			*col = (int)n + 1;
+			return -EILSEQ;
+		}
+		buf[n++] = (char)c;
+		if (c == '\n')
+			break;
+		if (n > XRL_MAX_LINE)
+			return -E2BIG;
+	}
+	buf[n] = '\0';
+	return (int)n;
+}
+
 int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *err, size_t len)
 {
 	struct xrl_ruleset out = {};
-	char *line = NULL, *nul, msg[XRL_ERRLEN];
-	size_t cap = 0;
-	ssize_t got;
-	int lineno = 0;
+	char line[XRL_MAX_LINE + 2], msg[XRL_ERRLEN];
+	size_t total = 0;
+	int lineno = 0, got, col = 0;
 
-	/* getline, not fgets: the line's length counts what is after a NUL byte too. */
-	while ((got = getline(&line, &cap, f)) > 0) {
+	while ((got = read_line(f, line, &total, &col)) > 0) {
 		char *words[MAX_WORDS], *save = NULL, *w, *hash;
 		struct xrl_spec s;
 		int n = 0, ret;
 
 		lineno++;
-		nul = memchr(line, '\0', (size_t)got);
-		if (nul) {
-			xrl_ruleset_free(&out);
-			free(line);
-			return fail(err, len, "%s:%d: a NUL byte at column %td: a rules file is text", name, lineno,
-				    nul - line + 1);
-		}
-		if ((size_t)got - (line[got - 1] == '\n') > XRL_MAX_LINE) {
-			xrl_ruleset_free(&out);
-			free(line);
-			return fail(err, len, "%s:%d: line is too long (at most %d characters)", name, lineno,
-				    XRL_MAX_LINE);
-		}
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
 		for (w = strtok_r(line, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
 			if (n == MAX_WORDS) {
 				xrl_ruleset_free(&out);
-				free(line);
 				return fail(err, len, "%s:%d: too many words (at most %d)", name, lineno, MAX_WORDS);
 			}
 			words[n++] = w;
@@ -227,14 +240,12 @@ int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *
 				int first = out.load.line;
 
 				xrl_ruleset_free(&out);
-				free(line);
 				return fail(err, len, "%s:%d: a second load line (the first is line %d): give one",
 					    name, lineno, first);
 			}
 			ret = xrl_load_line_parse(n - 1, words + 1, &out.load, msg, sizeof(msg));
 			if (ret) {
 				xrl_ruleset_free(&out);
-				free(line);
 				return fail(err, len, "%s:%d: %s", name, lineno, msg);
 			}
 			out.load.line = lineno;
@@ -247,11 +258,21 @@ int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *
 		}
 		if (ret) {
 			xrl_ruleset_free(&out);
-			free(line);
 			return fail(err, len, "%s:%d: %s", name, lineno, msg);
 		}
 	}
-	free(line);
+	if (got < 0) {
+		xrl_ruleset_free(&out);
+		lineno++;
+		if (got == -EILSEQ)
+			return fail(err, len, "%s:%d: a NUL byte at column %d: a rules file is text", name, lineno,
+				    col);
+		if (got == -E2BIG)
+			return fail(err, len, "%s:%d: line is too long (at most %d characters)", name, lineno,
+				    XRL_MAX_LINE);
+		return fail(err, len, "%s: larger than %d MiB: a rules file holds at most %d rules", name,
+			    XRL_MAX_RULES_FILE >> 20, XRL_MAX_SET_RULES);
+	}
 	if (ferror(f)) {
 		xrl_ruleset_free(&out);
 		return fail(err, len, "%s: read error: %s", name, strerror(errno));
