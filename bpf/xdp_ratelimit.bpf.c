@@ -154,7 +154,9 @@ static __always_inline struct xrl_rule_stats *xrl_rule_stats_at(const struct xrl
 
 /*
  * The packets a window of r may pass on this node: a global rule's allowance,
- * as the sync agent last set it for this gen of the rule, else its threshold.
+ * as the sync agent last set it for this gen of the rule, until it lapses
+ * (then its fallback), else its threshold. The coarse clock is precise
+ * enough for a deadline of seconds, and costs a global rule's packet no more.
  */
 static __always_inline __u64 xrl_threshold(const struct xrl_rule *r)
 {
@@ -164,7 +166,11 @@ static __always_inline __u64 xrl_threshold(const struct xrl_rule *r)
 	if (!(r->flags & XRL_F_GLOBAL))
 		return r->threshold;
 	f = bpf_map_lookup_elem(&xrl_fleet, &id);
-	return f && f->allowance && f->gen == r->gen ? f->allowance : r->threshold;
+	if (!f || !f->allowance || f->gen != r->gen)
+		return r->threshold;
+	if (f->expires_ns && xrl_now_coarse() > f->expires_ns)
+		return f->fallback ? f->fallback : r->threshold;
+	return f->allowance;
 }
 
 /* The threshold of k's window of rule r: its byte window's, or its packet window's. */

@@ -269,7 +269,11 @@ _Static_assert(sizeof(struct xrl_rule_stats) == 112 + 16 * XRL_MAX_BUCKETS, "xrl
  * and status show of the agent's view. The program reads allowance only: the
  * packets per window this node may pass, used instead of the rule's threshold
  * while gen is the rule's gen; 0 means the rule's threshold. The agent never
- * sits on the packet path: if it dies, the last allowance stays in force.
+ * sits on the packet path, and its allowance lasts until expires_ns only: if
+ * the agent dies or is blocked, the program falls back to fallback at that
+ * moment, the figure of the agent's --on-redis-loss policy, which the other
+ * members keep aside for this one once it is silent (fleet/redis.c), so that
+ * the fleet stays within its limit.
  */
 struct xrl_fleet {
 	__u64 allowance;    /* packets per window; 0: the rule's own threshold */
@@ -283,8 +287,12 @@ struct xrl_fleet {
 	__u64 total_fails;  /* syncs failed since this rule's entry was made */
 	__u32 agent_pid;
 	__u32 interval_ms;
+	__u64 expires_ns; /* bpf_ktime_get_coarse_ns (CLOCK_MONOTONIC_COARSE) past which allowance lapses; 0: never */
+	__u64 fallback;	  /* the allowance then (0: the rule's threshold) */
+	__u32 fallback_policy; /* enum xrl_fleet_policy it comes from */
+	__u32 pad;
 };
-_Static_assert(sizeof(struct xrl_fleet) == 64, "xrl_fleet layout");
+_Static_assert(sizeof(struct xrl_fleet) == 88, "xrl_fleet layout");
 
 enum xrl_fleet_policy {
 	XRL_FLEET_NONE = 0,   /* no agent has written this rule */

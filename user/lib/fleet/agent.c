@@ -6,8 +6,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/socket.h>
-#include <sys/un.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include "apply.h"
 #include "err.h"
@@ -23,7 +24,7 @@ struct xrl_agent {
 	struct xrl_agent_rule *rules;
 	struct xrl_sync_req *reqs;
 	size_t n, cap;
-	int *claims; /* per interface: the socket that claims its instance (xrl_agent_claim), or -1 */
+	int *claims; /* per interface: the lock that claims its instance (xrl_agent_claim), or -1 */
 };
 
 int xrl_agent_new(struct xrl_agent **out, struct xrl_redis *redis, char **ifaces, int n, const struct xrl_agent_opts *o)
@@ -47,22 +48,43 @@ int xrl_agent_new(struct xrl_agent **out, struct xrl_redis *redis, char **ifaces
 	return 0;
 }
 
+/* Makes folder path (0700, root's), or checks that the one there is: nobody else may write in it. */
+static int private_dir(const char *path)
+{
+	struct stat st;
+
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -errno;
+	if (lstat(path, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+		return -EPERM;
+	return 0;
+}
+
 int xrl_agent_claim(const char *dir)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char copy[PATH_MAX];
-	int fd, n;
+	char copy[PATH_MAX], path[PATH_MAX + 64];
+	int fd, ret;
 
+	/*
+	 * A lock on a file in a folder only root can write: an abstract socket's
+	 * name, as before, could be taken by any local user, keeping the agent off.
+	 */
+	ret = private_dir(XRL_RUN_DIR);
+	if (!ret)
+		ret = private_dir(XRL_RUN_DIR "/sync");
+	if (ret)
+		return ret;
 	snprintf(copy, sizeof(copy), "%s", dir);
-	/* An abstract name (sun_path[0] == 0): no file, and the kernel frees it when the process ends. */
-	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "xdp-ratelimit/sync/%s", basename(copy));
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	snprintf(path, sizeof(path), XRL_RUN_DIR "/sync/%s.lock", basename(copy));
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n))) {
-		n = -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		ret = errno == EWOULDBLOCK ? -EADDRINUSE : -errno;
 		close(fd);
-		return n;
+		return ret;
 	}
 	return fd;
 }
@@ -92,6 +114,15 @@ static __u64 realtime_ms(void)
 	return (__u64)ts.tv_sec * 1000 + (__u64)ts.tv_nsec / 1000000;
 }
 
+/* The program's coarse clock (bpf_ktime_get_coarse_ns): what xrl_fleet.expires_ns is read against. */
+static __u64 coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
 static int grow(struct xrl_agent *a)
 {
 	size_t cap = a->cap ? a->cap * 2 : 8;
@@ -110,6 +141,15 @@ static int grow(struct xrl_agent *a)
 	return 0;
 }
 
+int xrl_fleet_lapse(struct xrl_fleet *f, __u64 threshold)
+{
+	if (!f->expires_ns || coarse_ns() <= f->expires_ns)
+		return 0;
+	f->policy = f->fallback_policy;
+	f->allowance = f->fallback ? f->fallback : threshold;
+	return 1;
+}
+
 int xrl_fleet_read(const struct xrl_maps *m, const struct xrl_spec *s, struct xrl_fleet *f)
 {
 	__u32 id = s->r.id;
@@ -117,6 +157,7 @@ int xrl_fleet_read(const struct xrl_maps *m, const struct xrl_spec *s, struct xr
 	if (!(s->r.flags & XRL_F_GLOBAL) || bpf_map_lookup_elem(m->fleet, &id, f) || f->gen != s->r.gen ||
 	    f->policy == XRL_FLEET_NONE)
 		return -ENOENT;
+	xrl_fleet_lapse(f, s->r.threshold);
 	return 0;
 }
 
@@ -124,10 +165,11 @@ __u64 xrl_fleet_threshold(const struct xrl_maps *m, const struct xrl_spec *s)
 {
 	struct xrl_fleet f;
 
-	/* As xrl_threshold in the program: an allowance of this gen of the rule, when it has one. */
+	/* As xrl_threshold in the program: an allowance of this gen of the rule, when it has one, till it lapses. */
 	if (!(s->r.flags & XRL_F_GLOBAL) || bpf_map_lookup_elem(m->fleet, &s->r.id, &f) || f.gen != s->r.gen ||
 	    !f.allowance)
 		return s->r.threshold;
+	xrl_fleet_lapse(&f, s->r.threshold);
 	return f.allowance;
 }
 
@@ -159,7 +201,13 @@ static int gather(struct xrl_agent *a, int k, char *err, size_t len)
 					ret, err, len,
 					"another 'xdp-ratelimit sync' serves %s already (one agent an interface: each writes its allowances); this one takes over when it stops",
 					iface);
-			return xrl_fail(ret, err, len, "cannot claim %s for this agent: %s", iface, strerror(-ret));
+			if (ret == -EPERM)
+				return xrl_fail(
+					ret, err, len,
+					"cannot claim %s for this agent: %s or %s/sync is not a folder of this user's alone (mode 0700): remove it, and run sync as root",
+					iface, XRL_RUN_DIR, XRL_RUN_DIR);
+			return xrl_fail(ret, err, len, "cannot claim %s for this agent under %s/sync: %s", iface,
+					XRL_RUN_DIR, strerror(-ret));
 		}
 	}
 	ret = xrl_maps_lock_shared(&m);
@@ -202,6 +250,7 @@ static int gather(struct xrl_agent *a, int k, char *err, size_t len)
 		snprintf(q->member, sizeof(q->member), "%s/%s", a->o.node, iface);
 		q->pass = r->pass;
 		q->demand = r->demand;
+		q->reserve = r->f.fallback;
 		a->n++;
 	}
 	xrl_ruleset_free(&set);
@@ -233,25 +282,41 @@ static void settle(struct xrl_agent *a, struct xrl_agent_rule *r, const struct x
 {
 	struct xrl_fleet *f = &r->f;
 	__u64 limit = r->spec.r.threshold;
+	__u32 prev_policy = f->fallback_policy;
 
 	f->gen = r->spec.r.gen;
 	f->attempt_ms = now_ms;
 	f->agent_pid = (__u32)getpid();
 	f->interval_ms = interval_ms;
+	f->fallback_policy = a->o.on_loss;
 	if (!q->ret) {
-		struct xrl_share s = { .limit = limit, .own = r->demand, .members = (__u32)q->nmembers };
+		struct xrl_share s = { .own = r->demand };
+		__u64 held = 0;
 		size_t i;
 
-		for (i = 0; i < q->nmembers; i++)
+		/* The silent members' reserves are set aside; the live ones share the rest. */
+		for (i = 0; i < q->nmembers; i++) {
+			if (!q->members[i].alive) {
+				held += q->members[i].reserve;
+				continue;
+			}
 			s.total += q->members[i].demand;
+			s.members++;
+		}
 		if (!s.members)
 			s.members = 1;
+		s.limit = held < limit ? limit - held : 0;
 		f->allowance = xrl_share_of(&s);
 		f->policy = XRL_FLEET_SHARED;
 		f->nodes = s.members;
 		f->failures = 0;
 		f->synced_ms = now_ms;
 		f->fleet_demand = s.total;
+		/* Should this agent fall silent: what its kernel enforces, and the others set aside. */
+		f->expires_ns = coarse_ns() + (__u64)interval_ms * XRL_SYNC_TTL_INTERVALS * 1000000ULL;
+		f->fallback = a->o.on_loss == XRL_FLEET_OPEN ?
+				      limit :
+				      xrl_fallback_of(a->o.on_loss, s.limit ? s.limit : 1, f->allowance, s.members);
 		r->err[0] = '\0';
 		return;
 	}
@@ -259,8 +324,15 @@ static void settle(struct xrl_agent *a, struct xrl_agent_rule *r, const struct x
 	f->failures++;
 	f->total_fails++;
 	f->policy = xrl_sync_policy(f->failures, a->o.on_loss);
-	if (f->policy != XRL_FLEET_SHARED)
-		f->allowance = xrl_fallback_of(f->policy, limit, f->allowance, f->nodes);
+	if (f->policy != XRL_FLEET_SHARED) {
+		/* Local: the reserve the others set aside for this member, when it published one. */
+		if (f->policy == XRL_FLEET_LOCAL && prev_policy == XRL_FLEET_LOCAL && f->fallback)
+			f->allowance = f->fallback;
+		else
+			f->allowance = xrl_fallback_of(f->policy, limit, f->allowance, f->nodes);
+		f->fallback = f->allowance;
+		f->expires_ns = 0;
+	}
 	/* Before Redis is declared lost, the last allowance stays (0 for a rule never synced: its threshold). */
 }
 

@@ -12,6 +12,9 @@
 #include "fleet/redis.h"
 #include "rules/rule.h"
 
+/* Where agents claim the instances they serve (xrl_agent_claim). */
+#define XRL_RUN_DIR "/run/xdp-ratelimit"
+
 struct xrl_agent_opts {
 	const char *node;  /* this node's name: members are NODE/IFACE */
 	__u32 interval_ms; /* 0: one bucket of the shortest global rule (1 s when none; at least 10 ms) */
@@ -36,10 +39,11 @@ int xrl_agent_new(struct xrl_agent **out, struct xrl_redis *redis, char **ifaces
 		  const struct xrl_agent_opts *o);
 void xrl_agent_free(struct xrl_agent *a);
 /*
- * Claims the instance pinned at dir for one agent: a socket bound to an
- * abstract name of the instance's, which only one process in the network
- * namespace can hold and which the kernel frees when it ends. Returns its fd
- * (keep it open), or -EADDRINUSE while another agent holds it.
+ * Claims the instance pinned at dir for one agent: a lock (flock) on
+ * XRL_RUN_DIR/sync/INSTANCE.lock, in folders only root can write, which the
+ * kernel frees when the agent ends. Returns its fd (keep it open),
+ * -EADDRINUSE while another agent holds it, -EPERM when the folder is not
+ * root's alone.
  */
 int xrl_agent_claim(const char *dir);
 
@@ -52,7 +56,15 @@ int xrl_agent_claim(const char *dir);
 int xrl_agent_cycle(struct xrl_agent *a, const struct xrl_agent_rule **rules, size_t *n, __u32 *interval_ms, char *err,
 		    size_t len);
 
-/* The fleet entry of a rule, when it is global and an agent wrote one for its gen: 0, else -ENOENT. */
+/*
+ * When f's allowance has lapsed (its agent silent past expires_ns), makes f
+ * say what the program enforces now: the fallback and its policy. 1 if so.
+ */
+int xrl_fleet_lapse(struct xrl_fleet *f, __u64 threshold);
+/*
+ * The fleet entry of a rule, when it is global and an agent wrote one for its
+ * gen, as the program sees it now (xrl_fleet_lapse): 0, else -ENOENT.
+ */
 int xrl_fleet_read(const struct xrl_maps *m, const struct xrl_spec *s, struct xrl_fleet *f);
 
 /* The packets a window of the rule may pass on this node, as the program judges: its allowance, else its threshold. */

@@ -13,22 +13,35 @@
 #define MAX_HOPS 3
 
 /*
- * KEYS[1]: the rule's demands (a hash, member -> "pass demand");
+ * KEYS[1]: the rule's demands (a hash, member -> "pass demand reserve");
  * KEYS[2]: its heartbeats (a sorted set, member -> expiry in ms of the server's clock).
- * ARGV: member, pass, demand, ttl_ms. The server's clock judges expiry: the
- * nodes' clocks need not agree.
+ * ARGV: member, "pass demand reserve", ttl_ms, hold_ms (few arguments: Redis
+ * answers an unauthenticated command of more than 10 with a protocol error,
+ * not NOAUTH, which names the problem). The server's clock
+ * judges expiry: the nodes' clocks need not agree. A member past its expiry
+ * is silent: it is returned with alive 0 (its reserve is kept aside by the
+ * others) until hold_ms more have passed, then forgotten. Returns member,
+ * "pass demand reserve alive" pairs.
  */
 static const char script[] = "local t = redis.call('TIME') "
 			     "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) "
-			     "local ttl = tonumber(ARGV[4]) "
-			     "local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now) "
+			     "local ttl = tonumber(ARGV[3]) "
+			     "local hold = tonumber(ARGV[4]) "
+			     "local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - hold) "
 			     "for _, m in ipairs(gone) do redis.call('HDEL', KEYS[1], m) end "
-			     "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now) "
+			     "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - hold) "
 			     "redis.call('ZADD', KEYS[2], now + ttl, ARGV[1]) "
-			     "redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3]) "
-			     "redis.call('PEXPIRE', KEYS[1], ttl * 2) "
-			     "redis.call('PEXPIRE', KEYS[2], ttl * 2) "
-			     "return redis.call('HGETALL', KEYS[1])";
+			     "redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) "
+			     "redis.call('PEXPIRE', KEYS[1], ttl * 2 + hold) "
+			     "redis.call('PEXPIRE', KEYS[2], ttl * 2 + hold) "
+			     "local all = redis.call('HGETALL', KEYS[1]) "
+			     "local out = {} "
+			     "for i = 1, #all, 2 do "
+			     "local s = redis.call('ZSCORE', KEYS[2], all[i]) "
+			     "out[#out + 1] = all[i] "
+			     "out[#out + 1] = all[i + 1] .. ((s and tonumber(s) > now) and ' 1' or ' 0') "
+			     "end "
+			     "return out";
 
 struct conn {
 	char host[256];
@@ -174,7 +187,7 @@ int xrl_redis_redirect(const char *msg, int *ask, char *host, size_t hlen, int *
 	return 1;
 }
 
-/* Takes the script's reply (HGETALL: member, "pass demand", ...) into q. */
+/* Takes the script's reply (member, "pass demand reserve alive", ...) into q. */
 static int take_reply(struct xrl_sync_req *q, const redisReply *rep, const struct conn *k)
 {
 	size_t i;
@@ -189,14 +202,21 @@ static int take_reply(struct xrl_sync_req *q, const redisReply *rep, const struc
 		return xrl_fail(-ENOMEM, q->err, sizeof(q->err), "out of memory");
 	for (i = 0; i + 1 < rep->elements; i += 2) {
 		struct xrl_member *m = &q->members[q->nmembers];
-		unsigned long long pass, demand;
+		unsigned long long pass, demand, reserve = 0, alive;
+		int got;
 
-		if (rep->element[i]->type != REDIS_REPLY_STRING || rep->element[i + 1]->type != REDIS_REPLY_STRING ||
-		    sscanf(rep->element[i + 1]->str, "%llu %llu", &pass, &demand) != 2)
+		if (rep->element[i]->type != REDIS_REPLY_STRING || rep->element[i + 1]->type != REDIS_REPLY_STRING)
 			continue; /* not ours: ignore rather than fail the rule */
+		got = sscanf(rep->element[i + 1]->str, "%llu %llu %llu %llu", &pass, &demand, &reserve, &alive);
+		if (got == 3) /* an agent of layout 7 publishes no reserve */
+			alive = reserve, reserve = 0;
+		else if (got != 4)
+			continue;
 		snprintf(m->name, sizeof(m->name), "%s", rep->element[i]->str);
 		m->pass = pass;
 		m->demand = demand;
+		m->reserve = reserve;
+		m->alive = alive != 0;
 		q->nmembers++;
 	}
 	return 0;
@@ -210,13 +230,15 @@ static void keys_of(const struct xrl_sync_req *q, char *k1, char *k2, size_t len
 
 static int append(struct conn *k, const struct xrl_sync_req *q, __u32 ttl_ms, int asking)
 {
-	char k1[64], k2[64];
+	char k1[64], k2[64], stats[64];
 
 	keys_of(q, k1, k2, sizeof(k1));
 	if (asking && redisAppendCommand(k->c, "ASKING") != REDIS_OK)
 		return -EIO;
-	return redisAppendCommand(k->c, "EVAL %s 2 %s %s %s %llu %llu %u", script, k1, k2, q->member,
-				  (unsigned long long)q->pass, (unsigned long long)q->demand, ttl_ms) == REDIS_OK ?
+	snprintf(stats, sizeof(stats), "%llu %llu %llu", (unsigned long long)q->pass, (unsigned long long)q->demand,
+		 (unsigned long long)q->reserve);
+	return redisAppendCommand(k->c, "EVAL %s 2 %s %s %s %s %u %llu", script, k1, k2, q->member, stats, ttl_ms,
+				  (unsigned long long)ttl_ms * XRL_SYNC_HOLD_TTLS) == REDIS_OK ?
 		       0 :
 		       -EIO;
 }

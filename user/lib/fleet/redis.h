@@ -20,15 +20,18 @@
 struct xrl_member {
 	char name[XRL_MEMBER_LEN];
 	__u64 pass, demand;
+	__u64 reserve; /* what its kernel enforces once it is silent */
+	int alive;     /* synced within its TTL; else silent, its reserve kept aside */
 };
 
 struct xrl_sync_req {
 	char tag[17];		     /* xrl_rule_tag of the rule */
 	char member[XRL_MEMBER_LEN]; /* who publishes: NODE/IFACE */
 	__u64 pass, demand;	     /* this member's, in its window now */
+	__u64 reserve;		     /* its allowance should its agent fall silent (xrl_fleet.fallback) */
 	int ret;		     /* out: 0, or -errno with err */
 	char err[256];
-	struct xrl_member *members; /* out: the live members, this one included */
+	struct xrl_member *members; /* out: the members, live and silent, this one included */
 	size_t nmembers;
 };
 

@@ -17,11 +17,21 @@
 #define XRL_SYNC_LOST_AFTER 3
 /* A member's floor: this fraction (1/N) of an equal share, so an idle member can start. */
 #define XRL_SYNC_FLOOR_DIV 10
-/* A member that has not synced for this many of its intervals is gone. */
+/*
+ * A member that has not synced for this many of its intervals is silent: its
+ * allowance lapses in its kernel at the same moment (xrl_fleet.expires_ns),
+ * which then enforces its reserve, the figure of its --on-redis-loss policy.
+ */
 #define XRL_SYNC_TTL_INTERVALS 3
+/*
+ * The other members keep a silent member's reserve aside for this many TTLs
+ * (10 minutes at the default 1 s interval), then forget it: the fleet's sum
+ * stays within the limit for that long after an agent dies.
+ */
+#define XRL_SYNC_HOLD_TTLS 200
 
 struct xrl_share {
-	__u64 limit;   /* the rule's threshold: the fleet's packets per window */
+	__u64 limit;   /* the rule's threshold less the silent members' reserves */
 	__u64 own;     /* this member's demand (pass + block in its window) */
 	__u64 total;   /* every live member's demand, own included */
 	__u32 members; /* live members, this one included */
