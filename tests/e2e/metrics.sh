@@ -217,11 +217,32 @@ expect_eq "... it is up 0, the others up 1" \
 	"$(value "$dir/some.prom" xdp_ratelimit_up) $(grep -c '^xdp_ratelimit_up{interface="xrlpd0"} 0$' "$dir/some.prom")" "1 1"
 check "... the others' figures are there" grep -q '^xdp_ratelimit_frames_seen_total{interface="xrlp0"} ' "$dir/some.prom"
 check "... none of its own" sh -c "! grep -v '^xdp_ratelimit_up' '$dir/some.prom' | grep -q xrlpd0"
-check "... stderr says why" grep -q '^xdp-ratelimit: xrlpd0: not read: ' "$dir/some.err"
+check "... stderr says why" grep -q '^xdp-ratelimit: xrlpd0: not read (xdp_ratelimit_up 0): ' "$dir/some.err"
 check "... promtool accepts it" sh -c "promtool check metrics <'$dir/some.prom'"
 check "... -j lists it with its error, conforming" sh -c \
 	"'$XRL' -j metrics 2>/dev/null | tee '$dir/some.json' | python3 '$ROOT/tests/e2e/json_check.py' '$ROOT/docs/json-schema.json' metrics && jq -e '.interfaces[] | select(.interface == \"xrlpd0\") | .error' '$dir/some.json'"
-expect_err "... naming it fails" 1 'xrlpd0' "$XRL" metrics xrlpd0
+# Named beside a readable one (661df77 printed nothing and exited 1, left a stale --textfile,
+# and answered every scrape of --listen with 500): the other's figures are out, it is up 0, in
+# every mode; naming it is still reported, by the exit status.
+"$XRL" metrics xrlp0 xrlpd0 >"$dir/named.prom" 2>"$dir/named.err"
+expect_eq "naming it beside xrlp0: exit 1 (a named interface was not read)" $? 1
+expect_eq "... xrlp0 up 1 with its figures, xrlpd0 up 0" \
+	"$(grep -c '^xdp_ratelimit_up{interface="xrlp0"} 1$' "$dir/named.prom") $(grep -c '^xdp_ratelimit_up{interface="xrlpd0"} 0$' "$dir/named.prom") $(grep -c '^xdp_ratelimit_frames_seen_total{interface="xrlp0"} ' "$dir/named.prom")" "1 1 1"
+check "... stderr names it" grep -q '^xdp-ratelimit: xrlpd0: not read' "$dir/named.err"
+echo 'stale' >"$dir/named-tf.prom"
+expect_err "--textfile naming it: exit 1" 1 'xrlpd0' "$XRL" metrics xrlp0 xrlpd0 --textfile "$dir/named-tf.prom"
+expect_eq "... the file is rewritten all the same: xrlp0's figures, xrlpd0 up 0" \
+	"$(grep -c '^xdp_ratelimit_frames_seen_total{interface="xrlp0"} ' "$dir/named-tf.prom") $(grep -c '^xdp_ratelimit_up{interface="xrlpd0"} 0$' "$dir/named-tf.prom") $(grep -c stale "$dir/named-tf.prom")" "1 1 0"
+port=$(free_port)
+"$XRL" metrics xrlp0 xrlpd0 xrlp1 --listen "127.0.0.1:$port" >/dev/null 2>&1 &
+named_srv=$!
+lab_undo "kill $named_srv 2>/dev/null"
+if lab_wait 10 curl -sf -o "$dir/named-listen.prom" "http://127.0.0.1:$port/metrics"; then
+	expect_eq "--listen naming it and one not loaded: 200, xrlp0 up 1, the two up 0" \
+		"$(grep -c '^xdp_ratelimit_up{interface="xrlp0"} 1$' "$dir/named-listen.prom") $(grep -c '^xdp_ratelimit_up{interface="xrlp[d]*[01]*"} 0$' "$dir/named-listen.prom")" "1 2"
+	check "... promtool accepts it" sh -c "promtool check metrics <'$dir/named-listen.prom'"
+else fail "--listen naming an unreadable interface answers 200" "no answer"; fi
+kill $named_srv 2>/dev/null
 
 # What is refused, and why.
 expect_err "--listen: not ADDR:PORT is a usage error" 2 'is not ADDR:PORT' "$XRL" metrics --listen 127.0.0.1
@@ -234,6 +255,7 @@ expect_err "--listen: a port in use is named" 1 "port $port of 127.0.0.1 is in u
 kill %% 2>/dev/null
 expect_err "--textfile: not NAME.prom is a usage error" 2 'does not end in NAME.prom' "$XRL" metrics --textfile "$dir/x.txt"
 expect_err "--textfile: a missing folder is named" 1 'create its folder first' "$XRL" metrics --textfile "$dir/nope/x.prom"
-expect_err "an interface it is not loaded on" 1 'not loaded on xrlp1' "$XRL" metrics xrlp1
+expect_err "an interface it is not loaded on: exit 1, saying so" 1 'not loaded on xrlp1' "$XRL" metrics xrlp1
+expect_eq "... and it is up 0" "$("$XRL" metrics xrlp1 2>/dev/null | grep -c '^xdp_ratelimit_up{interface="xrlp1"} 0$')" 1
 expect_err "an interface name that is not one" 2 'xdp-ratelimit metrics' "$XRL" metrics ../x
 finish

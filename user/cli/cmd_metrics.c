@@ -441,19 +441,25 @@ static int metrics_run(struct cli_ctx *ctx)
 	const struct metrics_opts *mo = ctx->opts;
 	struct xrl_instance_metrics *v;
 	char err[XRL_ERRLEN], *body;
-	size_t n, blen, i;
+	size_t n, blen, i, unread = 0;
 	int code;
 
 	if (xrl_check_env(err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	want = ctx->argv;
 	nwant = (size_t)ctx->argc;
-	/* One reading first: an interface that is not loaded fails now, not at every scrape. */
+	/*
+	 * One reading first, to say now what cannot be read; it is still served
+	 * (xdp_ratelimit_up 0) beside the others, which it never hides.
+	 */
 	if (xrl_metrics_read(want, nwant, &v, &n, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
-	for (i = 0; !mo->listen && !mo->systemd_socket && i < n; i++)
-		if (v[i].err[0])
-			fprintf(stderr, "xdp-ratelimit: %s: not read: %s\n", v[i].st.iface, v[i].err);
+	for (i = 0; i < n; i++) {
+		if (!v[i].err[0])
+			continue;
+		fprintf(stderr, "xdp-ratelimit: %s: not read (xdp_ratelimit_up 0): %s\n", v[i].st.iface, v[i].err);
+		unread++;
+	}
 	if (mo->listen || mo->systemd_socket) {
 		xrl_metrics_free(v, n);
 		return metrics_listen(mo);
@@ -461,7 +467,7 @@ static int metrics_run(struct cli_ctx *ctx)
 	if (!mo->textfile && cli.json) {
 		cli_json(render_json(v, n));
 		xrl_metrics_free(v, n);
-		return EXIT_OK;
+		return nwant && unread ? EXIT_FAIL : EXIT_OK;
 	}
 	code = render_buf(v, n, &body, &blen, err, sizeof(err));
 	xrl_metrics_free(v, n);
@@ -475,7 +481,8 @@ static int metrics_run(struct cli_ctx *ctx)
 		cli_json(json_pack("{s:s,s:I}", "textfile", mo->textfile, "bytes", (json_int_t)blen));
 	}
 	free(body);
-	return code;
+	/* A named interface not read is a failure to report, once the others' figures are out. */
+	return code == EXIT_OK && nwant && unread ? EXIT_FAIL : code;
 }
 
 const struct cli_cmd cmd_metrics = {

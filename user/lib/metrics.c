@@ -103,7 +103,7 @@ int xrl_metrics_read(char *const *ifaces, size_t n, struct xrl_instance_metrics 
 	ret = xrl_status_list(&st, &nst);
 	if (ret)
 		return xrl_fail(ret, err, len, "cannot list %s: %s", XRL_PIN_ROOT, strerror(-ret));
-	v = calloc(nst ? nst : 1, sizeof(*v));
+	v = calloc(nst + n + 1, sizeof(*v));
 	found = calloc(n ? n : 1, sizeof(*found));
 	if (!v || !found) {
 		ret = xrl_fail(-ENOMEM, err, len, "out of memory");
@@ -114,19 +114,18 @@ int xrl_metrics_read(char *const *ifaces, size_t n, struct xrl_instance_metrics 
 			continue;
 		found[which] = true;
 		v[k].st = st[i];
-		ret = read_one(&v[k], n ? err : v[k].err, n ? len : sizeof(v[k].err));
+		read_one(&v[k], v[k].err, sizeof(v[k].err));
 		k++;
-		if (ret && n)
-			goto fail;
 	}
 	for (i = 0; i < n; i++) {
-		if (!found[i]) {
-			ret = xrl_fail(
-				-ENOENT, err, len,
-				"xdp-ratelimit is not loaded on %s: 'xdp-ratelimit status' lists where it is, 'xdp-ratelimit load %s' loads it",
-				ifaces[i], ifaces[i]);
-			goto fail;
-		}
+		if (found[i])
+			continue;
+		snprintf(v[k].st.iface, sizeof(v[k].st.iface), "%s", ifaces[i]);
+		xrl_fail(
+			-ENOENT, v[k].err, sizeof(v[k].err),
+			"xdp-ratelimit is not loaded on %s: 'xdp-ratelimit status' lists where it is, 'xdp-ratelimit load %s' loads it",
+			ifaces[i], ifaces[i]);
+		k++;
 	}
 	free(st);
 	free(found);

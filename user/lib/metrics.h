@@ -24,10 +24,11 @@ struct xrl_instance_metrics {
 /*
  * Reads the instances of this network namespace: the interfaces named in
  * ifaces (n of them), or every one loaded here and not gone when n is 0.
- * *out is malloc'd; xrl_metrics_free frees it. A named interface that is not
- * loaded, or whose maps cannot be read, fails the whole reading: -errno and
- * a sentence in err. Unnamed, an instance that cannot be read (another
- * version's, say) is listed with its err set, and the others are read.
+ * *out is malloc'd; xrl_metrics_free frees it. An instance that cannot be
+ * read (another version's, say), and a named interface that is not loaded,
+ * are listed with their err set (xdp_ratelimit_up 0), and the others are
+ * read: one interface never hides the figures of the rest. -errno with err
+ * only when nothing can be listed.
  */
 int xrl_metrics_read(char *const *ifaces, size_t n, struct xrl_instance_metrics **out, size_t *count, char *err,
 		     size_t len);
