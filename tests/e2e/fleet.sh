@@ -12,6 +12,14 @@ source "$(dirname "$0")/lib.sh"
 
 # Usage errors need nothing loaded.
 expect_err "sync: --redis must be HOST:PORT" 2 "is not HOST:PORT" "$XRL" sync --redis localhost xflx0
+# A password in --redis is refused without being echoed (661df77 printed it back).
+npw=0
+for v in 'redis://:hunter2@127.0.0.1:6379' 'default:hunter2@127.0.0.1:6379' 'hunter2@127.0.0.1:6379'; do
+	out=$("$XRL" sync --redis "$v" xflx0 2>&1)
+	rc=$?
+	expect_eq "sync --redis with a password ($((++npw))): exit 2, the secret not echoed, the fix named" \
+		"$rc $(grep -c hunter2 <<<"$out") $(grep -c 'give the password with --redis-password-file' <<<"$out")" "2 0 1"
+done
 expect_err "sync: --redis is required" 2 "missing --redis" "$XRL" sync xflx0
 expect_err "sync: an interface is required" 2 "missing interface" "$XRL" sync --redis 127.0.0.1:1
 expect_err "sync: a node's name is checked" 2 "node's name has letters" "$XRL" sync --redis 127.0.0.1:1 --node 'a b' xflx0

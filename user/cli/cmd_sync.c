@@ -128,6 +128,11 @@ static int sync_prepare(struct cli_ctx *ctx)
 	long port;
 	int i;
 
+	/* A URL or user:password@host carries a secret: never echoed, in this message or any later one. */
+	if (strchr(h, '@') || strstr(h, "://"))
+		return cli_usage(
+			ctx->cmd,
+			"--redis takes HOST:PORT only, with no user, password or scheme (the value is not shown: it may hold a password); give the password with --redis-password-file FILE or REDISCLI_AUTH");
 	colon = strrchr(h, ':');
 	if (h[0] == '[') { /* [IPv6]:PORT */
 		const char *close = strchr(h, ']');
