@@ -103,8 +103,9 @@ tf=$dir/textfile/xdp-ratelimit.prom
 mkdir -p "$dir/textfile"
 check "metrics --textfile writes the file" "$XRL" metrics --textfile "$tf"
 ino=$(stat -c %i "$tf")
+: >"$dir/textfile/.xdp-ratelimit.prom.999999999.AbCdEf" # a killed writer's
 check "metrics --textfile again" "$XRL" metrics xrlp0 --textfile "$tf"
-expect_eq "... replaces it by a rename (a new inode), no temporary left" \
+expect_eq "... replaces it by a rename (a new inode), no temporary left, a killed writer's removed" \
 	"$([ "$(stat -c %i "$tf")" != "$ino" ] && ls -A "$dir/textfile")" xdp-ratelimit.prom
 if command -v prometheus-node-exporter >/dev/null; then
 	port=$(free_port)

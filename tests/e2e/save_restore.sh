@@ -99,6 +99,27 @@ check "load" "$XRL" load $IF
 expect_err "save to a folder is refused" 1 "is not a regular file" "$XRL" save $IF "$dir"
 expect_err "save into a folder that is not there" 1 "there is no folder $dir/none; make it first" \
 	"$XRL" save $IF "$dir/none/x.conf"
+# Through a symlink (as /etc files often are): the target is written, the link kept (661df77
+# replaced the link with a regular file). A dangling one is refused, naming it.
+mkdir -p "$dir/real"
+ln -sf "$dir/real/target.conf" "$dir/link.conf"
+: >"$dir/real/target.conf"
+check "save through a symlink" "$XRL" save $IF "$dir/link.conf"
+expect_eq "... the link is still a link, to the same file" "$(readlink "$dir/link.conf")" "$dir/real/target.conf"
+check "... and its target holds the saved set" grep -q '^load mode' "$dir/real/target.conf"
+ln -sf "$dir/real/nothing.conf" "$dir/dangling.conf"
+expect_err "save through a dangling symlink is refused, naming it" 1 "symlink to nothing there" \
+	"$XRL" save $IF "$dir/dangling.conf"
+# A killed save leaves its temporary file (.NAME.PID.XXXXXX): the next save removes it, while one
+# of a writer still running (this shell) is left alone.
+: >"$dir/.saved.conf.999999999.AbCdEf"
+: >"$dir/.saved.conf.$$.AbCdEf"
+check "save after a killed one" "$XRL" save $IF "$dir/saved.conf"
+dead=no live=no
+[ -e "$dir/.saved.conf.999999999.AbCdEf" ] && dead=yes
+[ -e "$dir/.saved.conf.$$.AbCdEf" ] && live=yes
+expect_eq "... removes the dead writer's temporary file, not a live one's" "$dead $live" "no yes"
+rm -f "$dir/.saved.conf.$$.AbCdEf"
 expect_err "save - prints the file" 0 "^load mode native clock precise max-keys 65536 new-keys 65536 sketch-width 65536 malformed drop-evasive" \
 	"$XRL" save $IF -
 etc=/etc/xdp-ratelimit

@@ -12,7 +12,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "atomic.h"
 #include "http.h"
+#include "atomic.h"
 #include "metrics.h"
 #include "fleet/share.h"
 #include "xrl_version.h"
@@ -351,33 +353,6 @@ static int exposition(char **body, size_t *blen, const char **type, char *err, s
 	return ret;
 }
 
-/* Writes body to path through a temporary file in its folder, renamed over it: a reader sees all or nothing. */
-static int write_atomic(const char *path, const char *body, size_t blen, char *err, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-	char tmp[PATH_MAX];
-	int fd, ret = 0;
-
-	/* .NAME.prom.XXXXXX: not *.prom, so the collector never reads it half written. */
-	if (slash)
-		snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1);
-	else
-		snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return xrl_fail(-errno, err, len, "cannot write next to %s: %s%s", path, strerror(errno),
-				errno == ENOENT ? ": create its folder first" : "");
-	if (fchmod(fd, 0644) || write(fd, body, blen) != (ssize_t)blen || fsync(fd))
-		ret = xrl_fail(-errno, err, len, "cannot write %s: %s", tmp, strerror(errno));
-	if (close(fd) && !ret)
-		ret = xrl_fail(-errno, err, len, "cannot write %s: %s", tmp, strerror(errno));
-	if (!ret && rename(tmp, path))
-		ret = xrl_fail(-errno, err, len, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-	if (ret)
-		unlink(tmp);
-	return ret;
-}
-
 static int metrics_prepare(struct cli_ctx *ctx)
 {
 	struct metrics_opts *mo = ctx->opts;
@@ -475,7 +450,7 @@ static int metrics_run(struct cli_ctx *ctx)
 		return cli_fail(EXIT_FAIL, "%s", err);
 	if (!mo->textfile) {
 		fwrite(body, 1, blen, stdout);
-	} else if (write_atomic(mo->textfile, body, blen, err, sizeof(err))) {
+	} else if (xrl_write_atomic(mo->textfile, body, blen, 0644, err, sizeof(err))) {
 		code = cli_fail(EXIT_FAIL, "%s", err);
 	} else if (cli.json) {
 		cli_json(json_pack("{s:s,s:I}", "textfile", mo->textfile, "bytes", (json_int_t)blen));

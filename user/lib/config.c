@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/if_link.h>
+#include "atomic.h"
 #include "config.h"
 #include "err.h"
 #include "xrl_version.h"
@@ -61,12 +62,13 @@ int xrl_config_fprint(FILE *f, const char *iface, const struct xrl_load_line *l,
 int xrl_config_save(const char *path, const char *iface, const struct xrl_load_line *l, const struct xrl_ruleset *set,
 		    char *err, size_t len)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX], *slash;
-	int fd, dfd, ret;
+	char dir[PATH_MAX], *slash, *body = NULL;
 	struct stat st;
+	size_t blen = 0;
+	int ret;
 	FILE *f;
 
-	if (!*path || strlen(path) + 8 >= sizeof(tmp))
+	if (!*path || strlen(path) + 8 >= sizeof(dir))
 		return xrl_fail(-EINVAL, err, len, "'%s' cannot be a file's name: give a path like %s/%s.conf", path,
 				XRL_CONFIG_DIR, iface);
 	if (!stat(path, &st) && !S_ISREG(st.st_mode))
@@ -85,37 +87,16 @@ int xrl_config_save(const char *path, const char *iface, const struct xrl_load_l
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return xrl_fail(-ENOENT, err, len, "cannot save to %s: there is no folder %s; make it first", path,
 				dir);
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return xrl_fail(-errno, err, len, "cannot write in %s: %s", dir, strerror(errno));
-	f = fdopen(fd, "w");
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		goto fail;
-	}
-	ret = fchmod(fd, 0644) ? -errno : 0;
-	if (!ret)
-		ret = xrl_config_fprint(f, iface, l, set);
-	if (!ret && fflush(f))
-		ret = -errno;
-	if (!ret && fsync(fd))
-		ret = -errno;
+	f = open_memstream(&body, &blen);
+	if (!f)
+		return xrl_fail(-ENOMEM, err, len, "out of memory");
+	ret = xrl_config_fprint(f, iface, l, set);
 	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		goto fail;
-	/* The rename itself survives a crash once the folder is on disk. */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	return 0;
-fail:
-	unlink(tmp);
-	return xrl_fail(ret, err, len, "cannot write %s: %s; the file is as it was", path, strerror(-ret));
+		ret = -ENOMEM;
+	if (!ret)
+		ret = xrl_write_atomic(path, body, blen, 0644, err, len);
+	else
+		xrl_fail(ret, err, len, "cannot write %s: %s; the file is as it was", path, strerror(-ret));
+	free(body);
+	return ret;
 }
