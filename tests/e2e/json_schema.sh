@@ -85,7 +85,8 @@ conforms error 2 "$XRL" -j lint /nonexistent
 conforms error 2 "$XRL" -j demo ../x
 conforms error 2 "$XRL" -j sync --redis nowhere xrlej0
 conforms error 2 "$XRL" -j metrics --listen 127.0.0.1
-conforms error 1 "$XRL" -j metrics xrlej1
+# Not loaded on it: the metrics document all the same, the interface with its error, exit 1.
+conforms metrics 1 "$XRL" -j metrics xrlej1
 conforms error 2 "$XRL" -j save xrlej0 -
 conforms error 1 "$XRL" -j save xrlej0 /nonexistent/dir/x.conf
 conforms unload 0 "$XRL" -j unload xrlej0
@@ -106,6 +107,18 @@ check "load again" "$XRL" load xrlej0
 rm -f "$(pin_dir xrlej0)/xrl_ctl"
 conforms status 0 "$XRL" -j status
 expect_eq "... as broken" "$("$XRL" -j status | jq -c '.interfaces[] | select(.interface == "xrlej0") | [.state, .sketch_width]')" '["broken",null]'
+# While a load or unload holds the pin root (as load does from its first pin to its last, here
+# held by flock for it), a folder that cannot be read is "loading", not "broken" (661df77 said
+# broken and advised an unload), and status does not wait for it.
+flock /sys/fs/bpf/xdp-ratelimit sleep 5 &
+holder=$!
+lab_wait 5 sh -c '! flock -n /sys/fs/bpf/xdp-ratelimit true'
+expect_eq "... as loading while a load holds the pin root" \
+	"$(timeout 3 "$XRL" -j status | jq -r '.interfaces[] | select(.interface == "xrlej0") | .state')" loading
+check "... and says so in text" sh -c "timeout 3 $XRL status | grep '^xrlej0 ' | grep -q 'loading  a load or unload is under way'"
+conforms status 0 "$XRL" -j status
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
 check "a broken instance unloads" "$XRL" unload xrlej0
 
 # The demo under -j: stats each second, then its summary, one document a line; text on stderr.

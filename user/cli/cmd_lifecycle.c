@@ -248,6 +248,7 @@ static int status_run(struct cli_ctx *ctx)
 	for (i = 0; i < n; i++) {
 		const char *mode = st[i].ctl.xdp_flags & XDP_FLAGS_SKB_MODE ? "generic" : "native";
 		const char *state = st[i].gone	   ? "gone" :
+				    st[i].loading  ? "loading" :
 				    st[i].err[0]   ? "broken" :
 				    st[i].attached ? "attached" :
 						     "detached";
@@ -293,6 +294,10 @@ static int status_run(struct cli_ctx *ctx)
 				json_object_set_new(o, "error", json_string(st[i].err));
 			json_object_set_new(o, "global_rules", global_json(&st[i]));
 			json_array_append_new(arr, o);
+			continue;
+		}
+		if (st[i].loading) {
+			printf("%-16s %-8s a load or unload is under way: run status again in a moment\n", name, state);
 			continue;
 		}
 		if (st[i].err[0]) {

@@ -409,8 +409,14 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		st->iface[0] = '\0';
 	st->gone = st->here && !st->iface[0];
 	snprintf(st->dir, sizeof(st->dir), "%s/%s", XRL_PIN_ROOT, name);
-	if (xrl_maps_open_dir(st->dir, st->iface[0] ? st->iface : name, &m, st->err, sizeof(st->err)))
+	if (xrl_maps_open_dir(st->dir, st->iface[0] ? st->iface : name, &m, st->err, sizeof(st->err))) {
+		/* The advice names an interface; an instance whose interface is not here has none to name. */
+		if (!st->iface[0])
+			snprintf(st->err, sizeof(st->err),
+				 "cannot be read, and its interface is gone or in another network namespace: the next "
+				 "'xdp-ratelimit load' removes what is left of a gone one");
 		return;
+	}
 	xrl_maps_lock_shared(&m); /* a consistent reading; failing that, one that may be in flux */
 	xrl_ctl_read(&m, &st->ctl);
 	snprintf(path, sizeof(path), "%s/link", m.dir);
@@ -454,6 +460,8 @@ int xrl_status_list(struct xrl_status **out, size_t *n)
 	struct xrl_ifid id;
 	struct dirent *e;
 	__u64 here = 0;
+	bool busy;
+	int root;
 	DIR *d;
 
 	*out = NULL;
@@ -462,6 +470,14 @@ int xrl_status_list(struct xrl_status **out, size_t *n)
 	d = opendir(XRL_PIN_ROOT);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
+	/*
+	 * Loads and unloads hold the pin root (lock_root) while they make or
+	 * remove a folder: read shared, and if one is under way, say so of a
+	 * folder that cannot be read yet rather than call it broken. Not waited
+	 * for: a stopped load must not hang status.
+	 */
+	root = dirfd(d);
+	busy = flock(root, LOCK_SH | LOCK_NB) != 0;
 	while ((e = readdir(d))) {
 		if (xrl_ifid_parse(e->d_name, &id))
 			continue;
@@ -472,8 +488,12 @@ int xrl_status_list(struct xrl_status **out, size_t *n)
 			return -ENOMEM;
 		}
 		v = tmp;
-		status_one(e->d_name, &id, here, &v[(*n)++]);
+		status_one(e->d_name, &id, here, &v[*n]);
+		v[*n].loading = busy && v[*n].err[0];
+		(*n)++;
 	}
+	if (!busy)
+		flock(root, LOCK_UN);
 	closedir(d);
 	*out = v;
 	return 0;

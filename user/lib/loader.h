@@ -39,6 +39,7 @@ struct xrl_status {
 	struct xrl_ifid id;	 /* what it is loaded on */
 	bool here;		 /* in this network namespace */
 	bool gone;		 /* its device was deleted: nothing enforces its rules */
+	bool loading;		 /* a load or unload held the pin root while it was read: err is no fault */
 	char dir[PATH_MAX];	 /* its pins */
 	bool attached;		 /* the pinned link still holds the program on the interface */
 	__u32 prog_id;
