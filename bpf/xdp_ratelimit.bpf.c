@@ -55,10 +55,15 @@ struct xrl_eval {
 	__u32 cost;  /* a byte window's: the frame's length (see xrl_eval_cost) */
 };
 
-/* What the packet counts in the window judged: its length in a byte window, else 1. */
+/*
+ * What the packet counts in the window judged: its length in a byte window,
+ * else 1, or in generic mode the segments of a super-packet (cost, when set).
+ */
 static __always_inline __u32 xrl_eval_cost(const struct xrl_eval *ev)
 {
-	return ev->key.rule_id & XRL_KEY_BYTES ? ev->cost : 1;
+	if (ev->key.rule_id & XRL_KEY_BYTES)
+		return ev->cost;
+	return xrl_cfg.gso_mtu && ev->cost > 1 ? ev->cost : 1;
 }
 _Static_assert(sizeof(struct xrl_eval) <= XRL_EVAL_SIZE, "xrl_eval fits its map");
 
@@ -431,9 +436,10 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_eval *ev, struct xr
 	 * else in the key's ring. Not latched when races alone made it over (it
 	 * may not stay so), nor while a warm-up climbs (the threshold rises
 	 * within the bucket), nor when a byte window still has room for the
-	 * smallest frame.
+	 * smallest frame, or a packet window for one packet (in generic mode a
+	 * super-packet of several segments may be over while one would pass).
 	 */
-	if (l && res == XRL_OVER && thr == full && room < XRL_MIN_JUDGED_FRAME)
+	if (l && res == XRL_OVER && thr == full && room < (k->rule_id & XRL_KEY_BYTES ? XRL_MIN_JUDGED_FRAME : 1))
 		xrl_latch_set(l, r, k, slot, now);
 	if (l && l->gen == r->gen && l->epoch == slot->epoch && xrl_key_equal(&l->key, k)) {
 		xrl_block_add(&st->ring, slot, 0, 1); /* the ring shows the bucket its blocks are in */
@@ -816,6 +822,27 @@ __noinline int xrl_dst_commit(int dropped)
 	return 0;
 }
 
+/*
+ * Generic mode sees a GSO or GRO super-packet (a TCP bulk transfer's 64 KB)
+ * as one frame: it counts as the segments the stack delivers, estimated from
+ * its length and the MTU less its headers (TCP's with 12 bytes of options,
+ * the timestamps most stacks send, so that the estimate errs on the side of
+ * more segments). A frame within the MTU, or without a transport header, is 1.
+ */
+static __always_inline __u32 xrl_gso_segs(struct xdp_md *ctx, const struct xrl_pkt *p)
+{
+	__u32 len = (__u32)(ctx->data_end - ctx->data), hdr, mss;
+
+	if (!xrl_cfg.gso_mtu || !p->has_port || len <= xrl_cfg.gso_mtu + p->l3off)
+		return 1;
+	hdr = (p->family == XRL_FAMILY_V4 ? 20 : 40) + (p->proto == XRL_PROTO_TCP ? 32 : 8);
+	if (xrl_cfg.gso_mtu <= hdr + 64)
+		return 1;
+	mss = xrl_cfg.gso_mtu - hdr;
+	len -= p->l3off + hdr;
+	return (len + mss - 1) / mss;
+}
+
 static __always_inline int xrl_pass(struct xrl_counters *cnt)
 {
 	cnt->passed++;
@@ -933,6 +960,18 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	}
 	if (kinds & XRL_HAS_PROTOS)
 		trule = xrl_proto_rule(set, &p);
+	/* Generic mode: a super-packet's segments, carried by port_ev.cost into every judgement's. */
+	if (xrl_cfg.gso_mtu) {
+		port_ev.cost = xrl_gso_segs(ctx, &p);
+		if (dst & XRL_DST_MATCH) {
+			struct xrl_dst_eval *de;
+			__u32 ix = XRL_EVAL_DST;
+
+			de = bpf_map_lookup_elem(&xrl_eval, &ix);
+			if (de)
+				de->ev.cost = port_ev.cost;
+		}
+	}
 	if (!prule && !orule && !trule && !(dst & XRL_DST_MATCH)) {
 		if (p.flags & XRL_PKT_UNFOLLOWED)
 			return xrl_drop(cnt); /* no rule judged it: the default fails closed */
@@ -972,6 +1011,7 @@ int xdp_ratelimit(struct xdp_md *ctx)
 		proto_ev = bpf_map_lookup_elem(&xrl_eval, &zero); /* XRL_EVAL_PROTO */
 	if (trule && proto_ev) {
 		__builtin_memset(proto_ev, 0, sizeof(*proto_ev));
+		proto_ev->cost = port_ev.cost;
 		/* Port 0: the rule id alone tells its keys from a port rule's. */
 		if (!(trule->flags & XRL_F_NO_PKT_RATE))
 			proto_l = xrl_judge(proto_ev, trule, &p, 0, &now, over);
@@ -996,6 +1036,7 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	}
 	if (prule && prefix_ev) {
 		__builtin_memset(prefix_ev, 0, sizeof(*prefix_ev));
+		prefix_ev->cost = port_ev.cost;
 		if (!(prule->flags & XRL_F_NO_PKT_RATE))
 			prefix_l = xrl_judge(prefix_ev, prule, &p, 0, &now, over);
 		xrl_judge_rule_bytes(prefix_ev, XRL_EVAL_PREFIX_BYTES, prule, &p, 0, &now, over);

@@ -394,7 +394,13 @@ struct xrl_config {
 	__u32 malformed;    /* enum xrl_mal_policy */
 	__u32 new_keys_cpu; /* per-source states each CPU may create per second; 0: no cap */
 	__u32 sketch_width; /* columns of the sketch (a power of 2); xrl_sketch holds XRL_SKETCH_DEPTH times that */
+	/*
+	 * Generic mode: the interface's MTU at load. A frame there may be a GSO
+	 * or GRO super-packet; one longer than the MTU counts in packet windows
+	 * as the segments the stack delivers (xrl_gso_segs). 0: native mode.
+	 */
+	__u32 gso_mtu;
 };
-_Static_assert(sizeof(struct xrl_config) == 16, "xrl_config layout");
+_Static_assert(sizeof(struct xrl_config) == 20, "xrl_config layout");
 
 #endif /* XRL_COMMON_H */

@@ -19,7 +19,7 @@
 #include "stats.h"
 #include "memory.h"
 
-static struct fx fx_pass, fx_drop, fx_evasive;
+static struct fx fx_pass, fx_drop, fx_evasive, fx_generic = { .gso_mtu = 500 };
 
 static int setup(void **state)
 {
@@ -29,6 +29,12 @@ static int setup(void **state)
 static int setup_drop(void **state)
 {
 	return fx_setup(state, &fx_drop, 1);
+}
+
+/* Generic mode, loaded on an interface of MTU 500 (so that a super-packet of 3 segments fits the builder). */
+static int setup_generic(void **state)
+{
+	return fx_setup(state, &fx_generic, XRL_MALPOL_EVASIVE);
 }
 
 /* The default policy: load --malformed drop-evasive. */
@@ -43,6 +49,7 @@ static int group_teardown(void **state)
 	xdp_ratelimit_bpf__destroy(fx_pass.skel);
 	xdp_ratelimit_bpf__destroy(fx_drop.skel);
 	xdp_ratelimit_bpf__destroy(fx_evasive.skel);
+	xdp_ratelimit_bpf__destroy(fx_generic.skel);
 	return 0;
 }
 
@@ -817,6 +824,49 @@ static void test_chain_judged_by_prefix(void **state)
 	put_port(f, XRL_PROTO_UDP, 53, &r);
 	assert_int_equal(run(f, &pfx), XDP_DROP);
 	assert_int_equal(counters(f).malformed[XRL_MAL_IPV6_CHAIN], 6);
+}
+
+/*
+ * Generic mode: a TCP super-packet of 3 MSS (what GSO or GRO hands XDP there)
+ * counts as its 3 segments in every packet window that judges it; a frame
+ * within the MTU counts 1. 661df77 counted it 1: a bulk transfer passed 20-30x
+ * its limit's bytes.
+ */
+static void gso_tcp(struct pkt *p, const char *src, __u16 dport, size_t payload)
+{
+	pkt_init(p);
+	pkt_push_eth(p);
+	pkt_push_ipv4(p, src, "203.0.113.1", 0);
+	pkt_push_tcp(p, 40000, dport);
+	pkt_push_data(p, payload);
+	pkt_finish(p);
+}
+
+static void test_generic_gso_segments(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule port = rule(f, 7, 1000, 2, 0), pfx = rule(f, 5, 1000, 2, XRL_F_PER_SOURCE);
+	struct pkt big, small, big81, small81;
+
+	/* 500 - 20 - 32 = 448 bytes a segment: 3 x 448 is 3 segments. */
+	gso_tcp(&big, SRC4, 80, 3 * 448);
+	gso_tcp(&small, SRC4, 80, 100);
+	put_port(f, XRL_PROTO_TCP, 80, &port);
+	assert_int_equal(run(f, &big), XDP_PASS);   /* 3 of 7 */
+	assert_int_equal(run(f, &big), XDP_PASS);   /* 6 of 7 */
+	assert_int_equal(run(f, &big), XDP_DROP);   /* 9 > 7: the whole super-packet */
+	assert_int_equal(run(f, &small), XDP_PASS); /* 7 of 7 */
+	assert_int_equal(run(f, &small), XDP_DROP);
+	assert_int_equal(rule_totals(f, port.id).pass, 3);
+	/* A prefix rule counts them the same way. */
+	gso_tcp(&big81, PFX4_SRC, 81, 3 * 448);
+	gso_tcp(&small81, PFX4_SRC, 81, 100);
+	put_prefix(f, "192.0.2.0", 24, &pfx);
+	assert_int_equal(run(f, &big81), XDP_PASS);   /* 3 of 5 */
+	assert_int_equal(run(f, &big81), XDP_DROP);   /* 6 > 5 */
+	assert_int_equal(run(f, &small81), XDP_PASS); /* 4 of 5 */
+	assert_int_equal(run(f, &small81), XDP_PASS); /* 5 of 5 */
+	assert_int_equal(run(f, &small81), XDP_DROP);
 }
 
 /* Rules. */
@@ -1799,6 +1849,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_malformed, setup_drop, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_default, setup_evasive, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_chain_judged_by_prefix, setup_evasive, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_generic_gso_segments, setup_generic, fx_teardown),
 		T(test_port_rule_threshold),
 		T(test_prefix_rule_threshold),
 		T(test_prefix_longest_match_and_family),

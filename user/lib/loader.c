@@ -261,6 +261,12 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 	}
 	skel->rodata->xrl_cfg.clock = o->clock;
 	skel->rodata->xrl_cfg.malformed = o->malformed;
+	/* Generic mode counts a super-packet as its segments (xrl_gso_segs): the MTU they are cut to. */
+	if (o->generic) {
+		int mtu = iface_mtu(o->iface);
+
+		skel->rodata->xrl_cfg.gso_mtu = mtu > 0 ? (__u32)mtu : 1500;
+	}
 	if (o->new_keys)
 		skel->rodata->xrl_cfg.new_keys_cpu = o->new_keys / (__u32)ncpus ?: 1;
 	bpf_map__set_max_entries(skel->maps.xrl_state, o->max_keys);
