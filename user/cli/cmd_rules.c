@@ -253,14 +253,17 @@ static const struct cli_cmd *const rule_subs[] = { &rule_add, &rule_del, &rule_l
 const struct cli_cmd cmd_rule = {
 	.name = "rule",
 	.summary =
-		"Adds, deletes or lists single rules. RULE is one line of the rules grammar:\n"
-		"  port PORT/tcp|udp rate N/s [window 1s] [buckets 2] [per-source|aggregate] [mask4 N] [mask6 N] [monitor]\n"
-		"  prefix ADDR/LEN rate N/s [window 1s] [buckets 2] [per-source|aggregate] [mask N] [monitor]\n"
-		"  proto tcp-syn|tcp|udp|icmp [type N]|icmpv6 [type N]|N rate N/s [window 1s] [buckets 2] [per-source|aggregate]\n"
-		"        [mask4 N] [mask6 N] [monitor]\n"
-		"  fragments rate N/s [...as proto]\n"
-		"  prefix ADDR/LEN allow\n"
-		"MATCH is the words before the rate: 'port 53/udp', 'proto icmp type 8', 'fragments' or 'prefix 10.0.0.0/8'.",
+		"Adds, deletes or lists single rules. RULE is one line of the rules grammar (xdp-ratelimit.conf(5)):\n"
+		"  port PORT/tcp|udp [dst ADDR/LEN] rate N/s [rate NMbit/s] [window 1s] [buckets 2] [warmup 30s]\n"
+		"        [per-source|aggregate [global]] [mask4 N] [mask6 N] [monitor]\n"
+		"  prefix ADDR/LEN rate N/s [...as port, mask N for mask4 and mask6]\n"
+		"  proto tcp-syn|tcp|udp|icmp [type N]|icmpv6 [type N]|N rate N/s [...as port]\n"
+		"  fragments rate N/s [...as port]\n"
+		"  dst ADDR/LEN rate N/s [...as port]\n"
+		"  prefix ADDR/LEN allow | dst ADDR/LEN allow\n"
+		"A rate is packets (N/s, N/min, N/h; k, M, G) or bytes (bit, Kbit, Mbit, Gbit, B, KB, MB, GB a unit of time);\n"
+		"a rule may have one of each. MATCH is the words before the rate: 'port 53/udp', 'port 53/udp dst 192.0.2.0/24',\n"
+		"'proto icmp type 8', 'fragments', 'dst 192.0.2.1' or 'prefix 10.0.0.0/8'.",
 	.missing = "missing subcommand: add, del or list",
 	.opts_size = sizeof(struct rule_opts),
 	.subs = rule_subs,
