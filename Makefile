@@ -100,7 +100,7 @@ dist_subst = sed -e 's|/usr/sbin/xdp-ratelimit|$(SBINDIR)/xdp-ratelimit|g' -e 's
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(CLI) $(TEST_BINS) $(TOOL_BINS) $(DEMO) $(FUZZ_BINS)
+all: $(CLI) $(TEST_BINS) $(TOOL_BINS) $(DEMO) $(FUZZ_BINS) $(OUT)/xdp_ratelimit_refused.bpf.o $(OUT)/xdp_count.bpf.o
 
 help:
 	@echo 'make              build everything into $(OUT)/'
@@ -126,6 +126,11 @@ help:
 $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -Ibpf -MF $(@:.o=.d) -c $< -o $@
+
+# The program with one access the verifier refuses: a bad build, for tests/e2e/replace.sh.
+$(OUT)/xdp_ratelimit_refused.bpf.o: bpf/xdp_ratelimit.bpf.c | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DXRL_TEST_REFUSED -Ibpf -MF $(@:.o=.d) -c $< -o $@
 
 $(OUT)/%.bpf.o: tools/bpf/%.bpf.c | $(OUT)
 	$(call msg,BPF,$@)

@@ -252,6 +252,19 @@ for c in precise coarse; do
 	acc_line "$c: frames lost between generator and receiver" "$c" lost %d zero
 done
 
+printf '\nUpgrade under that flood for 6 s: the program replaced three times (load --malformed, --max-keys, load),\n'
+printf 'against unload + load --config three times. Unjudged: frames sent that the receiving veth'\''s XDP never saw.\n'
+for how in replace reload; do
+	if [ $how = replace ]; then l="replaced in place"; else l="unload + load --config"; fi
+	read -r m lo hi n < <(agg upgrade $how unjudged) || { printf '%-56s       not measured\n' "$l"; continue; }
+	t=$(awk -v hi="$hi" 'BEGIN { if (hi == 0) print "0: met"; else printf "up to %d", hi }')
+	[ $how = reload ] && t="(0.4.0's way, for comparison)"
+	printf '%-56s %4s  %-24s %s\n' "$l: frames unjudged" "" "$(printf '%d [%d-%d]' "$m" "$lo" "$hi")" "$t"
+	echo "upgrade,$how,\"$l: frames unjudged\",$ncpu,unjudged,$m,$lo,$hi,$n,,,,,,,\"$t\"" >>"$summary"
+	read -r m lo hi n < <(agg upgrade $how run_ratio) &&
+		printf '%-56s %4s  %-24s\n' "$l: passed / the limit, whole run" "" "$(printf '%.4f [%.4f-%.4f]' "$m" "$lo" "$hi")"
+done
+
 printf '\nWindow boundary: a flood at 10x the same limit for the last 100 ms of a 1 s window and the first 100 ms\n'
 printf 'of the next. Passed / the limit: a fixed window lets the limit through on each side.\n'
 for c in precise coarse; do

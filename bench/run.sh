@@ -17,7 +17,8 @@
 # protocol rules' rows and those they are measured against: about a minute),
 # XRLB_ONLY=dst (only the dst rules' rows and those they are measured against:
 # about a minute), XRLB_ONLY=bytes (only the byte-rate and warm-up rows and those
-# they are measured against). The defaults take about
+# they are measured against), XRLB_ONLY=upgrade (only the upgrade rows: about a minute).
+# The defaults take about
 # 10 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
@@ -455,6 +456,52 @@ dst_rows() {
 	xrl_unload
 }
 
+# An upgrade under the accuracy rows' flood (10x a 10000/s limit from one source, every CPU) for
+# 6 s: the program replaced in place three times ('load' with another --malformed, another
+# --max-keys, then nothing changed), against the same three done as 'unload' and
+# 'load --config' of a saved file (0.4.0's way). Unjudged: frames sent that never met the
+# limiter (the receiving veth's XDP saw them not). run_ratio: passed / the limit over the run.
+upgrade() {
+	local how rep i pid s0 d0 s1 d1 out sent tmp=$OUT/.upg-gen.json conf=$OUT/.upg.conf
+
+	for rep in $(seq 1 "$ACC_REPS"); do
+		for how in replace reload; do
+			log "upgrade: $how, run $rep"
+			xrl_load precise
+			xrl_apply "$RULES/acc"
+			in_r "$CLI" save "$IF_R" "$conf" >/dev/null
+			read -r s0 d0 < <(rx_counters)
+			tg -c "$(cpu_list all)" -r $((10 * ACC_RATE)) -d 6 -j >"$tmp" &
+			pid=$!
+			LAB_PIDS+=("$pid")
+			for i in 1 2 3; do
+				sleep 1.2
+				if [ $how = reload ]; then
+					xrl_unload
+					in_r "$CLI" load "$IF_R" --config "$conf" >/dev/null
+				elif [ $i = 1 ]; then
+					in_r "$CLI" load "$IF_R" --malformed drop >/dev/null
+				elif [ $i = 2 ]; then
+					in_r "$CLI" load "$IF_R" --max-keys 524288 >/dev/null
+				else
+					in_r "$CLI" load "$IF_R" >/dev/null
+				fi
+			done
+			wait "$pid"
+			LAB_PIDS=()
+			sleep 0.2
+			read -r s1 d1 < <(rx_counters)
+			out=$(cat "$tmp")
+			sent=$(tg_sent "$out")
+			record upgrade "$how" "$rep" unjudged $((sent - (s1 - s0)))
+			record upgrade "$how" "$rep" run_ratio "$(awk -v p=$((s1 - s0 - (d1 - d0))) -v r=$ACC_RATE \
+				-v s="$(tg_secs "$out")" 'BEGIN { printf "%.5f", p / (r * s) }')"
+			xrl_unload
+		done
+	done
+	rm -f "$tmp" "$conf"
+}
+
 log "lab: $NS_G/$IF_G -> $NS_R/$IF_R, $NCPU CPUs; $SECS s a run, $REPS runs a row ($ACC_REPS for accuracy)"
 lab_up
 
@@ -462,6 +509,7 @@ lab_up
 # over the whole benchmark, so that a moment of load elsewhere on the machine
 # does not land on all of them.
 for rep in $(seq 1 "$REPS"); do
+	[ "$ONLY" = upgrade ] && break
 	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ]; then
 		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows) and what they are measured against.
 		bare_attach drop
@@ -522,7 +570,7 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 
-[ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || sketch_goodput
+[ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ] || sketch_goodput
 for clock in precise coarse; do
 	[ -z "$ONLY" ] || break
 	xrl_load "$clock"
@@ -530,9 +578,12 @@ for clock in precise coarse; do
 	straddle "$clock"
 	xrl_unload
 done
+if [ -z "$ONLY" ] || [ "$ONLY" = upgrade ]; then
+	upgrade
+fi
 
 lab_down
-if [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ]; then
+if [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ]; then
 	"$here/report.sh" "$OUT"
 	exit 0
 fi

@@ -130,4 +130,12 @@ struct {
 	__type(value, struct xrl_fleet);
 } xrl_fleet SEC(".maps");
 
+/* The program a passed frame goes on to (a tail call): slot 0, empty unless load --then or chain set it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} xrl_then SEC(".maps");
+
 #endif /* XRL_MAPS_H */

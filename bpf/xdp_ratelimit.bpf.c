@@ -870,8 +870,8 @@ static __always_inline int xrl_malformed(struct xrl_counters *cnt, __u32 reason)
 	return xrl_pass(cnt);
 }
 
-SEC("xdp")
-int xdp_ratelimit(struct xdp_md *ctx)
+/* The verdict of one frame. */
+static __always_inline int xrl_verdict(struct xdp_md *ctx)
 {
 	struct xrl_eval port_ev = {}, *proto_ev = NULL, *prefix_ev = NULL;
 	struct xrl_rule *prule = NULL, *orule = NULL, *trule = NULL;
@@ -887,6 +887,11 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
 	if (!cnt)
 		return XDP_PASS;
+#ifdef XRL_TEST_REFUSED
+	/* A bad build for the tests: a packet byte read with no bounds check, which the verifier refuses. */
+	if (*(volatile __u8 *)(long)ctx->data == 0xff)
+		return XDP_DROP;
+#endif
 	cnt->seen++;
 
 	res = xrl_parse(ctx, &p);
@@ -1065,4 +1070,20 @@ int xdp_ratelimit(struct xdp_md *ctx)
 	if (monitor)
 		cnt->monitored++;
 	return xrl_pass(cnt);
+}
+
+/*
+ * A frame passed goes on to the program in xrl_then, when one is set (load
+ * --then, the chain command): a tail call, so the chained program's verdict
+ * is the frame's. A dropped frame never reaches it; with none set, or when
+ * the call fails, the frame passes.
+ */
+SEC("xdp")
+int xdp_ratelimit(struct xdp_md *ctx)
+{
+	int verdict = xrl_verdict(ctx);
+
+	if (verdict == XDP_PASS)
+		bpf_tail_call(ctx, &xrl_then, 0);
+	return verdict;
 }

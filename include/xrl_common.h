@@ -48,6 +48,7 @@
 #define XRL_MAP_EVAL "xrl_eval"
 #define XRL_MAP_SKETCH "xrl_sketch"
 #define XRL_MAP_FLEET "xrl_fleet"
+#define XRL_MAP_THEN "xrl_then"
 
 /* Rule flags. */
 #define XRL_F_ALLOW (1U << 0)	    /* prefix and dst rules: matching traffic bypasses every limit */

@@ -98,7 +98,7 @@ else
 fi
 
 check "load" "$XRL" load xrle4
-expect_err "load twice" 1 "already loaded on xrle4" "$XRL" load xrle4
+expect_err "load twice replaces the program in place" 0 "replaced the program on xrle4 in place" "$XRL" load xrle4
 pins=$(pin_dir xrle4)
 # A load killed after pinning its maps, before writing its settings: the control map all zeros.
 size=$(bpftool -j map show pinned "$pins/xrl_ctl" | jq .bytes_value)

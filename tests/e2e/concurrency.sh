@@ -70,14 +70,15 @@ fi
 check "unloaded: no folder left" test -n "$lockdir" -a ! -e "$lockdir"
 check "nothing attached" sh -c "! ip -d link show xrleq0 | grep -q 'prog/xdp'"
 
-# Loads at once on one interface: one loads, the others find it loaded; never two that each
-# take the other's folder for a killed load's, leaving a program attached that no pin holds.
+# Loads at once on one interface: one loads, the others find it loaded and replace its program
+# in place; never two that each take the other's folder for a killed load's, leaving a program
+# attached that no pin holds.
 ok=0
 for round in 1 2 3; do
 	for i in 1 2 3 4 5 6; do $XRL load xrleq0 --mode generic >"$dir/load$i" 2>&1 & done
 	wait
 	loaded=$(cat "$dir"/load* | grep -c '^loaded on xrleq0')
-	already=$(cat "$dir"/load* | grep -c 'already loaded on xrleq0')
+	already=$(cat "$dir"/load* | grep -c 'replaced the program on xrleq0 in place')
 	attached=$($XRL -j status | jq -r '.interfaces[] | select(.interface == "xrleq0") | .state')
 	$XRL unload xrleq0 >/dev/null 2>&1
 	left=$(ip -d link show xrleq0 | grep -c 'prog/xdp')
@@ -89,5 +90,5 @@ for round in 1 2 3; do
 		ip link set xrleq0 xdpgeneric off 2>/dev/null
 	fi
 done
-expect_eq "six loads at once, 3 rounds: one loads, five find it loaded, unload leaves nothing" "$ok" 3
+expect_eq "six loads at once, 3 rounds: one loads, five replace it in place, unload leaves nothing" "$ok" 3
 finish

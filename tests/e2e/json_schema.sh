@@ -77,7 +77,11 @@ conforms error 2 "$XRL" -j frobnicate
 conforms error 2 "$XRL" -j load
 conforms error 2 "$XRL" load xrlej0 --mode turbo -j
 conforms error 1 "$XRL" -j load nosuch0
-conforms error 1 "$XRL" -j load xrlej0
+conforms error 1 "$XRL" -j load xrlej0 --mode generic
+conforms load 0 "$XRL" -j load xrlej0 --malformed drop
+conforms chain 0 "$XRL" -j chain xrlej0
+conforms chain 0 "$XRL" -j chain xrlej0 none
+conforms error 2 "$XRL" -j chain xrlej0 /etc/passwd
 conforms error 2 "$XRL" -j rule add xrlej0 port 53/udp speed 5
 conforms error 2 "$XRL" -j unload ../x
 conforms error 1 "$XRL" -j stats xrlej1

@@ -39,7 +39,7 @@ expect_eq "status lists it under its new name" \
 	"$($XRL -j status | jq -r '[.interfaces[] | select(.interface == "xrlk9" or .interface == "xrlk0") | .interface] | join(",")')" "xrlk9"
 expect_eq "its rules, under its new name" "$($XRL dump xrlk9)" "port 53/udp rate 10/s window 1s buckets 2 per-source"
 out=$("$XRL" load xrlk9 2>&1)
-expect_eq "load xrlk9: already loaded" "$?:$(grep -c 'already loaded on xrlk9' <<<"$out")" "1:1"
+expect_eq "load xrlk9: its instance, replaced in place" "$?:$(grep -c 'replaced the program on xrlk9 in place' <<<"$out")" "0:1"
 out=$("$XRL" stats xrlk0 2>&1)
 expect_eq "stats xrlk0: no such interface any more" "$?:$(grep -c "no such interface 'xrlk0'" <<<"$out")" "1:1"
 

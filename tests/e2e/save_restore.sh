@@ -56,7 +56,7 @@ check "unload" "$XRL" unload $IF
 check "options on the command line win over the file's" "$XRL" load $IF --config "$dir/saved.conf" --max-keys 2048
 expect_eq "... --max-keys from the command line, the rest from the file" "$(options $IF)" '["generic","coarse",2048,300,1024,"drop"]'
 expect_err "apply of a file whose load line asks for other options applies, and says they wait for a load" 0 \
-	"note: the file's load line asks for '.* max-keys 1024 .*', $IF is loaded with '.* max-keys 2048 .*': load options take effect at load only" \
+	"note: the file's load line asks for '.* max-keys 1024 .*', $IF is loaded with '.* max-keys 2048 .*': apply changes rules only; 'xdp-ratelimit load $IF --config FILE' changes both in place" \
 	"$XRL" apply $IF "$dir/saved.conf"
 expect_err "... in JSON too" 0 '"note": "the file.s load line asks for' "$XRL" -j apply $IF "$dir/saved.conf"
 check "unload" "$XRL" unload $IF

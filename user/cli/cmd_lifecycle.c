@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/if_link.h>
 #include "apply.h"
+#include "chain.h"
 #include "cli.h"
 #include "loader.h"
 #include "memory.h"
@@ -20,6 +22,7 @@ struct load_opts {
 	__u32 mode, clock, max_keys, new_keys, sketch_width, malformed;
 	bool force, mode_given, clock_given, max_keys_given, new_keys_given, sketch_width_given, malformed_given;
 	const char *config;
+	const char *then;
 	struct xrl_ruleset set; /* --config's */
 };
 
@@ -61,6 +64,9 @@ static const struct cli_opt load_opts[] = {
 			"passes them all, so crafted frames evade every rule"),
 	CLI_OPT(struct load_opts, force, "force", FLAG, .short_name = 'f',
 		.help = "replace another XDP program attached to IFACE"),
+	CLI_OPT(struct load_opts, then, "then", STRING, .short_name = 't', .arg = "PROG",
+		.help = "frames the limiter passes go on to XDP program PROG (its id, or its pin under\n"
+			"/sys/fs/bpf/), through a tail call: its verdict is theirs; 'chain' changes it later"),
 	CLI_OPT(struct load_opts, config, "config", STRING, .short_name = 'C', .arg = "FILE",
 		.help = "then apply FILE's rules: a file 'save' wrote; its load line gives the options\n"
 			"not given here. A bad file loads nothing"),
@@ -90,20 +96,30 @@ static int load_prepare(struct cli_ctx *ctx)
 		fclose(f);
 	if (ret)
 		return cli_fail(EXIT_USAGE, "%s; nothing was loaded", err);
-	if (!lo->mode_given && l->set & XRL_LOAD_MODE)
+	if (!lo->mode_given && l->set & XRL_LOAD_MODE) {
 		lo->mode = l->generic;
-	if (!lo->clock_given && l->set & XRL_LOAD_CLOCK)
+		lo->mode_given = true;
+	}
+	if (!lo->clock_given && l->set & XRL_LOAD_CLOCK) {
 		lo->clock = l->clock;
-	if (!lo->max_keys_given && l->set & XRL_LOAD_MAX_KEYS)
+		lo->clock_given = true;
+	}
+	if (!lo->max_keys_given && l->set & XRL_LOAD_MAX_KEYS) {
 		lo->max_keys = l->max_keys;
+		lo->max_keys_given = true;
+	}
 	if (!lo->new_keys_given && l->set & XRL_LOAD_NEW_KEYS) {
 		lo->new_keys = l->new_keys;
 		lo->new_keys_given = true;
 	}
-	if (!lo->sketch_width_given && l->set & XRL_LOAD_SKETCH_WIDTH)
+	if (!lo->sketch_width_given && l->set & XRL_LOAD_SKETCH_WIDTH) {
 		lo->sketch_width = l->sketch_width;
-	if (!lo->malformed_given && l->set & XRL_LOAD_MALFORMED)
+		lo->sketch_width_given = true;
+	}
+	if (!lo->malformed_given && l->set & XRL_LOAD_MALFORMED) {
 		lo->malformed = l->malformed;
+		lo->malformed_given = true;
+	}
 	return EXIT_OK;
 }
 
@@ -121,12 +137,26 @@ static int load_run(struct cli_ctx *ctx)
 		.malformed = lo->malformed,
 		.force = lo->force,
 		.rules = lo->config ? &lo->set : NULL,
+		.then = lo->then,
+		.given = (lo->mode_given ? XRL_LOAD_MODE : 0) | (lo->clock_given ? XRL_LOAD_CLOCK : 0) |
+			 (lo->max_keys_given ? XRL_LOAD_MAX_KEYS : 0) | (lo->new_keys_given ? XRL_LOAD_NEW_KEYS : 0) |
+			 (lo->sketch_width_given ? XRL_LOAD_SKETCH_WIDTH : 0) |
+			 (lo->malformed_given ? XRL_LOAD_MALFORMED : 0),
 	};
 	char err[XRL_ERRLEN];
 	int code = EXIT_OK;
 
 	if (xrl_sketch_width_check(o.sketch_width, err, sizeof(err)))
 		return cli_usage(ctx->cmd, "%s", err);
+	if (lo->then) {
+		int fd = xrl_chain_open(lo->then, err, sizeof(err));
+
+		if (fd < 0) {
+			xrl_ruleset_free(&lo->set);
+			return cli_fail(fd == -EINVAL ? EXIT_USAGE : EXIT_FAIL, "--then: %s; nothing was loaded", err);
+		}
+		close(fd);
+	}
 	if (xrl_load(&o, err, sizeof(err))) {
 		if (lo->config)
 			code = cli_fail(EXIT_FAIL, "%s: %s; nothing was loaded", lo->config, err);
@@ -135,17 +165,28 @@ static int load_run(struct cli_ctx *ctx)
 		goto out;
 	}
 	if (cli.json) {
-		json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:s}", "interface", o.iface, "mode",
-				      o.generic ? "generic" : "native", "clock", clock_name(o.clock), "max_keys",
-				      (json_int_t)o.max_keys, "new_keys_per_second", (json_int_t)o.new_keys,
+		json_t *j = json_pack("{s:s,s:b,s:s,s:s,s:I,s:I,s:I,s:s}", "interface", o.iface, "replaced", o.replaced,
+				      "mode", o.generic ? "generic" : "native", "clock", clock_name(o.clock),
+				      "max_keys", (json_int_t)o.max_keys, "new_keys_per_second", (json_int_t)o.new_keys,
 				      "sketch_width", (json_int_t)o.sketch_width, "malformed",
 				      xrl_mal_policy_name(o.malformed));
 
+		if (o.replaced)
+			json_object_set_new(j, "previous_layout", json_integer(o.old_layout));
 		if (lo->config) {
 			json_object_set_new(j, "config", json_string(lo->config));
 			json_object_set_new(j, "rule_count", json_integer((json_int_t)lo->set.n));
 		}
 		cli_json(j);
+	} else if (o.replaced) {
+		printf("replaced the program on %s in place (%s mode, %s clock, %u keys, malformed %s): no moment without a program; rules, windows and counters carried over",
+		       o.iface, o.generic ? "generic" : "native", clock_name(o.clock), o.max_keys,
+		       xrl_mal_policy_name(o.malformed));
+		if (o.old_layout != XRL_LAYOUT_VERSION)
+			printf(" from map layout %u to %u", o.old_layout, XRL_LAYOUT_VERSION);
+		if (lo->config)
+			printf("; %s: %zu rule%s in force", lo->config, lo->set.n, lo->set.n == 1 ? "" : "s");
+		printf("\n");
 	} else if (lo->config) {
 		printf("loaded on %s (%s mode, %s clock, %u keys) with %s: %zu rule%s in force\n", o.iface,
 		       o.generic ? "generic" : "native", clock_name(o.clock), o.max_keys, lo->config, lo->set.n,
@@ -290,6 +331,10 @@ static int status_run(struct cli_ctx *ctx)
 						    json_pack("{s:I,s:s}", "prog_id", (json_int_t)st[i].ctl.replaced_id,
 							      "name", st[i].ctl.replaced_name) :
 						    json_null());
+			json_object_set_new(o, "then",
+					    st[i].then_id ? json_pack("{s:I,s:s}", "prog_id", (json_int_t)st[i].then_id,
+								      "name", st[i].then_name) :
+							    json_null());
 			if (st[i].err[0])
 				json_object_set_new(o, "error", json_string(st[i].err));
 			json_object_set_new(o, "global_rules", global_json(&st[i]));
@@ -311,6 +356,9 @@ static int status_run(struct cli_ctx *ctx)
 		       (unsigned long long)(st[i].ctl.max_keys ? st[i].state_memlock / st[i].ctl.max_keys : 0),
 		       st[i].ctl.new_keys, mem_str(sketch, sizeof(sketch), st[i].sketch_memlock),
 		       xrl_mal_policy_name(st[i].ctl.malformed));
+		if (st[i].then_id)
+			printf("%-16s then: passed frames go on to XDP program '%s' (id %u)\n", "", st[i].then_name,
+			       st[i].then_id);
 		if (st[i].ctl.replaced_id)
 			printf("%-16s load --force detached XDP program '%s' (id %u) from it\n", "",
 			       st[i].ctl.replaced_name, st[i].ctl.replaced_id);

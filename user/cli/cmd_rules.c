@@ -80,8 +80,8 @@ static const char *load_note(const char *iface, struct xrl_maps *m, const struct
 	if (!set->load.line || xrl_ctl_read(m, &ctl) || !xrl_load_line_differs(&set->load, &ctl, want, have, 200))
 		return NULL;
 	snprintf(note, NOTE_LEN,
-		 "the file's load line asks for '%s', %s is loaded with '%s': load options take effect at load only "
-		 "(unload and 'load --config', or 'systemctl restart xdp-ratelimit@%s')",
+		 "the file's load line asks for '%s', %s is loaded with '%s': apply changes rules only; "
+		 "'xdp-ratelimit load %s --config FILE' changes both in place, with no gap",
 		 want, iface, have, iface);
 	return note;
 }

@@ -16,25 +16,26 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "apply.h"
+#include "chain.h"
 #include "loader.h"
 #include "memory.h"
+#include "replace.h"
 #include "fleet/agent.h"
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
 
 /*
  * A pin folder without an attached link is what a killed load or unload
- * leaves: nothing enforces it, so it is removed. One with a live link is
- * either ours (already loaded) or another version's.
+ * leaves: nothing enforces it, so it is removed (0). One with a live link is
+ * an instance to replace in place (1).
  */
-static int check_leftovers(const char *iface, const char *dir, char *err, size_t len)
+static int check_leftovers(const char *dir, char *err, size_t len)
 {
 	struct bpf_link_info info = {};
 	__u32 ilen = sizeof(info);
 	char path[PATH_MAX + 32];
-	struct xrl_maps m;
 	bool live = false;
-	int fd, ret;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/link", dir);
 	fd = bpf_obj_get(path);
@@ -42,20 +43,7 @@ static int check_leftovers(const char *iface, const char *dir, char *err, size_t
 		live = !bpf_obj_get_info_by_fd(fd, &info, &ilen) && info.xdp.ifindex;
 		close(fd);
 	}
-	if (!live)
-		return xrl_pins_remove(dir, err, len);
-	ret = xrl_maps_open(iface, &m, err, len);
-	if (ret == -EPROTO || ret == -ENOENT)
-		return xrl_fail(
-			-EEXIST, err, len,
-			"%s has xdp-ratelimit maps from another version pinned under %s; run 'xdp-ratelimit unload %s' (its limits stop) and load again",
-			iface, dir, iface);
-	if (!ret)
-		xrl_maps_close(&m);
-	return xrl_fail(
-		-EEXIST, err, len,
-		"xdp-ratelimit is already loaded on %s; 'xdp-ratelimit apply' changes its rules, 'xdp-ratelimit unload %s' removes it",
-		iface, iface);
+	return live ? 1 : xrl_pins_remove(dir, err, len);
 }
 
 /*
@@ -176,7 +164,83 @@ static int lock_root(char *err, size_t len)
 	return fd;
 }
 
-static int load_locked(const struct xrl_load_opts *o, char *err, size_t len);
+static int load_locked(struct xrl_load_opts *o, char *err, size_t len);
+
+/* The ELF of XDP_RATELIMIT_BPF_OBJECT, kept for the object that reads it. */
+static void *alt_elf;
+
+static struct xdp_ratelimit_bpf *open_alt(const char *path, char *err, size_t len)
+{
+	struct xdp_ratelimit_bpf *skel = calloc(1, sizeof(*skel));
+	FILE *f = fopen(path, "rb");
+	long n = -1;
+
+	if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET)) {
+		free(alt_elf);
+		alt_elf = malloc((size_t)n);
+		if (alt_elf && fread(alt_elf, 1, (size_t)n, f) != (size_t)n)
+			n = -1;
+	}
+	if (f)
+		fclose(f);
+	if (!skel || !alt_elf || n <= 0 || xdp_ratelimit_bpf__create_skeleton(skel)) {
+		xrl_fail(-EINVAL, err, len, "cannot read the BPF object %s (XDP_RATELIMIT_BPF_OBJECT)", path);
+		free(skel);
+		return NULL;
+	}
+	skel->skeleton->data = alt_elf;
+	skel->skeleton->data_sz = (size_t)n;
+	if (bpf_object__open_skeleton(skel->skeleton, NULL)) {
+		xrl_fail(-EINVAL, err, len, "%s (XDP_RATELIMIT_BPF_OBJECT) is not a build of this program", path);
+		xdp_ratelimit_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err, size_t len)
+{
+	const char *alt = getenv("XDP_RATELIMIT_BPF_OBJECT");
+	struct xdp_ratelimit_bpf *skel = alt && *alt ? open_alt(alt, err, len) : xdp_ratelimit_bpf__open();
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (!skel) {
+		if (!alt || !*alt)
+			xrl_fail(-errno, err, len, "cannot open the BPF object: %s", strerror(errno));
+		return NULL;
+	}
+	skel->rodata->xrl_cfg.clock = o->clock;
+	skel->rodata->xrl_cfg.malformed = o->malformed;
+	/* Generic mode counts a super-packet as its segments (xrl_gso_segs): the MTU they are cut to. */
+	if (o->generic) {
+		int mtu = iface_mtu(o->iface);
+
+		skel->rodata->xrl_cfg.gso_mtu = mtu > 0 ? (__u32)mtu : 1500;
+	}
+	if (o->new_keys)
+		skel->rodata->xrl_cfg.new_keys_cpu = o->new_keys / (__u32)(ncpus > 0 ? ncpus : 1) ?: 1;
+	bpf_map__set_max_entries(skel->maps.xrl_state, o->max_keys);
+	skel->rodata->xrl_cfg.sketch_width = o->sketch_width ?: XRL_SKETCH_DEFAULT_WIDTH;
+	bpf_map__set_max_entries(skel->maps.xrl_sketch, XRL_SKETCH_DEPTH * skel->rodata->xrl_cfg.sketch_width);
+	return skel;
+}
+
+/* A load on a served interface: the program replaced in place, then --config's rules applied. */
+static int replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
+{
+	struct xrl_maps m;
+	int ret = xrl_replace(o, dir, err, len);
+
+	if (ret || (!o->rules && !o->then))
+		return ret;
+	ret = xrl_maps_open_dir(dir, o->iface, &m, err, len);
+	if (!ret && o->rules)
+		ret = xrl_rules_apply(&m, o->rules, err, len);
+	if (!ret && o->then)
+		ret = xrl_chain_set(m.then, o->then, o->prog_id, err, len);
+	xrl_maps_close(&m);
+	return ret;
+}
 
 int xrl_load_refused(int ret, const char *release, char *err, size_t len)
 {
@@ -200,7 +264,7 @@ int xrl_load_refused(int ret, const char *release, char *err, size_t len)
 			strerror(-ret), release);
 }
 
-int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
+int xrl_load(struct xrl_load_opts *o, char *err, size_t len)
 {
 	int ret = xrl_check_env(err, len), fd;
 
@@ -214,7 +278,7 @@ int xrl_load(const struct xrl_load_opts *o, char *err, size_t len)
 	return ret;
 }
 
-static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
+static int load_locked(struct xrl_load_opts *o, char *err, size_t len)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 	struct xdp_ratelimit_bpf *skel = NULL;
@@ -237,7 +301,9 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 			"%s is not an Ethernet device: xdp-ratelimit parses Ethernet frames and would see no rule match there",
 			o->iface);
 	if (!faccessat(AT_FDCWD, dir, F_OK, AT_EACCESS)) {
-		ret = check_leftovers(o->iface, dir, err, len);
+		ret = check_leftovers(dir, err, len);
+		if (ret == 1)
+			return replace_locked(o, dir, err, len);
 		if (ret)
 			return ret;
 	}
@@ -254,24 +320,11 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 	if (mkdir(dir, 0700))
 		return xrl_fail(-errno, err, len, "cannot create %s: %s", dir, strerror(errno));
 
-	skel = xdp_ratelimit_bpf__open();
+	skel = xrl_skel_open(o, err, len);
 	if (!skel) {
-		ret = xrl_fail(-errno, err, len, "cannot open the BPF object: %s", strerror(errno));
+		ret = -EINVAL;
 		goto fail;
 	}
-	skel->rodata->xrl_cfg.clock = o->clock;
-	skel->rodata->xrl_cfg.malformed = o->malformed;
-	/* Generic mode counts a super-packet as its segments (xrl_gso_segs): the MTU they are cut to. */
-	if (o->generic) {
-		int mtu = iface_mtu(o->iface);
-
-		skel->rodata->xrl_cfg.gso_mtu = mtu > 0 ? (__u32)mtu : 1500;
-	}
-	if (o->new_keys)
-		skel->rodata->xrl_cfg.new_keys_cpu = o->new_keys / (__u32)ncpus ?: 1;
-	bpf_map__set_max_entries(skel->maps.xrl_state, o->max_keys);
-	skel->rodata->xrl_cfg.sketch_width = o->sketch_width ?: XRL_SKETCH_DEFAULT_WIDTH;
-	bpf_map__set_max_entries(skel->maps.xrl_sketch, XRL_SKETCH_DEPTH * skel->rodata->xrl_cfg.sketch_width);
 	bpf_object__for_each_map(map, skel->obj)
 	{
 		if (bpf_map__is_internal(map))
@@ -311,6 +364,12 @@ static int load_locked(const struct xrl_load_opts *o, char *err, size_t len)
 			ret = xrl_rules_apply(&m, o->rules, err, len);
 			xrl_maps_close(&m);
 		}
+		if (ret)
+			goto fail;
+	}
+	o->prog_id = xrl_chain_prog_id(bpf_program__fd(skel->progs.xdp_ratelimit));
+	if (o->then) {
+		ret = xrl_chain_set(bpf_map__fd(skel->maps.xrl_then), o->then, o->prog_id, err, len);
 		if (ret)
 			goto fail;
 	}
@@ -436,6 +495,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		close(fd);
 	if (!xrl_rules_read(&m, &set))
 		st->rules = set.n;
+	st->then_id = xrl_chain_get(m.then, st->then_name, sizeof(st->then_name));
 	for (i = 0; i < set.n && st->nglobal < XRL_STATUS_GLOBALS; i++) {
 		struct xrl_status_global *g = &st->global[st->nglobal];
 
@@ -456,7 +516,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		      xrl_fd_memlock(m.prefixes) + xrl_fd_memlock(m.dsts) + xrl_fd_memlock(m.state) +
 		      xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) + xrl_fd_memlock(m.ctl) +
 		      xrl_fd_memlock(m.latches) + xrl_fd_memlock(m.scratch) + xrl_fd_memlock(m.eval) +
-		      xrl_fd_memlock(m.fleet) + st->sketch_memlock;
+		      xrl_fd_memlock(m.fleet) + xrl_fd_memlock(m.then) + st->sketch_memlock;
 	xrl_maps_close(&m);
 }
 

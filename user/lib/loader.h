@@ -20,10 +20,30 @@ struct xrl_load_opts {
 	bool force;	 /* replace another XDP program */
 	/* Applied before the program is attached, so that it never runs without them; NULL: no rules. */
 	struct xrl_ruleset *rules;
+	/* The program passed frames go on to (chain.h: an id or a pinned path); NULL: as it is. */
+	const char *then;
+	/* XRL_LOAD_* given: on a loaded interface, the settings not given stay as they are. */
+	__u32 given;
+	/* Out: the program of a loaded instance was replaced in place (of this layout, or old_layout). */
+	bool replaced;
+	__u32 old_layout;
+	__u32 prog_id; /* out: the program attached now */
 };
 
-/* Attaches and pins under xrl_pin_dir's folder. Leaves nothing behind on failure. */
-int xrl_load(const struct xrl_load_opts *o, char *err, size_t len);
+/*
+ * Attaches and pins under xrl_pin_dir's folder; leaves nothing behind on
+ * failure. On an interface it serves already, replaces its program in place
+ * (replace.h), and then fills o with the settings in force.
+ */
+int xrl_load(struct xrl_load_opts *o, char *err, size_t len);
+
+struct xdp_ratelimit_bpf;
+/*
+ * The program's object, opened and set for o (its rodata, its maps' sizes),
+ * not yet loaded. XDP_RATELIMIT_BPF_OBJECT names another build of the same
+ * program to open instead of the one built in (for testing a program change).
+ */
+struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err, size_t len);
 /*
  * The error for the kernel's refusal ret (-errno) of the program, given the
  * kernel's release (uname -r): too old, too large for its verifier, or else.
@@ -45,6 +65,8 @@ struct xrl_status {
 	__u32 prog_id;
 	struct xrl_ctl ctl;
 	size_t rules, keys;
+	__u32 then_id; /* the program passed frames go on to (chain.h); 0: none */
+	char then_name[16];
 	__u64 memlock;	      /* bytes charged for the maps */
 	__u64 state_memlock;  /* ... of which the window states: max_keys of them */
 	__u64 sketch_memlock; /* ... and the sketch of new sources past the cap */

@@ -221,6 +221,7 @@ static const struct map_want wanted[] = {
 	{ XRL_MAP_EVAL, offsetof(struct xrl_maps, eval), sizeof(__u32), XRL_EVAL_SIZE },
 	{ XRL_MAP_SKETCH, offsetof(struct xrl_maps, sketch), sizeof(__u32), sizeof(struct xrl_sketch_cell) },
 	{ XRL_MAP_FLEET, offsetof(struct xrl_maps, fleet), sizeof(__u32), sizeof(struct xrl_fleet) },
+	{ XRL_MAP_THEN, offsetof(struct xrl_maps, then), sizeof(__u32), sizeof(__u32) },
 };
 
 /* What xrl_load pins besides the maps. */
@@ -228,7 +229,13 @@ static const char *const other_pins[] = { "prog", "link" };
 
 bool xrl_pin_is_ours(const char *name)
 {
-	size_t i;
+	size_t i, n = strlen(name), sfx = strlen(XRL_PIN_NEW);
+	char base[NAME_MAX + 1];
+
+	if (n > sfx && n <= NAME_MAX && !strcmp(name + n - sfx, XRL_PIN_NEW)) {
+		snprintf(base, sizeof(base), "%.*s", (int)(n - sfx), name);
+		name = base;
+	}
 
 	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
 		if (!strcmp(name, wanted[i].name))
@@ -290,6 +297,52 @@ static void init_fds(struct xrl_maps *m)
 	m->lock = -1;
 }
 
+/*
+ * The layout the control map records, before any other map is opened: what
+ * to do about another version's maps depends on whose they are.
+ */
+static int check_layout(const char *dir, const char *iface, char *err, size_t len)
+{
+	struct bpf_map_info info = {};
+	__u32 ilen = sizeof(info), zero = 0;
+	char path[PATH_MAX + 32];
+	struct xrl_ctl ctl = {};
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/" XRL_MAP_CTL, dir);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0; /* said below, with the other maps */
+	if (bpf_obj_get_info_by_fd(fd, &info, &ilen) || info.value_size != sizeof(ctl) ||
+	    bpf_map_lookup_elem(fd, &zero, &ctl))
+		ret = xrl_fail(
+			-EPROTO, err, len,
+			"the maps under %s are from another version of xdp-ratelimit; run 'xdp-ratelimit unload %s' and load again",
+			dir, iface);
+	else if (!ctl.layout)
+		ret = xrl_fail(
+			-EPROTO, err, len,
+			"the load on %s was interrupted before it finished (its maps are pinned, its settings never written): run 'xdp-ratelimit unload %s', then load again",
+			iface, iface);
+	else if (ctl.layout == XRL_LAYOUT_VERSION - 1)
+		ret = xrl_fail(
+			-EPROTO, err, len,
+			"the maps under %s have layout %u, an older xdp-ratelimit's (this one reads layout %u): run 'xdp-ratelimit load %s' to take them over in place, rules, windows and counters included",
+			dir, ctl.layout, XRL_LAYOUT_VERSION, iface);
+	else if (ctl.layout > XRL_LAYOUT_VERSION)
+		ret = xrl_fail(
+			-EPROTO, err, len,
+			"the maps under %s have layout %u, a newer xdp-ratelimit's than this one (layout %u): use that version",
+			dir, ctl.layout, XRL_LAYOUT_VERSION);
+	else if (ctl.layout != XRL_LAYOUT_VERSION)
+		ret = xrl_fail(
+			-EPROTO, err, len,
+			"the maps under %s have layout %u, this xdp-ratelimit reads layout %u; run 'xdp-ratelimit unload %s' and load again",
+			dir, ctl.layout, XRL_LAYOUT_VERSION, iface);
+	close(fd);
+	return ret;
+}
+
 int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len)
 {
 	char dir[PATH_MAX];
@@ -305,7 +358,6 @@ int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len)
 
 int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, char *err, size_t len)
 {
-	struct xrl_ctl ctl;
 	size_t i;
 	int ret;
 
@@ -319,6 +371,9 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 	if (m->ncpus <= 0)
 		return xrl_fail(-EIO, err, len, "cannot count the possible CPUs: is /sys mounted?");
 
+	ret = check_layout(m->dir, iface, err, len);
+	if (ret)
+		return ret;
 	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
 		struct bpf_map_info info = {};
 		__u32 ilen = sizeof(info);
@@ -346,21 +401,6 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 				"%s was made by another version of xdp-ratelimit (its layout differs from this one's); run 'xdp-ratelimit unload %s' and load again",
 				path, iface);
 		}
-	}
-	ret = xrl_ctl_read(m, &ctl);
-	if (!ret && !ctl.layout) {
-		xrl_maps_close(m);
-		return xrl_fail(
-			-EPROTO, err, len,
-			"the load on %s was interrupted before it finished (its maps are pinned, its settings never written): run 'xdp-ratelimit unload %s', then load again",
-			iface, iface);
-	}
-	if (ret || ctl.layout != XRL_LAYOUT_VERSION) {
-		xrl_maps_close(m);
-		return xrl_fail(
-			-EPROTO, err, len,
-			"the maps under %s have layout %u, this xdp-ratelimit reads layout %u; run 'xdp-ratelimit unload %s' and load again",
-			m->dir, ret ? 0 : ctl.layout, XRL_LAYOUT_VERSION, iface);
 	}
 	return 0;
 }

@@ -13,7 +13,7 @@
 struct xrl_maps {
 	char dir[PATH_MAX];
 	int port_idx, port_rules, proto_rules, prefixes, dsts, state, rule_stats, counters, ctl, latches, scratch, eval,
-		sketch, fleet;
+		sketch, fleet, then;
 	int lock; /* the pin folder, flocked while rules change */
 	int ncpus;
 };
@@ -50,7 +50,10 @@ int xrl_ifid_parse(const char *name, struct xrl_ifid *id);
  */
 int xrl_pin_dir(const char *iface, char *buf, size_t len, struct xrl_ifid *id, char *err, size_t errlen);
 
-/* Whether name is one of the pins xrl_load makes in an interface's folder. */
+/* What a replace pins beside the pin it replaces until it renames it over (replace.h). */
+#define XRL_PIN_NEW "-new" /* bpffs refuses names with a dot */
+
+/* Whether name is one of the pins xrl_load or a replace makes in an interface's folder. */
 bool xrl_pin_is_ours(const char *name);
 
 /*

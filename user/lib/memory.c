@@ -63,6 +63,7 @@ static __u64 map_bytes(const struct bpf_map *m, const struct kernel_sizes *k, in
 			bytes += (k->htab_elem + ROUND8(key) + ROUND8(value)) * ncpus + 8ULL * ncpus;
 		return bytes;
 	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PROG_ARRAY: /* a pointer a slot: the value, rounded to 8 */
 		return k->array + ROUND8(value) * n;
 	case BPF_MAP_TYPE_PERCPU_ARRAY:
 		return k->array + 8 * n + ROUND8(value) * n * ncpus;

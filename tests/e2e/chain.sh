@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Chaining with other XDP programs, on any kernel (no freplace): 'load IFACE --then PROG' and
+# 'chain IFACE PROG|none' put a program in the limiter's program array; every frame the limiter
+# passes goes on to it through a tail call, and a frame it drops never does. Tried with a program
+# that counts what it sees (tools/bpf/xdp_count.bpf.c) and with xdp-filter's program from
+# Debian's xdp-tools denying a port: both verdicts hold, and removing either (chain none; the
+# limiter's rules) leaves the other working. The chain survives a replace in place.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+needs_root chain
+
+NS=xrle-ch
+IF=xrlch0
+veth_lab $NS $IF xrlch1 10.236.0 fd00:236
+lab_undo "$XRL unload $IF"
+dir=$(mktemp -d)
+lab_undo "rm -rf $dir"
+pins=/sys/fs/bpf/xrl-test-chain
+rm -rf $pins
+mkdir -p $pins
+lab_undo "rm -rf $pins"
+check "the counting program loads, pinned" bpftool prog load "$BUILD/xdp_count.bpf.o" $pins/count type xdp pinmaps $pins/maps
+counted() { bpftool -j map dump pinned $pins/maps/count_by_port | jq --argjson p "$1" '[.[].formatted | select(.key == $p) | .value] | add // 0'; }
+attached() { ip -d link show $IF | grep -c 'prog/xdp'; }
+
+# What --then takes: a program's id or its pin under /sys/fs/bpf, and an XDP program only.
+expect_err "--then with a path outside /sys/fs/bpf is a usage error" 2 \
+	"'/etc/passwd' is neither a program id nor a pin under /sys/fs/bpf.*nothing was loaded" "$XRL" load $IF --then /etc/passwd
+expect_err "--then with no such program id" 1 "no program has id 4000000000" "$XRL" load $IF --then 4000000000
+expect_err "--then with a map" 2 "is not an XDP program" "$XRL" load $IF --then $pins/maps/count_by_port
+expect_err "--then climbing out of /sys/fs/bpf" 2 "neither a program id nor a pin" "$XRL" load $IF --then /sys/fs/bpf/../../etc/passwd
+expect_eq "... nothing attached" "$(attached)" 0
+
+# step N SRC PORT FRAMES: FRAMES UDP frames from 10.236.0.SRC to PORT; prints what the receiver got.
+step() {
+	recv_bg "$dir/rx" 10.236.0.1 "$2" 2
+	$UDP send -n $NS "10.236.0.$1" 10.236.0.1 "$2" 2000 1 "$3" >/dev/null 2>&1
+	wait "$rx"
+	tail -1 "$dir/rx"
+}
+
+echo 'port 9/udp rate 20/s window 10s buckets 10 per-source' >"$dir/rules"
+check "load --then the counting program, with a rule" "$XRL" load $IF --then $pins/count --config "$dir/rules"
+expect_eq "status names the program that follows" \
+	"$("$XRL" -j status | jq -r --arg i $IF '.interfaces[] | select(.interface == $i) | .then.name')" xdp_count
+expect_err "chain IFACE shows it" 0 "go on to XDP program 'xdp_count'" "$XRL" chain $IF
+expect_eq "1000 frames against 200 a window: the receiver gets 200" "$(step 2 9 1000)" 200
+expect_eq "... the chained program saw exactly those 200: no frame the limiter dropped" "$(counted 9)" 200
+expect_eq "... and the limiter blocked the rest" "$("$XRL" -j stats $IF | json '.rules[0].blocked')" 800
+check "a replace in place" "$XRL" load $IF --malformed drop
+expect_err "... keeps the chain" 0 "xdp_count" "$XRL" chain $IF
+
+if ! command -v xdp-filter >/dev/null || ! ls /usr/lib/*/bpf/xdpfilt_alw_all.o >/dev/null 2>&1; then
+	skip "chain: xdp-filter" "needs xdp-tools and libxdp1 (scripts/deps.sh installs them)"
+	finish
+fi
+# xdp-filter runs its program on an interface of its own (here a spare veth, in its legacy
+# mode: this kernel refuses libxdp's dispatcher); its maps are the program's, so what
+# 'xdp-filter port' sets there holds wherever the program runs.
+ip link add xrlchf0 type veth peer name xrlchf1
+lab_undo "ip link del xrlchf0 2>/dev/null"
+ip link set xrlchf0 up
+check "xdp-filter loads (policy allow: what its rules name is dropped)" xdp-filter load xrlchf0 -m skb -p allow
+lab_undo "xdp-filter unload xrlchf0 2>/dev/null"
+check "xdp-filter denies port 7000" xdp-filter port 7000 -m dst
+fid=$(ip -j link show xrlchf0 | jq -r '.[0].xdp.prog.id')
+expect_err "chain IFACE ID: xdp-filter's program follows the limiter" 0 "now go on to XDP program 'xdpfilt_alw_all' \(id $fid\)" \
+	"$XRL" chain $IF "$fid"
+expect_eq "port 7000, which no rule limits: xdp-filter drops all 100" "$(step 3 7000 100)" 0
+expect_eq "port 9: the limiter's 200 a window, which xdp-filter lets on" "$(step 3 9 300)" 200
+check "chain IFACE none" "$XRL" chain $IF none
+expect_eq "... port 7000 passes again: the limiter alone" "$(step 4 7000 100)" 100
+expect_eq "... and the limiter still limits" "$(step 4 9 300)" 200
+check "chain xdp-filter again" "$XRL" chain $IF "$fid"
+check "the limiter's rules removed" "$XRL" apply $IF /dev/null --allow-empty
+expect_eq "... port 9 unlimited now" "$(step 5 9 300)" 300
+expect_eq "... and xdp-filter still denies port 7000" "$(step 5 7000 100)" 0
+expect_err "a program cannot follow itself" 1 "cannot follow itself" "$XRL" chain $IF \
+	"$("$XRL" -j status | jq -r --arg i $IF '.interfaces[] | select(.interface == $i) | .prog_id')"
+finish

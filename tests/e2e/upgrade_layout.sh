@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# An upgrade across map layouts: the build of the previous layout (its last commit, found in the
+# git history and built here) loads and limits a flood from one source against
+# 'rate 50/s window 10s'; this build's 'load IFACE' takes the instance over in place, with the
+# old maps read through layout_prev.h. The receiver gets exactly one window's 500 frames, as
+# with no upgrade; every frame sent is judged; the counters carry over and only grow; the rules
+# and load options are as they were; this build reads and changes the instance afterwards.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+needs_root upgrade_layout
+
+prev=$(sed -n 's/^#define XRL_LAYOUT_PREV \([0-9]*\)$/\1/p' "$ROOT/user/lib/layout_prev.h")
+now=$(sed -n 's/^#define XRL_LAYOUT_VERSION \([0-9]*\)$/\1/p' "$ROOT/include/xrl_common.h")
+if ! command -v git >/dev/null || ! git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+	skip upgrade_layout "needs the git history to build layout $prev's xdp-ratelimit"
+	exit 0
+fi
+# The commit that made layout $now; its parent is the last of layout $prev.
+first=$(git -C "$ROOT" log --format=%H -S"XRL_LAYOUT_VERSION $now" -- include/xrl_common.h | tail -1)
+if [ -z "$first" ] || ! git -C "$ROOT" cat-file -e "$first^" 2>/dev/null; then
+	skip upgrade_layout "the history has no commit of layout $prev (a shallow clone?)"
+	exit 0
+fi
+old_commit=$(git -C "$ROOT" rev-parse --short "$first^")
+old=$BUILD/layout-$prev-$old_commit
+if [ ! -x "$old/build/xdp-ratelimit" ]; then
+	rm -rf "$old" && mkdir -p "$old"
+	git -C "$ROOT" archive "$old_commit" | tar -x -C "$old"
+	make -s --no-print-directory -C "$old" -j2 build/xdp-ratelimit >"$old.log" 2>&1 ||
+		{ fail "build layout $prev at $old_commit" "$(tail -5 "$old.log")"; finish; }
+fi
+OLD=$old/build/xdp-ratelimit
+expect_err "the build of layout $prev ($old_commit) is one" 0 "" "$OLD" --version
+
+NS=xrle-ug
+IF=xrlug0
+veth_lab $NS $IF xrlug1 10.235.0 fd00:235
+lab_undo "$XRL unload $IF"
+dir=$(mktemp -d)
+lab_undo "rm -rf $dir"
+
+cat >"$dir/rules" <<'RULES'
+port 9/udp rate 50/s window 10s buckets 10 per-source
+port 53/udp rate 100/s per-source mask4 24
+prefix 192.0.2.0/24 allow
+RULES
+check "layout $prev loads, with options and rules" "$OLD" load $IF --clock coarse --max-keys 2048 --malformed drop --config "$dir/rules"
+want_rules=$("$OLD" dump $IF)
+
+recv_bg "$dir/rx" 10.235.0.1 9 6
+$UDP send -n $NS 10.235.0.2 10.235.0.1 9 2000 3 >"$dir/sent" 2>&1 &
+sender=$!
+lab_undo "kill $sender 2>/dev/null"
+sleep 1
+seen0=$("$OLD" -j stats $IF | json .counters.seen)
+expect_err "this build's stats says how to take it over" 1 "have layout $prev, an older xdp-ratelimit's .*run 'xdp-ratelimit load $IF' to take them over in place" "$XRL" stats $IF
+expect_err "this build's load takes it over in place" 0 "replaced the program on $IF in place .* from map layout $prev to $now" \
+	"$XRL" load $IF
+seen1=$("$XRL" -j stats $IF | json .counters.seen)
+wait $sender
+wait "$rx"
+st=$("$XRL" -j stats $IF)
+expect_eq "the receiver got exactly the window's 500, as with no upgrade" "$(tail -1 "$dir/rx")" 500
+expect_eq "stats says so, the old program's passes and the new one's together" "$(json '.rules[0].passed' <<<"$st")" 500
+expect_eq "every frame sent was judged" "$(json '.rules[0].passed + .rules[0].blocked' <<<"$st")" "$(cat "$dir/sent")"
+expect_eq "the counters carried over and only grew" "$((seen1 >= seen0 && seen0 > 1000))" 1
+expect_eq "the rules are as they were" "$("$XRL" dump $IF)" "$want_rules"
+expect_eq "the load options too" \
+	"$("$XRL" -j status | jq -c --arg i $IF '.interfaces[] | select(.interface == $i) | [.clock, .max_keys, .malformed]')" \
+	'["coarse",2048,"drop"]'
+check "this build changes its rules" "$XRL" rule add $IF port 80/tcp rate 10/s
+expect_err "the old build refuses the new layout's maps" 1 "another version of xdp-ratelimit" "$OLD" stats $IF
+check "unload" "$XRL" unload $IF
+finish

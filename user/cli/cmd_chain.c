@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* chain: the program a frame the limiter passes goes on to, changed with no reload. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "chain.h"
+#include "cli.h"
+
+static int chain_run(struct cli_ctx *ctx)
+{
+	const char *what = ctx->argc ? ctx->argv[0] : NULL;
+	struct bpf_link_info info = {};
+	__u32 ilen = sizeof(info), id;
+	char err[XRL_ERRLEN], path[PATH_MAX + 8], name[16];
+	int code, fd, ret;
+
+	if (!what) {
+		id = xrl_chain_get(ctx->maps.then, name, sizeof(name));
+		if (cli.json)
+			cli_json(json_pack("{s:s,s:o}", "interface", ctx->iface, "then",
+					   id ? json_pack("{s:I,s:s}", "prog_id", (json_int_t)id, "name", name) :
+						json_null()));
+		else if (id)
+			printf("%s: passed frames go on to XDP program '%s' (id %u)\n", ctx->iface, name, id);
+		else
+			printf("%s: passed frames go on to the kernel (no program chained)\n", ctx->iface);
+		return EXIT_OK;
+	}
+	code = cli_lock(ctx, false);
+	if (code)
+		return code;
+	snprintf(path, sizeof(path), "%s/link", ctx->maps.dir);
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		bpf_obj_get_info_by_fd(fd, &info, &ilen);
+		close(fd);
+	}
+	ret = xrl_chain_set(ctx->maps.then, what, info.prog_id, err, sizeof(err));
+	if (ret)
+		return cli_fail(ret == -EINVAL ? EXIT_USAGE : EXIT_FAIL, "%s; nothing was changed", err);
+	id = xrl_chain_get(ctx->maps.then, name, sizeof(name));
+	if (cli.json)
+		cli_json(json_pack("{s:s,s:o}", "interface", ctx->iface, "then",
+				   id ? json_pack("{s:I,s:s}", "prog_id", (json_int_t)id, "name", name) : json_null()));
+	else if (id)
+		printf("%s: passed frames now go on to XDP program '%s' (id %u)\n", ctx->iface, name, id);
+	else
+		printf("%s: passed frames now go on to the kernel (no program chained)\n", ctx->iface);
+	return EXIT_OK;
+}
+
+const struct cli_cmd cmd_chain = {
+	.name = "chain",
+	.args = "IFACE [PROG|none]",
+	.summary =
+		"Shows or sets the XDP program that frames the limiter passes go on to, through a tail call: PROG is\n"
+		"its id ('bpftool prog') or its pin under /sys/fs/bpf/; none removes it. Frames the limiter drops\n"
+		"never reach it. Takes effect at once, with no reload of the limiter.",
+	.min_args = 1,
+	.max_args = 2,
+	.missing = "missing interface",
+	.flags = CLI_IFACE | CLI_MAPS,
+	.run = chain_run,
+};

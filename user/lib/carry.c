@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "carry.h"
+#include "layout_prev.h"
+#include "maps.h"
+#include "err.h"
+
+int xrl_carry_open(struct xrl_carry *c, const char *dir, const char *iface, char *err, size_t len)
+{
+	char path[PATH_MAX + 32];
+	struct xrl_ctl ctl;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->iface = iface;
+	c->ctl = -1;
+	snprintf(c->dir, sizeof(c->dir), "%s", dir);
+	c->ncpus = libbpf_num_possible_cpus();
+	if (c->ncpus <= 0)
+		return xrl_fail(-EIO, err, len, "cannot count the possible CPUs: is /sys mounted?");
+	snprintf(path, sizeof(path), "%s/" XRL_MAP_CTL, dir);
+	c->ctl = bpf_obj_get(path);
+	if (c->ctl < 0)
+		return xrl_fail(
+			-errno, err, len,
+			"%s cannot be opened (%s): the instance is incomplete; 'xdp-ratelimit unload %s' and load again",
+			path, strerror(errno), iface);
+	ret = xrl_carry_ctl(c, &ctl);
+	if (ret || !ctl.layout)
+		return xrl_fail(
+			-EPROTO, err, len,
+			"the load on %s was interrupted before it finished (its settings were never written): run 'xdp-ratelimit unload %s', then load again",
+			iface, iface);
+	c->layout = ctl.layout;
+	if (ctl.layout != XRL_LAYOUT_VERSION && ctl.layout != XRL_LAYOUT_PREV)
+		return xrl_fail(
+			-EPROTO, err, len,
+			"the maps under %s have layout %u; this xdp-ratelimit takes over layout %u and %u only: run 'xdp-ratelimit unload %s' (its limits stop) and load again",
+			dir, ctl.layout, XRL_LAYOUT_PREV, XRL_LAYOUT_VERSION, iface);
+	return 0;
+}
+
+int xrl_carry_ctl(const struct xrl_carry *c, struct xrl_ctl *ctl)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(c->ctl, &zero, ctl) ? -errno : 0;
+}
+
+int xrl_carry_ctl_write(const struct xrl_carry *c, const struct xrl_ctl *ctl)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(c->ctl, &zero, ctl, BPF_ANY) ? -errno : 0;
+}
+
+static size_t value_bytes(const struct xrl_carry *c, __u32 type, __u32 vsz)
+{
+	bool percpu = type == BPF_MAP_TYPE_PERCPU_ARRAY || type == BPF_MAP_TYPE_PERCPU_HASH ||
+		      type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+
+	return percpu ? (size_t)c->ncpus * xrl_percpu_stride(vsz) : vsz;
+}
+
+/* How a map of the previous layout whose value changed becomes this layout's. */
+static void (*prev_converter(const char *name))(const void *, void *)
+{
+	if (!strcmp(name, XRL_MAP_COUNTERS))
+		return xrl_counters_from_prev;
+	if (!strcmp(name, XRL_MAP_FLEET))
+		return xrl_fleet_from_prev;
+	return NULL;
+}
+
+static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *dir, char *err, size_t len)
+{
+	struct bpf_map *map = cm->map;
+	__u32 ilen = sizeof(cm->info);
+	char path[PATH_MAX + 64];
+	bool same_kv, same_size;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, cm->name);
+	cm->old = bpf_obj_get(path);
+	if (cm->old < 0) {
+		if (errno != ENOENT || c->layout == XRL_LAYOUT_VERSION)
+			return xrl_fail(-errno, err, len, "cannot open %s: %s; nothing was changed", path,
+					strerror(errno));
+		cm->how = XRL_CARRY_EMPTY; /* new in this layout */
+		return 0;
+	}
+	if (bpf_obj_get_info_by_fd(cm->old, &cm->info, &ilen))
+		return xrl_fail(-errno, err, len, "cannot read %s: %s", path, strerror(errno));
+	same_kv = cm->info.type == bpf_map__type(map) && cm->info.key_size == bpf_map__key_size(map) &&
+		  cm->info.value_size == bpf_map__value_size(map);
+	same_size = cm->info.max_entries == bpf_map__max_entries(map);
+	if (same_kv && same_size) {
+		cm->how = XRL_CARRY_KEEP;
+		return bpf_map__reuse_fd(map, cm->old) ? xrl_fail(-EINVAL, err, len, "cannot reuse %s", path) : 0;
+	}
+	if (same_kv && !strcmp(cm->name, XRL_MAP_STATE)) {
+		cm->how = XRL_CARRY_ENTRIES;
+		return 0;
+	}
+	if (same_kv && !strcmp(cm->name, XRL_MAP_SKETCH)) {
+		cm->how = XRL_CARRY_SKETCH;
+		return 0;
+	}
+	cm->convert = c->layout == XRL_LAYOUT_PREV && same_size && cm->info.type == bpf_map__type(map) ?
+			      prev_converter(cm->name) :
+			      NULL;
+	if (!cm->convert)
+		return xrl_fail(
+			-EPROTO, err, len,
+			"%s differs from what this build's program needs and cannot be carried over: 'xdp-ratelimit unload %s' and load again",
+			path, c->iface);
+	cm->how = XRL_CARRY_CONVERT;
+	cm->delta = !strcmp(cm->name, XRL_MAP_COUNTERS);
+	return 0;
+}
+
+int xrl_carry_plan(struct xrl_carry *c, struct bpf_object *obj, char *err, size_t len)
+{
+	struct bpf_map *map;
+	int ret;
+
+	bpf_object__for_each_map(map, obj)
+	{
+		struct xrl_carry_map *cm;
+
+		if (bpf_map__is_internal(map))
+			continue;
+		if (c->n == XRL_CARRY_MAPS)
+			return xrl_fail(-E2BIG, err, len, "too many maps to carry over");
+		cm = &c->v[c->n++];
+		snprintf(cm->name, sizeof(cm->name), "%s", bpf_map__name(map));
+		cm->map = map;
+		cm->old = -1;
+		ret = plan_one(c, cm, c->dir, err, len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* One window state, as the fill read it: sorted by key for the merge after the swap. */
+struct state_entry {
+	struct xrl_key k;
+	struct xrl_state s;
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct xrl_key));
+}
+
+static int fill_entries(struct xrl_carry_map *cm, int to)
+{
+	struct state_entry *v = NULL, *tmp;
+	struct xrl_key k, *prev = NULL;
+	size_t n = 0, cap = 0;
+
+	while (!bpf_map_get_next_key(cm->old, prev, &k)) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			tmp = realloc(v, cap * sizeof(*v));
+			if (!tmp) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = tmp;
+		}
+		v[n].k = k;
+		if (!bpf_map_lookup_elem(cm->old, &k, &v[n].s))
+			n++;
+		prev = &k;
+	}
+	qsort(v, n, sizeof(*v), key_cmp);
+	cm->snap = v;
+	cm->nsnap = n;
+	for (size_t i = 0; i < n; i++)
+		bpf_map_update_elem(to, &v[i].k, &v[i].s, BPF_ANY); /* past a smaller table's size, the LRU evicts */
+	return 0;
+}
+
+/* Cell (row, col) of a sketch of width w. */
+static struct xrl_sketch_cell *sk_cell(struct xrl_sketch_cell *v, __u32 w, __u32 row, __u32 col)
+{
+	return &v[(size_t)row * w + col];
+}
+
+/* Adds cell b into a: a bucket word of the same epoch sums, a newer one replaces. Another window's is left. */
+static void sk_fold(struct xrl_sketch_cell *a, const struct xrl_sketch_cell *b)
+{
+	int j;
+
+	if (!b->interval_ms)
+		return;
+	if (!a->interval_ms) {
+		*a = *b;
+		return;
+	}
+	if (a->interval_ms != b->interval_ms)
+		return;
+	for (j = 0; j < 2; j++) {
+		__u32 ea = xrl_sketch_word_epoch(a->w[j]), eb = xrl_sketch_word_epoch(b->w[j]);
+		__u32 p = xrl_sketch_word_pass(a->w[j]) + xrl_sketch_word_pass(b->w[j]);
+		__u32 max = (1U << XRL_SKETCH_PASS_BITS) - 1;
+
+		if (!b->w[j])
+			continue;
+		if (!a->w[j] || (ea != eb && xrl_sketch_age(eb, ea) < (XRL_SKETCH_EPOCH_MASK + 1) / 2))
+			a->w[j] = b->w[j];
+		else if (ea == eb)
+			a->w[j] = xrl_sketch_word(ea, p < max ? p : max);
+	}
+}
+
+/*
+ * Columns are a hash's low bits, so a wider sketch's column c holds what the
+ * narrower one's column c mod width held (copied), and a narrower one's
+ * column folds every column that agrees with it in its bits (summed: a
+ * source may read more than it passed, never less).
+ */
+void xrl_sketch_carry(const struct xrl_sketch_cell *o, __u32 ow, struct xrl_sketch_cell *n, __u32 nw)
+{
+	__u32 r, i;
+
+	memset(n, 0, (size_t)XRL_SKETCH_DEPTH * nw * sizeof(*n));
+	for (r = 0; r < XRL_SKETCH_DEPTH; r++)
+		for (i = 0; i < (ow > nw ? ow : nw); i++) {
+			if (nw >= ow)
+				*sk_cell(n, nw, r, i) = o[(size_t)r * ow + (i & (ow - 1))];
+			else
+				sk_fold(sk_cell(n, nw, r, i & (nw - 1)), &o[(size_t)r * ow + i]);
+		}
+}
+
+static int fill_sketch(struct xrl_carry_map *cm, int to, __u32 new_entries)
+{
+	__u32 ow = cm->info.max_entries / XRL_SKETCH_DEPTH, nw = new_entries / XRL_SKETCH_DEPTH, i;
+	struct xrl_sketch_cell *o = calloc(cm->info.max_entries, sizeof(*o)), *n = calloc(new_entries, sizeof(*n));
+	int ret = 0;
+
+	if (!o || !n) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < cm->info.max_entries; i++)
+		bpf_map_lookup_elem(cm->old, &i, &o[i]);
+	xrl_sketch_carry(o, ow, n, nw);
+	for (i = 0; i < new_entries; i++)
+		if (n[i].interval_ms && bpf_map_update_elem(to, &i, &n[i], BPF_ANY)) {
+			ret = -errno;
+			break;
+		}
+out:
+	free(o);
+	free(n);
+	return ret;
+}
+
+/* An array's every entry, converted: per-CPU values CPU by CPU. The snapshot is the old values. */
+static int fill_convert(struct xrl_carry *c, struct xrl_carry_map *cm, int to)
+{
+	size_t osz = value_bytes(c, cm->info.type, cm->info.value_size);
+	size_t nsz = value_bytes(c, cm->info.type, bpf_map__value_size(cm->map));
+	size_t ostride = osz == cm->info.value_size ? osz : xrl_percpu_stride(cm->info.value_size);
+	size_t nstride = nsz == bpf_map__value_size(cm->map) ? nsz : xrl_percpu_stride(bpf_map__value_size(cm->map));
+	size_t copies = osz / ostride;
+	char *nv = calloc(1, nsz);
+	__u32 i;
+	size_t k;
+	int ret = 0;
+
+	cm->snap = calloc(cm->info.max_entries, osz);
+	cm->nsnap = cm->info.max_entries;
+	if (!cm->snap || !nv) {
+		free(nv);
+		return -ENOMEM;
+	}
+	for (i = 0; i < cm->info.max_entries && !ret; i++) {
+		char *ov = (char *)cm->snap + (size_t)i * osz;
+
+		if (bpf_map_lookup_elem(cm->old, &i, ov))
+			continue;
+		for (k = 0; k < copies; k++)
+			cm->convert(ov + k * ostride, nv + k * nstride);
+		if (bpf_map_update_elem(to, &i, nv, BPF_ANY))
+			ret = -errno;
+	}
+	free(nv);
+	return ret;
+}
+
+int xrl_carry_fill(struct xrl_carry *c, char *err, size_t len)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < c->n && !ret; i++) {
+		struct xrl_carry_map *cm = &c->v[i];
+		int to = bpf_map__fd(cm->map);
+
+		if (cm->how == XRL_CARRY_ENTRIES)
+			ret = fill_entries(cm, to);
+		else if (cm->how == XRL_CARRY_SKETCH)
+			ret = fill_sketch(cm, to, bpf_map__max_entries(cm->map));
+		else if (cm->how == XRL_CARRY_CONVERT)
+			ret = fill_convert(c, cm, to);
+		if (ret)
+			xrl_fail(ret, err, len, "cannot carry %s over: %s; the running program was left in place",
+				 cm->name, strerror(-ret));
+	}
+	return ret;
+}
+
+/*
+ * What the old program counted into one window state between the fill and
+ * the swap, added into the new state, which the new program has counted
+ * into since: a bucket of the same epoch gains the difference, an older one
+ * is moved to the newer bucket.
+ */
+void xrl_ring_merge(struct xrl_ring *dst, const struct xrl_ring *now, const struct xrl_ring *snap)
+{
+	int i;
+
+	for (i = 0; i < XRL_MAX_BUCKETS; i++) {
+		__u64 w = now->c[i].word, sw = snap ? snap->c[i].word : 0, dw = dst->c[i].word;
+		__u32 e = xrl_word_epoch(w), dp = xrl_word_pass(w);
+		__u64 db = now->c[i].block;
+
+		if (!w)
+			continue;
+		if (sw && xrl_word_epoch(sw) == e) {
+			dp -= xrl_word_pass(sw);
+			db -= snap->c[i].block;
+		}
+		if (!dp && !db)
+			continue;
+		if (dw && xrl_word_epoch(dw) == e) {
+			dst->c[i].word = xrl_word(e, xrl_word_pass(dw) + dp);
+			dst->c[i].block += db;
+		} else if (!dw || (__s32)(e - xrl_word_epoch(dw)) > 0) {
+			dst->c[i].word = w;
+			dst->c[i].block = now->c[i].block;
+		}
+	}
+	if (now->last > dst->last)
+		dst->last = now->last;
+	dst->seq++; /* a reservation read before this is taken again */
+}
+
+static void finish_entries(struct xrl_carry_map *cm)
+{
+	struct xrl_key k, *prev = NULL;
+	int to = bpf_map__fd(cm->map);
+
+	while (!bpf_map_get_next_key(cm->old, prev, &k)) {
+		struct state_entry *s = bsearch(&k, cm->snap, cm->nsnap, sizeof(struct state_entry), key_cmp);
+		struct xrl_state now, dst;
+
+		prev = &k;
+		if (bpf_map_lookup_elem(cm->old, &k, &now))
+			continue;
+		if (s && !memcmp(&s->s, &now, sizeof(now)))
+			continue; /* nothing counted since the fill */
+		if (bpf_map_lookup_elem(to, &k, &dst)) {
+			bpf_map_update_elem(to, &k, &now, BPF_NOEXIST);
+			continue;
+		}
+		xrl_ring_merge(&dst.ring, &now.ring, s ? &s->s.ring : NULL);
+		bpf_map_update_elem(to, &k, &dst, BPF_EXIST);
+	}
+}
+
+/* Counters: each 64-bit word gains what the old program added after the fill. */
+static void finish_delta(struct xrl_carry *c, struct xrl_carry_map *cm)
+{
+	size_t osz = value_bytes(c, cm->info.type, cm->info.value_size);
+	size_t vsz = bpf_map__value_size(cm->map), nstride = xrl_percpu_stride(vsz);
+	size_t ostride = xrl_percpu_stride(cm->info.value_size), nsz = (size_t)c->ncpus * nstride;
+	char *ov = calloc(1, osz), *a = calloc(1, vsz), *b = calloc(1, vsz), *nv = calloc(1, nsz);
+	int to = bpf_map__fd(cm->map), cpu;
+	__u32 i;
+	size_t k;
+
+	for (i = 0; ov && a && b && nv && i < cm->nsnap; i++) {
+		const char *sv = (const char *)cm->snap + (size_t)i * osz;
+
+		if (bpf_map_lookup_elem(cm->old, &i, ov) || bpf_map_lookup_elem(to, &i, nv))
+			continue;
+		for (cpu = 0; cpu < c->ncpus; cpu++) {
+			__u64 *d = (__u64 *)(nv + (size_t)cpu * nstride);
+
+			cm->convert(ov + (size_t)cpu * ostride, a);
+			cm->convert(sv + (size_t)cpu * ostride, b);
+			for (k = 0; k < vsz / 8; k++)
+				d[k] += ((__u64 *)a)[k] - ((__u64 *)b)[k];
+		}
+		bpf_map_update_elem(to, &i, nv, BPF_EXIST);
+	}
+	free(ov);
+	free(a);
+	free(b);
+	free(nv);
+}
+
+void xrl_carry_finish(struct xrl_carry *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->v[i].how == XRL_CARRY_ENTRIES)
+			finish_entries(&c->v[i]);
+		else if (c->v[i].how == XRL_CARRY_CONVERT && c->v[i].delta)
+			finish_delta(c, &c->v[i]);
+	}
+}
+
+static int pin_new(int fd, const char *dir, const char *name, char *err, size_t len)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s" XRL_PIN_NEW, dir, name);
+	unlink(path); /* a killed replace's */
+	if (bpf_obj_pin(fd, path))
+		return xrl_fail(-errno, err, len, "cannot pin %s: %s; the running program was left in place", path,
+				strerror(errno));
+	return 0;
+}
+
+/* bpffs renames atomically over the old pin: a reader opens the old object or the new, never none. */
+static int pin_rename(const char *dir, const char *name, char *err, size_t len)
+{
+	char from[PATH_MAX + 64], to[PATH_MAX + 64];
+
+	snprintf(from, sizeof(from), "%s/%s" XRL_PIN_NEW, dir, name);
+	snprintf(to, sizeof(to), "%s/%s", dir, name);
+	if (rename(from, to))
+		return xrl_fail(-errno, err, len, "cannot rename %s to %s: %s", from, to, strerror(errno));
+	return 0;
+}
+
+int xrl_carry_pin(struct xrl_carry *c, int prog, char *err, size_t len)
+{
+	size_t i;
+	int ret = pin_new(prog, c->dir, "prog", err, len);
+
+	for (i = 0; i < c->n && !ret; i++)
+		if (c->v[i].how != XRL_CARRY_KEEP)
+			ret = pin_new(bpf_map__fd(c->v[i].map), c->dir, c->v[i].name, err, len);
+	return ret;
+}
+
+int xrl_carry_commit(struct xrl_carry *c, char *err, size_t len)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < c->n && !ret; i++)
+		if (c->v[i].how != XRL_CARRY_KEEP)
+			ret = pin_rename(c->dir, c->v[i].name, err, len);
+	return ret ?: pin_rename(c->dir, "prog", err, len);
+}
+
+void xrl_carry_abandon(struct xrl_carry *c)
+{
+	char path[PATH_MAX + 64];
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		snprintf(path, sizeof(path), "%s/%s" XRL_PIN_NEW, c->dir, c->v[i].name);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/prog" XRL_PIN_NEW, c->dir);
+	unlink(path);
+}
+
+void xrl_carry_close(struct xrl_carry *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->v[i].old >= 0)
+			close(c->v[i].old);
+		free(c->v[i].snap);
+	}
+	if (c->ctl >= 0)
+		close(c->ctl);
+	c->n = 0;
+	c->ctl = -1;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Carrying a loaded instance's maps over to a new program (replace.c): each
+ * map is taken over as it is, or made anew and filled from the old one.
+ */
+#ifndef XRL_CARRY_H
+#define XRL_CARRY_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <bpf/libbpf.h>
+#include "xrl_common.h"
+
+enum xrl_carry_how {
+	XRL_CARRY_KEEP,	   /* the old map itself */
+	XRL_CARRY_EMPTY,   /* a map the old layout has not: starts empty */
+	XRL_CARRY_ENTRIES, /* the same entries, another size (the window states: --max-keys) */
+	XRL_CARRY_SKETCH,  /* another width (--sketch-width): columns copied or folded */
+	XRL_CARRY_CONVERT, /* the previous layout's values, converted (layout_prev.h) */
+};
+
+struct xrl_carry_map {
+	char name[BPF_OBJ_NAME_LEN];
+	int old;		  /* the pinned map; -1: none */
+	struct bpf_map_info info; /* ... its shape */
+	struct bpf_map *map;	  /* the new object's */
+	enum xrl_carry_how how;
+	void (*convert)(const void *old, void *new);
+	bool delta; /* counters: what the old program counted after the fill is added after the swap */
+	void *snap; /* what the fill read */
+	size_t nsnap;
+};
+
+#define XRL_CARRY_MAPS 24
+
+struct xrl_carry {
+	const char *iface;
+	char dir[PATH_MAX]; /* its pins */
+	int ncpus;
+	__u32 layout; /* the old instance's */
+	int ctl;      /* the old control map (kept in every layout) */
+	struct xrl_carry_map v[XRL_CARRY_MAPS];
+	size_t n;
+};
+
+/* Opens the instance pinned in dir and checks its layout is this one or the previous. */
+int xrl_carry_open(struct xrl_carry *c, const char *dir, const char *iface, char *err, size_t len);
+int xrl_carry_ctl(const struct xrl_carry *c, struct xrl_ctl *ctl);
+int xrl_carry_ctl_write(const struct xrl_carry *c, const struct xrl_ctl *ctl);
+/* Before the new object's load: how each of its maps is had; the kept ones are set to reuse. */
+int xrl_carry_plan(struct xrl_carry *c, struct bpf_object *obj, char *err, size_t len);
+/* After the load: the new maps filled from the old (the old program still runs). */
+int xrl_carry_fill(struct xrl_carry *c, char *err, size_t len);
+/*
+ * The new program and maps pinned beside the old as NAME-new (XRL_PIN_NEW);
+ * after the swap renamed over them, or removed when there is none.
+ */
+int xrl_carry_pin(struct xrl_carry *c, int prog, char *err, size_t len);
+int xrl_carry_commit(struct xrl_carry *c, char *err, size_t len);
+void xrl_carry_abandon(struct xrl_carry *c);
+/* After the swap, once the old program has stopped: what it counted since the fill. */
+void xrl_carry_finish(struct xrl_carry *c);
+void xrl_carry_close(struct xrl_carry *c);
+
+/*
+ * The arithmetic, for the tests too. A window state's ring dst (the new
+ * program's, filled from snap) gains what the old program counted from snap
+ * to now: a bucket of the same epoch the difference, an older bucket is
+ * moved to the newer one, a newer bucket is left.
+ */
+void xrl_ring_merge(struct xrl_ring *dst, const struct xrl_ring *now, const struct xrl_ring *snap);
+/*
+ * The sketch o of width ow as one of width nw (powers of 2; the columns are
+ * a hash's low bits): a wider one copies column c mod ow, a narrower one
+ * folds the columns that agree in its bits (the same bucket summed, a newer
+ * bucket kept), so that a source reads at least what it passed.
+ */
+void xrl_sketch_carry(const struct xrl_sketch_cell *o, __u32 ow, struct xrl_sketch_cell *n, __u32 nw);
+
+#endif /* XRL_CARRY_H */

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Replacing a loaded instance's program in place: the new program is loaded
+ * on the instance's own maps and swapped in with one bpf_link_update, so the
+ * interface is never without a program and no rule, window or counter starts
+ * over. A map the new program wants otherwise (another size, or the previous
+ * layout's value) is made anew, filled from the old one before the swap, and
+ * given what the old program counted in between once it has stopped
+ * (carry.c). The previous layout's definitions: layout_prev.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "carry.h"
+#include "chain.h"
+#include "loader.h"
+#include "replace.h"
+#include "xdp_ratelimit.skel.h"
+#include "err.h"
+
+/* Every program that was running when this returns has finished its packet (an RCU grace period). */
+static void wait_programs(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(50000); /* nohz_full: no grace period to ask for; XDP runs far shorter than this */
+}
+
+/* The settings not given take the running instance's: a replace changes what it is told to only. */
+static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, char *err, size_t len)
+{
+	bool generic = ctl->xdp_flags & XDP_FLAGS_SKB_MODE;
+
+	if (!(o->given & XRL_LOAD_MODE))
+		o->generic = generic;
+	else if (o->generic != generic)
+		return xrl_fail(
+			-EOPNOTSUPP, err, len,
+			"%s runs in %s mode: the mode cannot change in place (the kernel holds one program per mode and a switch leaves a moment with none); nothing was changed: 'xdp-ratelimit unload %s' and load again to switch",
+			o->iface, generic ? "generic" : "native", o->iface);
+	if (!(o->given & XRL_LOAD_CLOCK))
+		o->clock = ctl->clock;
+	if (!(o->given & XRL_LOAD_MAX_KEYS))
+		o->max_keys = ctl->max_keys;
+	/* The cap follows --max-keys when it was the default (the table may turn over once a second). */
+	if (!(o->given & XRL_LOAD_NEW_KEYS))
+		o->new_keys = ctl->new_keys == ctl->max_keys ? o->max_keys : ctl->new_keys;
+	if (!(o->given & XRL_LOAD_SKETCH_WIDTH))
+		o->sketch_width = ctl->sketch_width;
+	if (!(o->given & XRL_LOAD_MALFORMED))
+		o->malformed = ctl->malformed;
+	return 0;
+}
+
+int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
+{
+	LIBBPF_OPTS(bpf_link_update_opts, uopts);
+	struct xdp_ratelimit_bpf *skel = NULL;
+	struct xrl_carry c = {};
+	struct xrl_ctl ctl;
+	struct xrl_maps m;
+	struct bpf_link_info linfo = {};
+	__u32 ilen = sizeof(linfo);
+	char path[PATH_MAX + 32];
+	struct utsname u;
+	int link = -1, old_prog = -1, ret;
+
+	ret = xrl_carry_open(&c, dir, o->iface, err, len);
+	if (ret)
+		return ret;
+	/* No apply, rule change or reader meanwhile: they wait, then see the new maps. */
+	m = (struct xrl_maps){ .lock = -1 };
+	snprintf(m.dir, sizeof(m.dir), "%s", dir);
+	ret = xrl_maps_lock(&m);
+	if (ret) {
+		ret = xrl_fail(ret, err, len, "cannot lock %s: %s", dir, strerror(-ret));
+		goto out;
+	}
+	ret = xrl_carry_ctl(&c, &ctl);
+	if (!ret)
+		ret = settle_opts(o, &ctl, err, len);
+	if (ret)
+		goto out;
+	snprintf(path, sizeof(path), "%s/link", dir);
+	link = bpf_obj_get(path);
+	if (link < 0 || bpf_obj_get_info_by_fd(link, &linfo, &ilen) || !linfo.xdp.ifindex) {
+		ret = xrl_fail(
+			-ENOLINK, err, len,
+			"the program on %s is no longer attached (its link under %s is gone or detached): 'xdp-ratelimit unload %s' and load again",
+			o->iface, dir, o->iface);
+		goto out;
+	}
+	skel = xrl_skel_open(o, err, len);
+	if (!skel) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = xrl_carry_plan(&c, skel->obj, err, len);
+	if (ret)
+		goto out;
+	ret = xdp_ratelimit_bpf__load(skel);
+	if (ret) {
+		xrl_load_refused(ret, uname(&u) ? "" : u.release, err, len);
+		snprintf(err + strlen(err), len - strlen(err), "; the running program was left in place");
+		goto out;
+	}
+	/* The old program goes on counting into the old maps until the swap: carried again after it. */
+	ret = xrl_carry_fill(&c, err, len);
+	if (!ret)
+		ret = xrl_carry_pin(&c, bpf_program__fd(skel->progs.xdp_ratelimit), err, len);
+	if (ret)
+		goto out;
+	uopts.old_prog_fd = old_prog = bpf_prog_get_fd_by_id(linfo.prog_id);
+	uopts.flags = old_prog >= 0 ? BPF_F_REPLACE : 0;
+	if (bpf_link_update(link, bpf_program__fd(skel->progs.xdp_ratelimit), &uopts)) {
+		ret = xrl_fail(-errno, err, len,
+			       "cannot swap the program on %s: %s; the running program was left in place", o->iface,
+			       strerror(errno));
+		goto out;
+	}
+	o->replaced = true;
+	o->old_layout = ctl.layout;
+	o->prog_id = xrl_chain_prog_id(bpf_program__fd(skel->progs.xdp_ratelimit));
+	wait_programs();
+	xrl_carry_finish(&c);
+	ret = xrl_carry_commit(&c, err, len);
+	if (ret)
+		goto out;
+	ctl.layout = XRL_LAYOUT_VERSION;
+	ctl.clock = o->clock;
+	ctl.malformed = o->malformed;
+	ctl.max_keys = o->max_keys;
+	ctl.new_keys = o->new_keys;
+	ctl.sketch_width = o->sketch_width;
+	ret = xrl_carry_ctl_write(&c, &ctl);
+	if (ret)
+		xrl_fail(ret, err, len, "cannot write the control map under %s: %s", dir, strerror(-ret));
+out:
+	if (ret && !o->replaced)
+		xrl_carry_abandon(&c);
+	xrl_carry_close(&c);
+	if (old_prog >= 0)
+		close(old_prog);
+	if (link >= 0)
+		close(link);
+	xdp_ratelimit_bpf__destroy(skel);
+	if (m.lock >= 0)
+		close(m.lock);
+	return ret;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* A loaded instance's program replaced in place: the loader's path for a load on a served interface. */
+#ifndef XRL_REPLACE_H
+#define XRL_REPLACE_H
+
+#include "loader.h"
+
+/*
+ * Loads this build's program with o's settings (those not in o->given stay
+ * as the instance has them) on the instance's maps in dir, carried over
+ * where they must change (carry.h), and swaps it in with one
+ * bpf_link_update. On failure the running program stays, untouched.
+ * Called with the pin root locked.
+ */
+int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len);
+
+#endif /* XRL_REPLACE_H */
