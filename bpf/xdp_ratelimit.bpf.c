@@ -148,14 +148,23 @@ static __always_inline struct xrl_rule_stats *xrl_rule_stats_at(const struct xrl
  * The flood path: the key's latch says it is over in the bucket the rule's
  * slot is in, and the jiffies prove that bucket has not ended. No helper call:
  * every lookup here is an array the verifier inlines, and bpf_jiffies64 is a
- * load. The proof: jiffies only lag the tick, so a jiffies value read now
- * below until_jiffies (set XRL_JIFFIES_MARGIN ticks short of the bucket's
- * end when the latch was made, see xrl_latch_set) means now is before the
- * end, as long as the jiffies lag real time by less than that margin, which
- * the tick keeps them within on a CPU that is running. Near the end of a
+ * load. The proof: a latch made at jiffies j0 with until_jiffies = j0 +
+ * ticks - M (ticks: whole ticks to the bucket's end, M the margin) answers
+ * only while jiffies j1 < until. Tick j0 + 1 had not been counted at the
+ * latch and tick j1 + 1 has not been at the answer, so the time between
+ * them is under (j1 + 1 - j0) ticks plus how late the jiffies are at the
+ * answer: under (ticks - M + 1) ticks plus that lateness, which must stay
+ * under M - 1 ticks for the answer to fall before the bucket's end. The
+ * jiffies are late when the CPU that counts them is held up (a vCPU the
+ * host does not run, say): the kernel lets them stall MAX_STALLED_JIFFIES
+ * (5) ticks before another CPU's tick counts them, and a packet runs on a
+ * CPU whose tick is running. So M is 5 ticks, one for the tick that counts
+ * them late and one for the whole-tick rounding: 7 (28 ms at HZ 250). With
+ * M at 2 ticks (8 ms), the jiffies were measured 7.2-8 ms late on a VM, and
+ * a latch dropped packets while the window had room. Near the end of a
  * bucket, the precise clock decides.
  */
-#define XRL_JIFFIES_MARGIN 2
+#define XRL_JIFFIES_MARGIN 7
 
 /*
  * The packets a window of r may pass on this node: a global rule's allowance,
