@@ -543,6 +543,9 @@ for rep in $(seq 1 "$REPS"); do
 		xrl_apply "$RULES/under"
 		rate "$rep" "$clock-under-1" 1 1
 		cost "$rep" "$clock-under" "link:$XRL_PIN/link"
+		# What a busy server sees every day: many sources, each under its limit.
+		rate "$rep" "$clock-under100k-all" all 100000
+		cost "$rep" "$clock-under100k" "link:$XRL_PIN/link" -s 100000
 		xrl_apply "$RULES/pfx"
 		rate "$rep" "$clock-pfx-1" 1 1
 		cost "$rep" "$clock-pfx" "link:$XRL_PIN/link"
