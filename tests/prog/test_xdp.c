@@ -1677,6 +1677,15 @@ static struct xrl_latch latch_of(struct fx *f, const struct xrl_rule *r, const c
  * T0+1000, when the bucket of T0 leaves. Every tick of the last 50 ms before
  * it, and each ns around it, with the jiffies a tick would show.
  */
+/* Latches need the kernel's tick (CONFIG_HZ): a visible skip without it. */
+static void need_tick(struct fx *f)
+{
+	if (!fx_tick(f)) {
+		print_message("[   SKIP   ] the kernel's CONFIG_HZ is unknown: no latches to test\n");
+		skip();
+	}
+}
+
 static void test_latch_boundary_verdicts(void **state)
 {
 	struct fx *f = fx_get(state);
@@ -1685,10 +1694,7 @@ static void test_latch_boundary_verdicts(void **state)
 	struct pkt p;
 
 	tick = fx_tick(f);
-	if (!tick) {
-		print_message("[   SKIP   ] the kernel's CONFIG_HZ is unknown: no latches to test\n");
-		skip();
-	}
+	need_tick(f);
 	put_port(f, XRL_PROTO_UDP, 53, &r);
 	udp4(&p, SRC4, 53);
 	set_now(f, T0);
@@ -1720,10 +1726,7 @@ static void test_latch_reads_jiffies_only(void **state)
 	__u64 tick = fx_tick(f), j;
 	struct pkt p;
 
-	if (!tick) {
-		print_message("[   SKIP   ] the kernel's CONFIG_HZ is unknown: no latches to test\n");
-		skip();
-	}
+	need_tick(f);
 	put_port(f, XRL_PROTO_UDP, 53, &r);
 	udp4(&p, SRC4, 53);
 	set_now(f, T0 + 100 * MS);
@@ -1755,10 +1758,7 @@ static void test_latch_late_jiffies(void **state)
 	__u64 tick = fx_tick(f);
 	struct pkt p;
 
-	if (!tick) {
-		print_message("[   SKIP   ] the kernel's CONFIG_HZ is unknown: no latches to test\n");
-		skip();
-	}
+	need_tick(f);
 	put_port(f, XRL_PROTO_UDP, 53, &r);
 	udp4(&p, SRC4, 53);
 	set_now(f, T0 + 100 * MS);
@@ -1789,10 +1789,7 @@ static void test_latch_takeover_hands_on_blocks(void **state)
 	struct pkt p;
 	int i;
 
-	if (!fx_tick(f)) {
-		print_message("[   SKIP   ] the kernel's CONFIG_HZ is unknown: no latches to test\n");
-		skip();
-	}
+	need_tick(f);
 	put_port(f, XRL_PROTO_UDP, 53, &r);
 	xrl_key_make(&ka, &r, XRL_FAMILY_V4, a, 53, XRL_PROTO_UDP);
 	for (i = 0; i < 65536; i++) { /* a source whose key shares a's latch slot */

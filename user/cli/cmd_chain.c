@@ -8,24 +8,31 @@
 #include "chain.h"
 #include "cli.h"
 
+/* What follows the limiter on ctx's interface; verb: "go" or "now go". */
+static void show(struct cli_ctx *ctx, const char *verb)
+{
+	char name[16];
+	__u32 id = xrl_chain_get(ctx->maps.then, name, sizeof(name));
+
+	if (cli.json)
+		cli_json(json_pack("{s:s,s:o}", "interface", ctx->iface, "then",
+				   id ? json_pack("{s:I,s:s}", "prog_id", (json_int_t)id, "name", name) : json_null()));
+	else if (id)
+		printf("%s: passed frames %s on to XDP program '%s' (id %u)\n", ctx->iface, verb, name, id);
+	else
+		printf("%s: passed frames %s on to the kernel (no program chained)\n", ctx->iface, verb);
+}
+
 static int chain_run(struct cli_ctx *ctx)
 {
 	const char *what = ctx->argc ? ctx->argv[0] : NULL;
 	struct bpf_link_info info = {};
-	__u32 ilen = sizeof(info), id;
-	char err[XRL_ERRLEN], path[PATH_MAX + 8], name[16];
+	__u32 ilen = sizeof(info);
+	char err[XRL_ERRLEN], path[PATH_MAX + 8];
 	int code, fd, ret;
 
 	if (!what) {
-		id = xrl_chain_get(ctx->maps.then, name, sizeof(name));
-		if (cli.json)
-			cli_json(json_pack("{s:s,s:o}", "interface", ctx->iface, "then",
-					   id ? json_pack("{s:I,s:s}", "prog_id", (json_int_t)id, "name", name) :
-						json_null()));
-		else if (id)
-			printf("%s: passed frames go on to XDP program '%s' (id %u)\n", ctx->iface, name, id);
-		else
-			printf("%s: passed frames go on to the kernel (no program chained)\n", ctx->iface);
+		show(ctx, "go");
 		return EXIT_OK;
 	}
 	code = cli_lock(ctx, false);
@@ -40,14 +47,7 @@ static int chain_run(struct cli_ctx *ctx)
 	ret = xrl_chain_set(ctx->maps.then, what, info.prog_id, err, sizeof(err));
 	if (ret)
 		return cli_fail(ret == -EINVAL ? EXIT_USAGE : EXIT_FAIL, "%s; nothing was changed", err);
-	id = xrl_chain_get(ctx->maps.then, name, sizeof(name));
-	if (cli.json)
-		cli_json(json_pack("{s:s,s:o}", "interface", ctx->iface, "then",
-				   id ? json_pack("{s:I,s:s}", "prog_id", (json_int_t)id, "name", name) : json_null()));
-	else if (id)
-		printf("%s: passed frames now go on to XDP program '%s' (id %u)\n", ctx->iface, name, id);
-	else
-		printf("%s: passed frames now go on to the kernel (no program chained)\n", ctx->iface);
+	show(ctx, "now go");
 	return EXIT_OK;
 }
 

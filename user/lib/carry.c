@@ -47,16 +47,12 @@ int xrl_carry_open(struct xrl_carry *c, const char *dir, const char *iface, char
 
 int xrl_carry_ctl(const struct xrl_carry *c, struct xrl_ctl *ctl)
 {
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(c->ctl, &zero, ctl) ? -errno : 0;
+	return xrl_ctl_get(c->ctl, ctl);
 }
 
 int xrl_carry_ctl_write(const struct xrl_carry *c, const struct xrl_ctl *ctl)
 {
-	__u32 zero = 0;
-
-	return bpf_map_update_elem(c->ctl, &zero, ctl, BPF_ANY) ? -errno : 0;
+	return xrl_ctl_put(c->ctl, ctl);
 }
 
 static size_t value_bytes(const struct xrl_carry *c, __u32 type, __u32 vsz)

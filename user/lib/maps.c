@@ -304,7 +304,7 @@ static void init_fds(struct xrl_maps *m)
 static int check_layout(const char *dir, const char *iface, char *err, size_t len)
 {
 	struct bpf_map_info info = {};
-	__u32 ilen = sizeof(info), zero = 0;
+	__u32 ilen = sizeof(info);
 	char path[PATH_MAX + 32];
 	struct xrl_ctl ctl = {};
 	int fd, ret = 0;
@@ -313,8 +313,7 @@ static int check_layout(const char *dir, const char *iface, char *err, size_t le
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return 0; /* said below, with the other maps */
-	if (bpf_obj_get_info_by_fd(fd, &info, &ilen) || info.value_size != sizeof(ctl) ||
-	    bpf_map_lookup_elem(fd, &zero, &ctl))
+	if (bpf_obj_get_info_by_fd(fd, &info, &ilen) || info.value_size != sizeof(ctl) || xrl_ctl_get(fd, &ctl))
 		ret = xrl_fail(
 			-EPROTO, err, len,
 			"the maps under %s are from another version of xdp-ratelimit; run 'xdp-ratelimit unload %s' and load again",
@@ -456,18 +455,28 @@ void xrl_maps_unlock(struct xrl_maps *m)
 		flock(m->lock, LOCK_UN);
 }
 
-int xrl_ctl_read(const struct xrl_maps *m, struct xrl_ctl *ctl)
+int xrl_ctl_get(int fd, struct xrl_ctl *ctl)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(m->ctl, &zero, ctl) ? -errno : 0;
+	return bpf_map_lookup_elem(fd, &zero, ctl) ? -errno : 0;
+}
+
+int xrl_ctl_put(int fd, const struct xrl_ctl *ctl)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(fd, &zero, ctl, BPF_ANY) ? -errno : 0;
+}
+
+int xrl_ctl_read(const struct xrl_maps *m, struct xrl_ctl *ctl)
+{
+	return xrl_ctl_get(m->ctl, ctl);
 }
 
 int xrl_ctl_write(const struct xrl_maps *m, const struct xrl_ctl *ctl)
 {
-	__u32 zero = 0;
-
-	return bpf_map_update_elem(m->ctl, &zero, ctl, BPF_ANY) ? -errno : 0;
+	return xrl_ctl_put(m->ctl, ctl);
 }
 
 size_t xrl_percpu_stride(size_t sz)

@@ -90,6 +90,9 @@ int xrl_maps_lock(struct xrl_maps *m);
 int xrl_maps_lock_shared(struct xrl_maps *m);
 void xrl_maps_unlock(struct xrl_maps *m);
 
+/* The control map's one entry, by its descriptor (any layout whose xrl_ctl is this size). */
+int xrl_ctl_get(int fd, struct xrl_ctl *ctl);
+int xrl_ctl_put(int fd, const struct xrl_ctl *ctl);
 int xrl_ctl_read(const struct xrl_maps *m, struct xrl_ctl *ctl);
 int xrl_ctl_write(const struct xrl_maps *m, const struct xrl_ctl *ctl);
 
