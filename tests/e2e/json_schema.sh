@@ -45,6 +45,7 @@ conforms dump 0 "$XRL" -j dump xrlej0
 conforms dump 0 "$XRL" -j rule list xrlej0
 conforms save 0 "$XRL" -j save xrlej0 "$dir/saved.conf"
 conforms status 0 "$XRL" -j status
+conforms status 0 "$XRL" -j status --cost 1
 check "status shows every load option, the sketch and the malformed policy included" \
 	sh -c "$XRL status | grep '^xrlej0 ' | grep -qE ' native +precise .* 65536 +32\.[0-9]KiB +drop\$'"
 conforms stats 0 "$XRL" -j stats xrlej0 --top 5

@@ -8,6 +8,7 @@
 #include <linux/if_link.h>
 #include "apply.h"
 #include "chain.h"
+#include "cost.h"
 #include "cli.h"
 #include "loader.h"
 #include "memory.h"
@@ -266,20 +267,96 @@ static const char *mem_str(char *buf, size_t len, __u64 bytes)
 	return buf;
 }
 
+struct status_opts {
+	__u32 cost; /* seconds to measure the run time over; 0: as the kernel has it */
+};
+
+static const struct cli_opt status_opts[] = {
+	CLI_OPT(struct status_opts, cost, "cost", UINT, .arg = "SECONDS", .min = 1, .max = 3600,
+		.what = "a number of seconds",
+		.help = "measure each program's run time a packet and its packets a second over\n"
+			"SECONDS, with the kernel's BPF statistics on for that long"),
+	{},
+};
+
+/* Each instance's cost: over secs with the statistics on, or (secs 0) as the kernel has it. */
+static struct xrl_cost *status_costs(const struct xrl_status *st, size_t n, __u32 secs)
+{
+	struct xrl_cost *c = calloc(2 * (n ? n : 1), sizeof(*c));
+	size_t i;
+	int fd = -1;
+
+	if (!c)
+		return NULL;
+	if (secs) {
+		fd = xrl_cost_enable();
+		if (fd < 0) {
+			free(c);
+			return NULL;
+		}
+	}
+	for (i = 0; i < n; i++)
+		xrl_cost_read(st[i].prog_id, &c[2 * i]);
+	if (secs) {
+		sleep(secs);
+		for (i = 0; i < n; i++) {
+			xrl_cost_read(st[i].prog_id, &c[2 * i + 1]);
+			c[2 * i + 1].on = true;
+		}
+		close(fd);
+	} else {
+		for (i = 0; i < n; i++) { /* since the statistics were first on */
+			c[2 * i + 1] = c[2 * i];
+			c[2 * i] = (struct xrl_cost){};
+		}
+	}
+	return c;
+}
+
+static json_t *cost_json(const struct xrl_cost *a, const struct xrl_cost *b, __u32 secs)
+{
+	__u64 runs = b->runs - a->runs;
+
+	return json_pack("{s:b,s:o,s:I,s:o,s:o}", "stats_on", b->on, "ns_per_packet",
+			 runs ? json_real(xrl_cost_ns_per_run(a, b)) : json_null(), "packets", (json_int_t)runs,
+			 "seconds", secs ? json_integer(secs) : json_null(), "packets_per_second",
+			 secs ? json_real((double)runs / secs) : json_null());
+}
+
+static void cost_text(const struct xrl_cost *a, const struct xrl_cost *b, __u32 secs)
+{
+	__u64 runs = b->runs - a->runs;
+
+	if (secs)
+		printf("%-16s cost: %.0f ns a packet, %.0f packets a second over %u s (kernel statistics)\n", "",
+		       xrl_cost_ns_per_run(a, b), (double)runs / secs, secs);
+	else if (runs)
+		printf("%-16s cost: %.0f ns a packet over the %llu packets since the kernel's statistics were on\n", "",
+		       xrl_cost_ns_per_run(a, b), (unsigned long long)runs);
+}
+
 static int status_run(struct cli_ctx *ctx)
 {
+	struct status_opts *so = ctx->opts;
 	struct xrl_status *st;
+	struct xrl_cost *cost;
 	json_t *arr;
 	size_t n, i, g;
 	char err[XRL_ERRLEN], keys[48], mem[24], sketch[24];
+	bool counted = false;
 	int ret;
 
-	(void)ctx;
 	if (xrl_check_env(err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	ret = xrl_status_list(&st, &n);
 	if (ret)
 		return cli_fail(EXIT_FAIL, "cannot list %s: %s", XRL_PIN_ROOT, strerror(-ret));
+	cost = status_costs(st, n, so->cost);
+	if (!cost) {
+		free(st);
+		return cli_fail(EXIT_FAIL, "cannot turn the kernel's BPF statistics on (BPF_ENABLE_STATS): %s",
+				strerror(errno));
+	}
 	arr = json_array();
 	if (!cli.json && !n)
 		printf("xdp-ratelimit is not loaded on any interface: 'xdp-ratelimit load IFACE' attaches it\n");
@@ -331,6 +408,7 @@ static int status_run(struct cli_ctx *ctx)
 						    json_pack("{s:I,s:s}", "prog_id", (json_int_t)st[i].ctl.replaced_id,
 							      "name", st[i].ctl.replaced_name) :
 						    json_null());
+			json_object_set_new(o, "cost", cost_json(&cost[2 * i], &cost[2 * i + 1], so->cost));
 			json_object_set_new(o, "then",
 					    st[i].then_id ? json_pack("{s:I,s:s}", "prog_id", (json_int_t)st[i].then_id,
 								      "name", st[i].then_name) :
@@ -356,6 +434,8 @@ static int status_run(struct cli_ctx *ctx)
 		       (unsigned long long)(st[i].ctl.max_keys ? st[i].state_memlock / st[i].ctl.max_keys : 0),
 		       st[i].ctl.new_keys, mem_str(sketch, sizeof(sketch), st[i].sketch_memlock),
 		       xrl_mal_policy_name(st[i].ctl.malformed));
+		cost_text(&cost[2 * i], &cost[2 * i + 1], so->cost);
+		counted |= cost[2 * i + 1].on;
 		if (st[i].then_id)
 			printf("%-16s then: passed frames go on to XDP program '%s' (id %u)\n", "", st[i].then_name,
 			       st[i].then_id);
@@ -371,16 +451,22 @@ static int status_run(struct cli_ctx *ctx)
 			printf("  global %s\n    %s\n", line, fl);
 		}
 	}
+	if (!cli.json && n && !counted)
+		printf("run time a packet: not counted (kernel.bpf_stats_enabled is 0): 'xdp-ratelimit status --cost 5' "
+		       "measures it for 5 s; 'sysctl -w kernel.bpf_stats_enabled=1' keeps it on (a few ns a packet)\n");
 	if (cli.json)
 		cli_json(json_pack("{s:o}", "interfaces", arr));
 	else
 		json_decref(arr);
+	free(cost);
 	free(st);
 	return EXIT_OK;
 }
 
 const struct cli_cmd cmd_status = {
 	.name = "status",
-	.summary = "Lists the interfaces the limiter is loaded on.",
+	.summary = "Lists the interfaces the limiter is loaded on, with what each costs a packet.",
+	.opts = status_opts,
+	.opts_size = sizeof(struct status_opts),
 	.run = status_run,
 };

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "cost.h"
+
+static bool stats_on(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+	int v = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v > 0;
+}
+
+int xrl_cost_read(__u32 prog_id, struct xrl_cost *c)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_prog_get_fd_by_id(prog_id), ret = 0;
+
+	c->on = stats_on();
+	c->ns = c->runs = 0;
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		ret = -errno;
+	close(fd);
+	c->ns = info.run_time_ns;
+	c->runs = info.run_cnt;
+	return ret;
+}
+
+int xrl_cost_enable(void)
+{
+	int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+
+	return fd < 0 ? -errno : fd;
+}
+
+double xrl_cost_ns_per_run(const struct xrl_cost *a, const struct xrl_cost *b)
+{
+	__u64 runs = b->runs - a->runs;
+
+	return runs ? (double)(b->ns - a->ns) / (double)runs : 0;
+}
