@@ -423,8 +423,12 @@ static int explain_run(struct cli_ctx *ctx)
 	__u64 now;
 	int i;
 
-	if (xrl_ctl_read(m, &ctl) || xrl_rules_read(m, &set) || xrl_clock_now(ctl.clock, &now))
-		return cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", ctx->iface, strerror(errno));
+	if (xrl_ctl_read(m, &ctl) || xrl_rules_read(m, &set) || xrl_clock_now(ctl.clock, &now)) {
+		int e = errno;
+
+		xrl_ruleset_free(&set);
+		return cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", ctx->iface, strerror(e));
+	}
 	match[0] = longest_prefix(m, &ctl, &set, src->family, src->addr);
 	/* A port rule narrowed to the packet's destination wins over the port's own. */
 	if (port_arg && !eo->fragment && eo->dst_arg)
@@ -437,7 +441,7 @@ static int explain_run(struct cli_ctx *ctx)
 	match[2] = proto_rule(&set, eo);
 	if (eo->dst_arg)
 		match[3] = dst_trie_rule(m, &ctl, &set, &eo->dst, 0, 0);
-	arr = json_array();
+	arr = cli.json ? json_array() : NULL; /* the rules' JSON: text prints them as it goes */
 	if (!cli.json)
 		printf("a packet from %s%s%s%s%s on %s:\n", src_arg, eo->dst_arg ? " to " : "",
 		       eo->dst_arg ? eo->dst_arg : "", eo->label ? (eo->dst_arg ? " " : " to ") : "",
