@@ -120,7 +120,7 @@ help:
 	@echo 'make clean        remove $(OUT)/'
 	@echo
 	@echo 'V=1               show commands'
-	@echo 'SANITIZE=1        userspace with ASan and UBSan (make SANITIZE=1 test)'
+	@echo 'SANITIZE=1        userspace with ASan, UBSan and LeakSanitizer (make SANITIZE=1 test: every suite, a finding fails)'
 	@echo 'PREFIX, DESTDIR   where make install puts things (PREFIX=$(PREFIX)); configurations: $(CONFDIR)'
 	@echo 'CC, CFLAGS, LDFLAGS, CLANG, BPFTOOL'
 	@echo '                  your compiler and flags; the project adds its own (XRL_CFLAGS)'
