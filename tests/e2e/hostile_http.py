@@ -3,7 +3,7 @@
 """Hostile HTTP clients for tests/e2e/metrics_hostile.sh, on the loopback.
 
 hostile_http.py flood HOST PORT SECONDS
-    50 connections from 127.0.0.2 .. 127.0.0.11 (5 from each), a third of them
+    50 connections from 127.0.0.1 (a scraper's address too), a third of them
     sending a partial request line and stalling, a third trickling a byte of a
     header every second, a third connecting and sending nothing. Prints
     "ready N" once N are connected, then after SECONDS one line a kind:
@@ -52,7 +52,7 @@ def flood(host, port, seconds):
     conns = []  # [kind, socket, closed_at]
     start = time.monotonic()
     for i in range(50):
-        s = connect(host, port, "127.0.0.%d" % (2 + i // 5))
+        s = connect(host, port, "127.0.0.1")
         kind = kinds[i % 3]
         if s is None:
             conns.append([kind, None, None])

@@ -15,9 +15,15 @@
 #include "err.h"
 #include "http.h"
 
-#define HTTP_TIMEOUT_S 5   /* a client that sends or reads nothing for this long is dropped */
-#define HTTP_CONN_MAX 256  /* connections at once */
-#define HTTP_CONN_PER_IP 8 /* from one address: one flooding address leaves room for the scrapers */
+#define HTTP_TIMEOUT_S 5 /* a client that sends or reads nothing for this long is dropped */
+/*
+ * Connections at once (with the server's own few fds, under the usual soft
+ * limit of 1024), and from one address: one flooding address leaves room for
+ * scrapers elsewhere. Not lower: on the loopback (the socket unit's default)
+ * every client, scrapers included, shares one address.
+ */
+#define HTTP_CONN_MAX 512
+#define HTTP_CONN_PER_IP 64
 #define HTTP_MEM_MAX 16384 /* a request's head past this is refused (431): a scrape's is a few hundred bytes */
 
 int http_addr_parse(const char *arg, struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t len)

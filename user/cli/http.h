@@ -38,7 +38,7 @@ typedef int (*http_page_fn)(char **body, size_t *blen, const char **type, char *
  * Answers GET (and HEAD) of path on the listening socket fd with page until
  * SIGTERM or SIGINT, then closes fd: 0, or -errno when the server cannot start.
  * Another path is a 404, another method a 405; a client idle for 5 s is
- * dropped; 256 connections at most, 8 from one address; a request head past
+ * dropped; 512 connections at most, 64 from one address; a request head past
  * 16 KiB is a 431. page is called from the server's one thread.
  */
 int http_serve(int fd, const char *path, http_page_fn page);
