@@ -8,7 +8,7 @@ hostile_http.py flood HOST PORT SECONDS
     header every second, a third connecting and sending nothing. Prints
     "ready N" once N are connected, then after SECONDS one line a kind:
     "KIND opened N closed C last T", C the connections the server closed and T
-    the seconds after the start when the last of them was closed (-1: none).
+    the most seconds one of them lived, from connected to closed (-1: none).
 hostile_http.py one-address HOST PORT SRC N
     N idle connections from SRC; prints "closed C of N" once 2 s have passed,
     C those the server closed (or refused) meanwhile.
@@ -49,13 +49,13 @@ def gone(s):
 
 def flood(host, port, seconds):
     kinds = ("partial", "trickle", "idle")
-    conns = []  # [kind, socket, closed_at]
+    conns = []  # [kind, socket, seconds it lived, connected at]
     start = time.monotonic()
     for i in range(50):
         s = connect(host, port, "127.0.0.1")
         kind = kinds[i % 3]
         if s is None:
-            conns.append([kind, None, None])
+            conns.append([kind, None, None, 0.0])
             continue
         try:
             if kind == "partial":
@@ -64,7 +64,7 @@ def flood(host, port, seconds):
                 s.send(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ")
         except OSError:
             pass
-        conns.append([kind, s, None])
+        conns.append([kind, s, None, time.monotonic()])
     print("ready %d" % sum(1 for c in conns if c[1] is not None), flush=True)
     next_trickle = time.monotonic() + 1.0
     end = start + seconds
@@ -75,7 +75,7 @@ def flood(host, port, seconds):
         now = time.monotonic()
         for c in live:
             if c[1] in r and gone(c[1]):
-                c[2] = now - start
+                c[2] = now - c[3]
         if now >= next_trickle:
             next_trickle = now + 1.0
             for c in live:
@@ -83,7 +83,7 @@ def flood(host, port, seconds):
                     try:
                         c[1].send(b"a")
                     except OSError:
-                        c[2] = now - start
+                        c[2] = now - c[3]
     for kind in kinds:
         mine = [c for c in conns if c[0] == kind]
         closed = [c[2] for c in mine if c[1] is not None and c[2] is not None]
@@ -92,7 +92,7 @@ def flood(host, port, seconds):
 
 
 def one_address(host, port, src, n):
-    conns = [connect(host, port, src, 1.0) for _ in range(n)]
+    conns = [connect(host, port, src) for _ in range(n)]
     time.sleep(2)
     closed = sum(1 for s in conns if s is None or gone(s))
     print("closed %d of %d" % (closed, n))

@@ -103,7 +103,8 @@ int http_listen(const struct sockaddr_storage *ss, socklen_t sslen, char *err, s
 	if (fd < 0)
 		return xrl_fail(-errno, err, len, "cannot make a TCP socket: %s", strerror(errno));
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (const struct sockaddr *)ss, sslen) || listen(fd, 16)) {
+	/* A full backlog drops SYNs, which clients retry a second later: a scrape so delayed. */
+	if (bind(fd, (const struct sockaddr *)ss, sslen) || listen(fd, SOMAXCONN)) {
 		ret = -errno;
 		getnameinfo((const struct sockaddr *)ss, sslen, host, sizeof(host), NULL, 0, NI_NUMERICHOST);
 		close(fd);
