@@ -17,6 +17,27 @@ export BUILD
 limit=${TEST_TIMEOUT:-300}
 passed=0 failed=0 skipped=0 binaries=0
 
+# Under make SANITIZE=1 (ASan, UBSan, LeakSanitizer) a finding fails the suite wherever it
+# happens, even in a command whose exit status or stderr its test does not look at: every report
+# goes to a file in $san (log_path), looked for after each binary and script; and a sanitized
+# process exits 86 (ASan, leaks) or 87 (UBSan), never the 1 or 2 a test may expect. The
+# caller's options come first, ours win. Unsanitized binaries ignore all of it.
+san=$(mktemp -d "${TMPDIR:-/tmp}/xrl-sanitizers.XXXXXX") || exit 1
+trap 'rm -rf "$san"' EXIT
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1:exitcode=86:log_path=$san/report"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:halt_on_error=1:exitcode=87:log_path=$san/report"
+# sanitizer_reports NAME: a FAIL for NAME, with each report, when sanitized processes reported.
+sanitizer_reports() {
+	local r
+	for r in "$san"/report*; do
+		[ -f "$r" ] || continue
+		echo "FAIL: $1: sanitizer report ($(basename "$r")):"
+		sed 's/^/    /' "$r"
+		rm -f "$r"
+		failed=$((failed + 1))
+	done
+}
+
 # count OUT REGEX: the sum of the numbers N in every match of REGEX (which has N) in OUT.
 count() {
 	grep -oE "$2" <<<"$1" | grep -oE '[0-9]+' | awk '{ n += $1 } END { print n + 0 }'
@@ -32,6 +53,7 @@ for t in "$build"/tests/unit/* "$build"/tests/prog/*; do
 	if ! grep -qE '\[  PASSED  \] [0-9]+ test\(s\)' <<<"$out"; then
 		echo "FAIL: $t: no cmocka summary (exit status $rc)"
 		failed=$((failed + 1))
+		sanitizer_reports "$t"
 		continue
 	fi
 	# " N FAILED TEST(S)" counts setup errors too; "[  FAILED  ] N test(s)" does not.
@@ -43,6 +65,7 @@ for t in "$build"/tests/unit/* "$build"/tests/prog/*; do
 		f=1
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	sanitizer_reports "$t"
 done
 
 if ((binaries == 0)) && [[ $suites == *" unit "* || $suites == *" prog "* ]]; then
@@ -62,6 +85,7 @@ for t in "$e2e_dir"/*.sh; do
 		f=$((f + 1))
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	sanitizer_reports "$t"
 done
 
 echo "tests: $passed passed, $failed failed, $skipped skipped"

@@ -50,6 +50,11 @@ sleep 0.3
 sender newcomer 10.254.0.1 9003 $((NEWCOMERS * 80)) 0.7 -s $NEWCOMERS --at 1000:100
 sender heavy 10.253.0.1 9002 2000 0.7 --at 1000:100
 sleep 1
+# A source never seen, explained in text during the flood: the cap is reached, the sketch judges it.
+x=$(in_r "$XRL" explain "$IF_R" --src 10.252.0.1)
+if grep -qE "no window: past the cap of $NEW new sources a second \(load --new-keys\) on [0-9]+ CPUs? now, where the sketch judges it, (under|over) its limit at [0-9]+" <<<"$x"; then
+	pass "during the flood, explain says a new source is past the cap, judged by the sketch"
+else fail "during the flood, explain says a new source is past the cap, judged by the sketch" "$x"; fi
 e=$(in_r "$XRL" -j explain "$IF_R" --src 10.255.0.1)
 expect_eq "during the flood the tracked source is still tracked" "$(echo "$e" | json '.rules[0].tracked')" true
 expect_range "during the flood the tracked source's window is full, and exactly at its limit" \

@@ -368,7 +368,7 @@ static int run_cmd(const struct cli_cmd *cmd, struct cli_ctx *ctx)
 {
 	const struct cli_opt *o;
 	char err[XRL_ERRLEN];
-	int code;
+	int code = EXIT_OK;
 
 	if (ctx->argc < cmd->min_args)
 		return cli_usage(cmd, "%s", cmd->missing);
@@ -387,19 +387,22 @@ static int run_cmd(const struct cli_cmd *cmd, struct cli_ctx *ctx)
 		if (xrl_iface_check(ctx->iface, err, sizeof(err)))
 			return cli_usage(cmd, "%s", err);
 	}
-	if (cmd->prepare) {
+	if (cmd->prepare)
 		code = cmd->prepare(ctx);
-		if (code)
-			return code;
-	}
-	if (!(cmd->flags & CLI_MAPS))
-		return cmd->run(ctx);
-	if (xrl_maps_open(ctx->iface, &ctx->maps, err, sizeof(err)))
-		return cli_fail(EXIT_FAIL, "%s", err);
-	code = cmd->flags & CLI_READS ? cli_lock(ctx, true) : EXIT_OK;
-	if (!code)
+	if (code) {
+		/* prepare said why */
+	} else if (!(cmd->flags & CLI_MAPS)) {
 		code = cmd->run(ctx);
-	xrl_maps_close(&ctx->maps);
+	} else if (xrl_maps_open(ctx->iface, &ctx->maps, err, sizeof(err))) {
+		code = cli_fail(EXIT_FAIL, "%s", err);
+	} else {
+		code = cmd->flags & CLI_READS ? cli_lock(ctx, true) : EXIT_OK;
+		if (!code)
+			code = cmd->run(ctx);
+		xrl_maps_close(&ctx->maps);
+	}
+	if (cmd->done)
+		cmd->done(ctx);
 	return code;
 }
 

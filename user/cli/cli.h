@@ -85,6 +85,8 @@ struct cli_cmd {
 	/* Before the maps are opened: checks and parses positional arguments; an exit code. */
 	int (*prepare)(struct cli_ctx *ctx);
 	int (*run)(struct cli_ctx *ctx); /* an exit code */
+	/* Frees what prepare made: called after prepare, whether it failed, run ran, or the maps could not open. */
+	void (*done)(struct cli_ctx *ctx);
 	/* Subcommands: the first argument names one; they share this command's option struct. */
 	const struct cli_cmd *const *subs;
 	const char *parent; /* a subcommand's command, for its usage line */

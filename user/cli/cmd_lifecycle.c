@@ -145,26 +145,19 @@ static int load_run(struct cli_ctx *ctx)
 			 (lo->malformed_given ? XRL_LOAD_MALFORMED : 0),
 	};
 	char err[XRL_ERRLEN];
-	int code = EXIT_OK;
 
 	if (xrl_sketch_width_check(o.sketch_width, err, sizeof(err)))
 		return cli_usage(ctx->cmd, "%s", err);
 	if (lo->then) {
 		int fd = xrl_chain_open(lo->then, err, sizeof(err));
 
-		if (fd < 0) {
-			xrl_ruleset_free(&lo->set);
+		if (fd < 0)
 			return cli_fail(fd == -EINVAL ? EXIT_USAGE : EXIT_FAIL, "--then: %s; nothing was loaded", err);
-		}
 		close(fd);
 	}
-	if (xrl_load(&o, err, sizeof(err))) {
-		if (lo->config)
-			code = cli_fail(EXIT_FAIL, "%s: %s; nothing was loaded", lo->config, err);
-		else
-			code = cli_fail(EXIT_FAIL, "%s", err);
-		goto out;
-	}
+	if (xrl_load(&o, err, sizeof(err)))
+		return lo->config ? cli_fail(EXIT_FAIL, "%s: %s; nothing was loaded", lo->config, err) :
+				    cli_fail(EXIT_FAIL, "%s", err);
 	if (cli.json) {
 		json_t *j = json_pack("{s:s,s:b,s:s,s:s,s:I,s:I,s:I,s:s}", "interface", o.iface, "replaced", o.replaced,
 				      "mode", o.generic ? "generic" : "native", "clock", clock_name(o.clock),
@@ -196,9 +189,15 @@ static int load_run(struct cli_ctx *ctx)
 		printf("loaded on %s (%s mode, %s clock, %u keys); no rules yet: add some with 'xdp-ratelimit rule add %s ...' or 'xdp-ratelimit apply %s FILE'\n",
 		       o.iface, o.generic ? "generic" : "native", clock_name(o.clock), o.max_keys, o.iface, o.iface);
 	}
-out:
+	return EXIT_OK;
+}
+
+/* The configuration load_prepare read, whatever happened after. */
+static void load_done(struct cli_ctx *ctx)
+{
+	struct load_opts *lo = ctx->opts;
+
 	xrl_ruleset_free(&lo->set);
-	return code;
 }
 
 static const struct load_opts load_defaults = { .clock = XRL_CLOCK_PRECISE,
@@ -217,6 +216,7 @@ const struct cli_cmd cmd_load = {
 	.defaults = &load_defaults,
 	.prepare = load_prepare,
 	.run = load_run,
+	.done = load_done,
 };
 
 static int unload_run(struct cli_ctx *ctx)

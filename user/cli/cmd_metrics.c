@@ -405,9 +405,8 @@ static int metrics_listen(const struct metrics_opts *mo)
 	}
 	fflush(stdout);
 	ret = http_serve(fd, "/metrics", exposition);
-	close(fd);
 	if (ret)
-		return cli_fail(EXIT_FAIL, "serving on %s failed: %s", name, strerror(-ret));
+		return cli_fail(EXIT_FAIL, "cannot serve on %s: %s", name, strerror(-ret));
 	return EXIT_OK;
 }
 

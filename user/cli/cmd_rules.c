@@ -313,13 +313,11 @@ static int apply_run(struct cli_ctx *ctx)
 	char err[XRL_ERRLEN];
 	int code = EXIT_OK;
 
-	if (!ao->set.n && !ao->set.load.line && !ao->allow_empty) {
-		xrl_ruleset_free(&ao->set);
+	if (!ao->set.n && !ao->set.load.line && !ao->allow_empty)
 		return cli_usage(ctx->cmd,
 				 "%s holds no rule: applying it would remove every rule from %s; nothing was applied "
 				 "(to remove them all, say so: 'xdp-ratelimit apply %s %s --allow-empty')",
 				 ao->file, ctx->iface, ctx->iface, ctx->argv[0]);
-	}
 	if (ao->check) {
 		if (xrl_rules_check(&ctx->maps, &ao->set, err, sizeof(err)))
 			code = cli_fail(EXIT_FAIL, "%s: %s", ao->file, err);
@@ -333,8 +331,15 @@ static int apply_run(struct cli_ctx *ctx)
 		code = apply_set(ctx->iface, &ctx->maps, &ao->set,
 				 strcmp(ctx->argv[0], "-") ? "applied the file" : "applied standard input");
 	}
-	xrl_ruleset_free(&ao->set);
 	return code;
+}
+
+/* apply's and lint's: the rule set apply_prepare read, whatever happened after. */
+static void apply_done(struct cli_ctx *ctx)
+{
+	struct apply_opts *ao = ctx->opts;
+
+	xrl_ruleset_free(&ao->set);
 }
 
 const struct cli_cmd cmd_apply = {
@@ -352,6 +357,7 @@ const struct cli_cmd cmd_apply = {
 	.opts_size = sizeof(struct apply_opts),
 	.prepare = apply_prepare,
 	.run = apply_run,
+	.done = apply_done,
 };
 
 static int lint_run(struct cli_ctx *ctx)
@@ -363,7 +369,6 @@ static int lint_run(struct cli_ctx *ctx)
 	else
 		printf("%s: %zu rule%s, grammar valid (no interface checked)\n", ao->file, ao->set.n,
 		       ao->set.n == 1 ? "" : "s");
-	xrl_ruleset_free(&ao->set);
 	return EXIT_OK;
 }
 
@@ -378,6 +383,7 @@ const struct cli_cmd cmd_lint = {
 	.opts_size = sizeof(struct apply_opts),
 	.prepare = apply_prepare,
 	.run = lint_run,
+	.done = apply_done,
 };
 
 const struct cli_cmd cmd_dump = {

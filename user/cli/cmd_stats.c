@@ -420,11 +420,19 @@ static int explain_run(struct cli_ctx *ctx)
 	char line[256], why[300] = "";
 	json_t *arr;
 	__u32 size = eo->size ? eo->size : XRL_EXPLAIN_SIZE;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	int i, capped = 0;
 	__u64 now;
-	int i;
 
-	if (xrl_ctl_read(m, &ctl) || xrl_rules_read(m, &set) || xrl_clock_now(ctl.clock, &now))
-		return cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", ctx->iface, strerror(errno));
+	if (xrl_ctl_read(m, &ctl) || xrl_rules_read(m, &set) || xrl_clock_now(ctl.clock, &now)) {
+		int e = errno;
+
+		xrl_ruleset_free(&set);
+		return cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", ctx->iface, strerror(e));
+	}
+	/* Where the cap on new sources is reached this second, a new source is the sketch's to judge. */
+	if (xrl_new_keys_capped(m, ctl.new_keys, &capped))
+		capped = 0;
 	match[0] = longest_prefix(m, &ctl, &set, src->family, src->addr);
 	/* A port rule narrowed to the packet's destination wins over the port's own. */
 	if (port_arg && !eo->fragment && eo->dst_arg)
@@ -437,7 +445,7 @@ static int explain_run(struct cli_ctx *ctx)
 	match[2] = proto_rule(&set, eo);
 	if (eo->dst_arg)
 		match[3] = dst_trie_rule(m, &ctl, &set, &eo->dst, 0, 0);
-	arr = json_array();
+	arr = cli.json ? json_array() : NULL; /* the rules' JSON: text prints them as it goes */
 	if (!cli.json)
 		printf("a packet from %s%s%s%s%s on %s:\n", src_arg, eo->dst_arg ? " to " : "",
 		       eo->dst_arg ? eo->dst_arg : "", eo->label ? (eo->dst_arg ? " " : " to ") : "",
@@ -466,7 +474,7 @@ static int explain_run(struct cli_ctx *ctx)
 		bool over, pover, bover = false, tracked, btracked = false, sketched = false;
 		__u64 thr_now, bthr_now = 0, elapsed = 0;
 		const char *res;
-		char state[128] = "";
+		char state[320] = "", sk[48] = "";
 		__u64 est = 0;
 		struct xrl_fleet f;
 		__u64 thr;
@@ -492,18 +500,25 @@ static int explain_run(struct cli_ctx *ctx)
 		}
 		over = pover || bover;
 		/*
-		 * A new source past the cap on states is judged by the sketch: say what
-		 * it estimates. Whether the next packet gets a state of its own depends
-		 * on the cap at that moment, so the verdict stays the fresh window's.
+		 * A new source on a CPU past the cap on new states is judged by the
+		 * sketch: say what it estimates. Whether the next packet gets a state
+		 * of its own depends on the cap at that moment (and on the CPU it
+		 * lands on), so the verdict stays the fresh window's.
 		 */
-		if (!tracked && (s->r.flags & XRL_F_PER_SOURCE) && ctl.new_keys && !(s->r.flags & XRL_F_NO_PKT_RATE) &&
-		    !xrl_sketch_estimate(m, ctl.sketch_width, &key, &s->r, now, &est)) {
-			sketched = true;
-			snprintf(state, sizeof(state),
-				 " (no state: past the cap on new states the sketch judges it, %s at %llu)",
-				 xrl_over(est, s->r.threshold) ? "over" : "under", (unsigned long long)est);
+		if (!tracked && (s->r.flags & XRL_F_PER_SOURCE) && capped) {
+			if (!(s->r.flags & XRL_F_NO_PKT_RATE) &&
+			    !xrl_sketch_estimate(m, ctl.sketch_width, &key, &s->r, now, &est)) {
+				sketched = true;
+				snprintf(sk, sizeof(sk), ", %s its limit at %llu",
+					 xrl_over(est, s->r.threshold) ? "over" : "under", (unsigned long long)est);
+			}
+			snprintf(
+				state, sizeof(state),
+				" (no window: past the cap of %u new sources a second (load --new-keys) on %d CPU%s now, where the sketch judges it%s%s)",
+				ctl.new_keys, capped, capped == 1 ? "" : "s", sk,
+				capped < online ? "; elsewhere its next packet creates a window" : "");
 		} else if (!tracked) {
-			snprintf(state, sizeof(state), " (no state yet)");
+			snprintf(state, sizeof(state), " (no window yet: its next packet creates one)");
 		}
 		res = !over ? "passes" : (s->r.flags & XRL_F_MONITOR) ? "would block (monitor: passes)" : "blocks";
 		xrl_spec_format(s, line, sizeof(line));

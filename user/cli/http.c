@@ -1,21 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#define _GNU_SOURCE /* ppoll, accept4 */
+#define _GNU_SOURCE /* vasprintf */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
-#include <poll.h>
+#include <microhttpd.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/time.h>
 #include "err.h"
 #include "http.h"
 
-#define HTTP_REQ_MAX 8192 /* a scrape's request is a few hundred bytes */
-#define HTTP_TIMEOUT_S 5  /* a client that sends or reads nothing for this long is dropped */
+#define HTTP_TIMEOUT_S 5 /* a client that sends or reads nothing for this long is dropped */
+/*
+ * Connections at once (with the server's own few fds, under the usual soft
+ * limit of 1024), and from one address: one flooding address leaves room for
+ * scrapers elsewhere. Not lower: on the loopback (the socket unit's default)
+ * every client, scrapers included, shares one address.
+ */
+#define HTTP_CONN_MAX 512
+#define HTTP_CONN_PER_IP 64
+#define HTTP_MEM_MAX 16384 /* a request's head past this is refused (431): a scrape's is a few hundred bytes */
 
 int http_addr_parse(const char *arg, struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t len)
 {
@@ -94,7 +103,8 @@ int http_listen(const struct sockaddr_storage *ss, socklen_t sslen, char *err, s
 	if (fd < 0)
 		return xrl_fail(-errno, err, len, "cannot make a TCP socket: %s", strerror(errno));
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (const struct sockaddr *)ss, sslen) || listen(fd, 16)) {
+	/* A full backlog drops SYNs, which clients retry a second later: a scrape so delayed. */
+	if (bind(fd, (const struct sockaddr *)ss, sslen) || listen(fd, SOMAXCONN)) {
 		ret = -errno;
 		getnameinfo((const struct sockaddr *)ss, sslen, host, sizeof(host), NULL, 0, NI_NUMERICHOST);
 		close(fd);
@@ -138,143 +148,106 @@ int http_systemd_socket(char *err, size_t len)
 	return fd;
 }
 
-static volatile sig_atomic_t http_stop;
+struct http_site {
+	const char *path;
+	http_page_fn page;
+};
 
-static void on_stop(int sig)
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *type, char *body, size_t blen,
+			     int allow)
 {
-	(void)sig;
-	http_stop = 1;
-}
+	struct MHD_Response *r = MHD_create_response_from_buffer(blen, body, MHD_RESPMEM_MUST_FREE);
+	enum MHD_Result ret;
 
-static void send_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (w <= 0)
-			return; /* the client went away or stalled: its loss */
-		p += w;
-		n -= (size_t)w;
+	if (!r) {
+		free(body);
+		return MHD_NO; /* out of memory: MHD closes the connection */
 	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (allow)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
-static void reply(int fd, const char *status, const char *type, const char *body, size_t blen, int head)
-{
-	char hdr[256];
-	int n = snprintf(hdr, sizeof(hdr),
-			 "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n%s\r\n",
-			 status, type, blen, !strncmp(status, "405", 3) ? "Allow: GET, HEAD\r\n" : "");
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-	send_all(fd, hdr, (size_t)n);
-	if (!head)
-		send_all(fd, body, blen);
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int status, const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return MHD_NO;
+	return reply(c, status, "text/plain; charset=utf-8", text, (size_t)n, status == MHD_HTTP_METHOD_NOT_ALLOWED);
 }
 
-static void reply_text(int fd, const char *status, const char *text, int head)
+/*
+ * Called once a request's head is in (MHD answers what is malformed or too
+ * large itself). The answer is queued on the first call: a body, if any, is
+ * never read, and MHD closes the connection after it.
+ */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+				  const char *version, const char *upload, size_t *upload_size, void **state)
 {
-	reply(fd, status, "text/plain; charset=utf-8", text, strlen(text), head);
-}
-
-/* Reads a request's head (up to its blank line) into buf; its length, or -1. */
-static ssize_t read_head(int fd, char *buf, size_t cap)
-{
-	size_t n = 0;
-
-	while (n < cap - 1) {
-		ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
-
-		if (r <= 0)
-			return -1;
-		n += (size_t)r;
-		buf[n] = '\0';
-		if (strstr(buf, "\r\n\r\n") || strstr(buf, "\n\n"))
-			return (ssize_t)n;
-	}
-	return -1;
-}
-
-static void answer(int fd, const char *path, http_page_fn page)
-{
-	struct timeval tv = { .tv_sec = HTTP_TIMEOUT_S };
-	char buf[HTTP_REQ_MAX], err[XRL_ERRLEN], *sp1, *sp2, *q;
+	const struct http_site *site = cls;
 	const char *type = "text/plain; charset=utf-8";
-	char *body = NULL;
+	char err[XRL_ERRLEN], *body = NULL;
 	size_t blen = 0;
-	int head;
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (read_head(fd, buf, sizeof(buf)) < 0) {
-		reply_text(fd, "400 Bad Request", "incomplete or oversized request\n", 0);
-		return;
-	}
-	sp1 = strchr(buf, ' ');
-	sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-	if (!sp1 || !sp2 || strncmp(sp2 + 1, "HTTP/1.", 7)) {
-		reply_text(fd, "400 Bad Request", "not an HTTP/1 request\n", 0);
-		return;
-	}
-	*sp1 = *sp2 = '\0';
-	head = !strcmp(buf, "HEAD");
-	if (!head && strcmp(buf, "GET")) {
-		reply_text(fd, "405 Method Not Allowed", "only GET and HEAD\n", 0);
-		return;
-	}
-	q = strchr(sp1 + 1, '?'); /* Prometheus may add parameters; there are none to honour */
-	if (q)
-		*q = '\0';
-	if (strcmp(sp1 + 1, path)) {
-		snprintf(err, sizeof(err), "not found: the metrics are at %s\n", path);
-		reply_text(fd, "404 Not Found", err, head);
-		return;
-	}
-	if (page(&body, &blen, &type, err, sizeof(err))) {
-		strncat(err, "\n", sizeof(err) - strlen(err) - 1);
-		reply_text(fd, "500 Internal Server Error", err, head);
-		return;
-	}
-	reply(fd, "200 OK", type, body, blen, head);
-	free(body);
+	(void)version, (void)upload, (void)upload_size, (void)state;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	/* url has no query string: Prometheus may add parameters, there are none to honour. */
+	if (strcmp(url, site->path))
+		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found: the metrics are at %s\n", site->path);
+	if (site->page(&body, &blen, &type, err, sizeof(err)))
+		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s\n", err);
+	return reply(c, MHD_HTTP_OK, type, body, blen, 0);
 }
 
 int http_serve(int fd, const char *path, http_page_fn page)
 {
-	struct sigaction sa = { .sa_handler = on_stop }; /* no SA_RESTART: a signal ends ppoll */
-	sigset_t block, orig;
-	int ret = 0;
+	struct http_site site = { .path = path, .page = page };
+	struct MHD_Daemon *d;
+	sigset_t stop, orig;
+	int sig;
 
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	/* Blocked but while waiting, so a signal is never lost between the check and the wait. */
-	sigprocmask(SIG_BLOCK, &block, &orig);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	while (!http_stop) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int c;
+	/*
+	 * Blocked before MHD starts its thread, which inherits the mask: the signals
+	 * come to sigwait here, never to the server's thread.
+	 */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &stop, &orig);
+	errno = 0;
+	/*
+	 * One thread polls every connection (epoll) and never waits on one client:
+	 * the page is rendered in a few milliseconds and sent as the client reads it.
+	 */
+	d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, &site, MHD_OPTION_LISTEN_SOCKET,
+			     (MHD_socket)fd, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_CONN_MAX,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)HTTP_CONN_PER_IP,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEM_MAX, MHD_OPTION_STRICT_FOR_CLIENT, 1,
+			     MHD_OPTION_END);
+	if (!d) {
+		int ret = errno ? -errno : -EIO;
 
-		if (ppoll(&pfd, 1, NULL, &orig) < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-		if (c < 0) {
-			if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN)
-				continue;
-			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-				usleep(100000); /* out of something for now: try again, do not spin */
-				continue;
-			}
-			ret = -errno;
-			break;
-		}
-		answer(c, path, page);
-		shutdown(c, SHUT_WR);
-		close(c);
+		pthread_sigmask(SIG_SETMASK, &orig, NULL);
+		close(fd);
+		return ret;
 	}
-	sigprocmask(SIG_SETMASK, &orig, NULL);
-	return ret;
+	while (sigwait(&stop, &sig))
+		;
+	MHD_stop_daemon(d); /* closes fd */
+	pthread_sigmask(SIG_SETMASK, &orig, NULL);
+	return 0;
 }

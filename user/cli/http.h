@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * A small HTTP/1.1 server for one page (metrics --listen): one request at a
- * time, each answered and closed; SIGTERM and SIGINT end it cleanly.
+ * The HTTP server of one page (metrics --listen), on libmicrohttpd: many clients
+ * at once, none of which can hold up another; SIGTERM and SIGINT end it cleanly.
  */
 #ifndef XRL_CLI_HTTP_H
 #define XRL_CLI_HTTP_H
@@ -35,8 +35,11 @@ void http_local_name(int fd, char *buf, size_t len);
 typedef int (*http_page_fn)(char **body, size_t *blen, const char **type, char *err, size_t len);
 
 /*
- * Answers GET (and HEAD) of path on fd with page until SIGTERM or SIGINT:
- * 0 then, or -errno when the socket fails.
+ * Answers GET (and HEAD) of path on the listening socket fd with page until
+ * SIGTERM or SIGINT, then closes fd: 0, or -errno when the server cannot start.
+ * Another path is a 404, another method a 405; a client idle for 5 s is
+ * dropped; 512 connections at most, 64 from one address; a request head past
+ * 16 KiB is a 431. page is called from the server's one thread.
  */
 int http_serve(int fd, const char *path, http_page_fn page);
 

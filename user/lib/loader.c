@@ -20,6 +20,7 @@
 #include "loader.h"
 #include "memory.h"
 #include "replace.h"
+#include "stats.h"
 #include "fleet/agent.h"
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
@@ -217,8 +218,7 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
 
 		skel->rodata->xrl_cfg.gso_mtu = mtu > 0 ? (__u32)mtu : 1500;
 	}
-	if (o->new_keys)
-		skel->rodata->xrl_cfg.new_keys_cpu = o->new_keys / (__u32)(ncpus > 0 ? ncpus : 1) ?: 1;
+	skel->rodata->xrl_cfg.new_keys_cpu = xrl_new_keys_cpu(o->new_keys, ncpus > 0 ? ncpus : 1);
 	bpf_map__set_max_entries(skel->maps.xrl_state, o->max_keys);
 	skel->rodata->xrl_cfg.sketch_width = o->sketch_width ?: XRL_SKETCH_DEFAULT_WIDTH;
 	bpf_map__set_max_entries(skel->maps.xrl_sketch, XRL_SKETCH_DEPTH * skel->rodata->xrl_cfg.sketch_width);

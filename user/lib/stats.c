@@ -113,6 +113,39 @@ out:
 	return ret;
 }
 
+int xrl_new_keys_capped(const struct xrl_maps *m, __u32 new_keys, int *cpus)
+{
+	size_t stride = xrl_percpu_stride(sizeof(struct xrl_counters));
+	char *buf;
+	__u32 cap = xrl_new_keys_cpu(new_keys, m->ncpus), zero = 0;
+	__u64 second = 0;
+	int cpu, ret;
+
+	*cpus = 0;
+	if (!cap)
+		return 0;
+	/* The program counts the cap's seconds on the coarse clock (xrl_may_create). */
+	ret = xrl_clock_now(XRL_CLOCK_COARSE, &second);
+	if (ret)
+		return ret;
+	second /= 1000000000ULL;
+	buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_counters));
+	if (!buf)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(m->counters, &zero, buf)) {
+		ret = -errno;
+		free(buf);
+		return ret;
+	}
+	for (cpu = 0; cpu < m->ncpus; cpu++) {
+		const struct xrl_counters *c = (const void *)(buf + (size_t)cpu * stride);
+
+		*cpus += c->new_keys_second == second && c->new_keys_count >= cap;
+	}
+	free(buf);
+	return 0;
+}
+
 /*
  * Blocks the CPUs' latches of key hold for buckets still in its window at now,
  * or with complete in its complete buckets (the n - 1 before now's).

@@ -40,6 +40,19 @@ int xrl_rule_report(const struct xrl_maps *m, const struct xrl_spec *s, __u64 no
 /* The global counters, summed over CPUs. */
 int xrl_counters_read(const struct xrl_maps *m, struct xrl_counters *out);
 
+/* The cap on new per-source states each of ncpus CPUs applies, for load --new-keys N (0: none). */
+static inline __u32 xrl_new_keys_cpu(__u32 new_keys, int ncpus)
+{
+	return new_keys ? (new_keys / (__u32)ncpus ?: 1) : 0;
+}
+
+/*
+ * How many CPUs have reached the cap on new per-source states (new_keys, as
+ * loaded) in the current second, when a new source's packet there is judged
+ * by the sketch instead of getting a window; 0 when there is no cap.
+ */
+int xrl_new_keys_capped(const struct xrl_maps *m, __u32 new_keys, int *cpus);
+
 struct xrl_key_report {
 	struct xrl_key key;
 	int rule; /* index in the rule set */
