@@ -97,12 +97,15 @@ static void test_policy(void **state)
 
 	(void)state;
 	/* Redis is lost after XRL_SYNC_LOST_AFTER failures in a row, not before */
-	assert_int_equal(xrl_sync_policy(0, XRL_FLEET_LOCAL), XRL_FLEET_SHARED);
-	assert_int_equal(xrl_sync_policy(2, XRL_FLEET_OPEN), XRL_FLEET_SHARED);
+	assert_int_equal(xrl_sync_policy(0, true, XRL_FLEET_LOCAL), XRL_FLEET_SHARED);
+	assert_int_equal(xrl_sync_policy(2, true, XRL_FLEET_OPEN), XRL_FLEET_SHARED);
 	assert_int_equal(XRL_SYNC_LOST_AFTER, 3);
-	assert_int_equal(xrl_sync_policy(3, XRL_FLEET_LOCAL), XRL_FLEET_LOCAL);
-	assert_int_equal(xrl_sync_policy(100, XRL_FLEET_LAST), XRL_FLEET_LAST);
-	assert_int_equal(xrl_sync_policy(3, XRL_FLEET_OPEN), XRL_FLEET_OPEN);
+	assert_int_equal(xrl_sync_policy(3, true, XRL_FLEET_LOCAL), XRL_FLEET_LOCAL);
+	assert_int_equal(xrl_sync_policy(100, true, XRL_FLEET_LAST), XRL_FLEET_LAST);
+	assert_int_equal(xrl_sync_policy(3, true, XRL_FLEET_OPEN), XRL_FLEET_OPEN);
+	/* never synced: a failed sync shared nothing, so it is not 'shared' (was: 'shared, 0 nodes') */
+	assert_int_equal(xrl_sync_policy(1, false, XRL_FLEET_LOCAL), XRL_FLEET_LOCAL);
+	assert_int_equal(xrl_sync_policy(1, false, XRL_FLEET_OPEN), XRL_FLEET_OPEN);
 	/* local: the limit / the members last seen */
 	assert_int_equal(xrl_fallback_of(XRL_FLEET_LOCAL, 1000, 573, 3), 333);
 	assert_int_equal(xrl_fallback_of(XRL_FLEET_LOCAL, 1000, 573, 1), 1000);

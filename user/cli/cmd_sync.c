@@ -80,10 +80,13 @@ void cli_fleet_text(const struct xrl_spec *s, const struct xrl_fleet *f, char *b
 			 now > f->synced_ms ? (double)(now - f->synced_ms) / 1000.0 : 0.0);
 	else
 		snprintf(when, sizeof(when), "never");
-	snprintf(buf, len, "fleet: %s, %u nodes, allowance %llu of %llu a window, last sync %s, %u failures in a row",
-		 xrl_policy_name(f->policy), f->nodes,
-		 (unsigned long long)(f->allowance ? f->allowance : s->r.threshold), (unsigned long long)s->r.threshold,
-		 when, f->failures);
+	snprintf(buf, len, "fleet: %s%s, %u nodes, allowance %llu of %llu a window, last sync %s, %u failures in a row",
+		 xrl_policy_name(f->policy),
+		 f->policy == XRL_FLEET_SHARED && f->failures ?
+			 " (the last good sync's allowance, held while it retries)" :
+			 "",
+		 f->nodes, (unsigned long long)(f->allowance ? f->allowance : s->r.threshold),
+		 (unsigned long long)s->r.threshold, when, f->failures);
 }
 
 struct sync_opts {

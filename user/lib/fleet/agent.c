@@ -323,7 +323,7 @@ static void settle(struct xrl_agent *a, struct xrl_agent_rule *r, const struct x
 	snprintf(r->err, sizeof(r->err), "%s", q->err);
 	f->failures++;
 	f->total_fails++;
-	f->policy = xrl_sync_policy(f->failures, a->o.on_loss);
+	f->policy = xrl_sync_policy(f->failures, f->synced_ms != 0, a->o.on_loss);
 	if (f->policy != XRL_FLEET_SHARED) {
 		/* Local: the reserve the others set aside for this member, when it published one. */
 		if (f->policy == XRL_FLEET_LOCAL && prev_policy == XRL_FLEET_LOCAL && f->fallback)

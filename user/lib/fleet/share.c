@@ -33,9 +33,9 @@ __u64 xrl_share_of(const struct xrl_share *s)
 	return floor + (__u64)part;
 }
 
-enum xrl_fleet_policy xrl_sync_policy(__u32 failures, enum xrl_fleet_policy on_loss)
+enum xrl_fleet_policy xrl_sync_policy(__u32 failures, bool synced, enum xrl_fleet_policy on_loss)
 {
-	return failures < XRL_SYNC_LOST_AFTER ? XRL_FLEET_SHARED : on_loss;
+	return synced && failures < XRL_SYNC_LOST_AFTER ? XRL_FLEET_SHARED : on_loss;
 }
 
 __u64 xrl_fallback_of(enum xrl_fleet_policy policy, __u64 limit, __u64 last, __u32 members_seen)

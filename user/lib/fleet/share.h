@@ -9,6 +9,7 @@
 #ifndef XRL_FLEET_SHARE_H
 #define XRL_FLEET_SHARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "xrl_common.h"
@@ -48,8 +49,13 @@ __u64 xrl_share_of(const struct xrl_share *s);
 /* The floor every member gets. */
 __u64 xrl_share_floor(__u64 limit, __u32 members);
 
-/* The policy in force after failures syncs failed in a row: XRL_FLEET_SHARED until Redis is lost. */
-enum xrl_fleet_policy xrl_sync_policy(__u32 failures, enum xrl_fleet_policy on_loss);
+/*
+ * The policy in force after failures syncs failed in a row: XRL_FLEET_SHARED
+ * (the last good sync's allowance, held) until Redis is lost; on_loss from
+ * the first failure when no sync ever succeeded (synced false): nothing was
+ * shared, so the node must not say it shares.
+ */
+enum xrl_fleet_policy xrl_sync_policy(__u32 failures, bool synced, enum xrl_fleet_policy on_loss);
 
 /*
  * The allowance under a loss policy: LOCAL, limit / the members last seen (1
