@@ -175,7 +175,8 @@ static int fill_entries(struct xrl_carry_map *cm, int to)
 			n++;
 		prev = &k;
 	}
-	qsort(v, n, sizeof(*v), key_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), key_cmp);
 	cm->snap = v;
 	cm->nsnap = n;
 	for (size_t i = 0; i < n; i++)
@@ -357,7 +358,8 @@ static void finish_entries(struct xrl_carry_map *cm)
 	int to = bpf_map__fd(cm->map);
 
 	while (!bpf_map_get_next_key(cm->old, prev, &k)) {
-		struct state_entry *s = bsearch(&k, cm->snap, cm->nsnap, sizeof(struct state_entry), key_cmp);
+		struct state_entry *s =
+			cm->nsnap ? bsearch(&k, cm->snap, cm->nsnap, sizeof(struct state_entry), key_cmp) : NULL;
 		struct xrl_state now, dst;
 
 		prev = &k;
