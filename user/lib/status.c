@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* status: every loaded instance, read from its pins (declared in loader.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "apply.h"
+#include "chain.h"
+#include "loader.h"
+#include "memory.h"
+#include "fleet/agent.h"
+
+static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, struct xrl_status *st)
+{
+	struct bpf_link_info info = {};
+	__u32 ilen = sizeof(info);
+	struct xrl_ruleset set = {};
+	struct xrl_key k, *prev = NULL;
+	struct xrl_maps m;
+	char path[PATH_MAX + 32];
+	size_t i;
+	int fd;
+
+	memset(st, 0, sizeof(*st));
+	st->id = *id;
+	st->here = id->netns == here;
+	/* Its name now (it follows renames), when its namespace is this one and it still exists. */
+	if (st->here && !if_indextoname(id->ifindex, st->iface))
+		st->iface[0] = '\0';
+	st->gone = st->here && !st->iface[0];
+	snprintf(st->dir, sizeof(st->dir), "%s/%s", XRL_PIN_ROOT, name);
+	if (xrl_maps_open_dir(st->dir, st->iface[0] ? st->iface : name, &m, st->err, sizeof(st->err))) {
+		/* The advice names an interface; an instance whose interface is not here has none to name. */
+		if (!st->iface[0])
+			snprintf(st->err, sizeof(st->err),
+				 "cannot be read, and its interface is gone or in another network namespace: the next "
+				 "'xdp-ratelimit load' removes what is left of a gone one");
+		return;
+	}
+	xrl_maps_lock_shared(&m); /* a consistent reading; failing that, one that may be in flux */
+	xrl_ctl_read(&m, &st->ctl);
+	snprintf(path, sizeof(path), "%s/link", m.dir);
+	fd = bpf_obj_get(path);
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &ilen)) {
+		st->prog_id = info.prog_id;
+		st->attached = info.xdp.ifindex != 0;
+		st->gone |= !st->attached; /* the kernel detaches a deleted device's link */
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!xrl_rules_read(&m, &set))
+		st->rules = set.n;
+	st->then_id = xrl_chain_get(m.then, st->then_name, sizeof(st->then_name));
+	for (i = 0; i < set.n && st->nglobal < XRL_STATUS_GLOBALS; i++) {
+		struct xrl_status_global *g = &st->global[st->nglobal];
+
+		if (!(set.v[i].r.flags & XRL_F_GLOBAL))
+			continue;
+		g->spec = set.v[i];
+		g->synced = !xrl_fleet_read(&m, &set.v[i], &g->f);
+		st->nglobal++;
+	}
+	xrl_ruleset_free(&set);
+	while (!bpf_map_get_next_key(m.state, prev, &k)) {
+		prev = &k;
+		st->keys++;
+	}
+	st->state_memlock = xrl_fd_memlock(m.state);
+	st->sketch_memlock = xrl_fd_memlock(m.sketch);
+	st->memlock = xrl_fd_memlock(m.port_idx) + xrl_fd_memlock(m.port_rules) + xrl_fd_memlock(m.proto_rules) +
+		      xrl_fd_memlock(m.prefixes) + xrl_fd_memlock(m.dsts) + xrl_fd_memlock(m.state) +
+		      xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) + xrl_fd_memlock(m.ctl) +
+		      xrl_fd_memlock(m.latches) + xrl_fd_memlock(m.scratch) + xrl_fd_memlock(m.eval) +
+		      xrl_fd_memlock(m.fleet) + xrl_fd_memlock(m.then) + st->sketch_memlock;
+	xrl_maps_close(&m);
+}
+
+int xrl_status_list(struct xrl_status **out, size_t *n)
+{
+	struct xrl_status *v = NULL, *tmp;
+	struct xrl_ifid id;
+	struct dirent *e;
+	__u64 here = 0;
+	bool busy;
+	int root;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	xrl_netns_cookie(&here);
+	d = opendir(XRL_PIN_ROOT);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	/*
+	 * Loads and unloads hold the pin root (lock_root) while they make or
+	 * remove a folder: read shared, and if one is under way, say so of a
+	 * folder that cannot be read yet rather than call it broken. Not waited
+	 * for: a stopped load must not hang status.
+	 */
+	root = dirfd(d);
+	busy = flock(root, LOCK_SH | LOCK_NB) != 0;
+	while ((e = readdir(d))) {
+		if (xrl_ifid_parse(e->d_name, &id))
+			continue;
+		tmp = realloc(v, (*n + 1) * sizeof(*v));
+		if (!tmp) {
+			closedir(d);
+			free(v);
+			return -ENOMEM;
+		}
+		v = tmp;
+		status_one(e->d_name, &id, here, &v[*n]);
+		v[*n].loading = busy && v[*n].err[0];
+		(*n)++;
+	}
+	if (!busy)
+		flock(root, LOCK_UN);
+	closedir(d);
+	*out = v;
+	return 0;
+}
