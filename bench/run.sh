@@ -22,6 +22,11 @@
 # 10 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
+# One lab user at a time (tests/e2e/lib.sh): no test's traffic in the bench's figures.
+if [ -z "${XRL_LAB_LOCKED:-}" ]; then
+	export XRL_LAB_LOCKED=1
+	exec flock -o /tmp/xrl-lab.lock "$BASH" "$0" "$@"
+fi
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mode=full

@@ -2,6 +2,13 @@
 # Shared by the end-to-end tests: results, the lab (tools/lab.sh), cleanup.
 # Contract with tests/run.sh: print PASS:/FAIL:/SKIP: lines, exit non-zero on any failure.
 set -u
+# The labs' interfaces and namespaces have fixed names, so one e2e script runs at a time on a
+# machine, whichever tree it comes from (worktrees, the bench): each script re-runs itself under
+# the lock. -o: the processes a test starts (a daemon it forgets) never hold it.
+if [ -z "${XRL_LAB_LOCKED:-}" ]; then
+	export XRL_LAB_LOCKED=1
+	exec flock -o /tmp/xrl-lab.lock "$BASH" "$0" "$@"
+fi
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=tools/lab.sh
 . "$ROOT/tools/lab.sh"
