@@ -77,7 +77,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64[XRL_MAX_BUCKETS]);
+	__type(value, __u64[XRL_MAX_CELLS]);
 } xrl_scratch SEC(".maps");
 
 /*

@@ -18,7 +18,15 @@ const volatile struct xrl_config xrl_cfg = {
 	.clock = XRL_CLOCK_PRECISE,
 	.malformed = XRL_MALPOL_EVASIVE,
 	.sketch_width = XRL_SKETCH_DEFAULT_WIDTH,
+	.cells = XRL_MAX_CELLS,
 };
+
+/*
+ * The cells of every ring, as the loader sized their maps' values: a
+ * constant to the verifier, which checks each cell's index against it, and
+ * bounds each loop over a ring by it.
+ */
+#define XRL_CELLS xrl_cfg.cells
 
 /* The kernel's tick, for reading bpf_jiffies64 as a bound on time; 0 if unknown. */
 extern unsigned int CONFIG_HZ __kconfig __weak;
@@ -127,20 +135,22 @@ static __always_inline struct xrl_rule_stats *xrl_rule_stats_at(const struct xrl
 	fresh = rs->gen != r->gen;
 	if (fresh) {
 		/* New rule or new window shape: never mix bucket lengths. */
-		xrl_ring_reset(&rs->ring);
+		xrl_ring_reset(&rs->ring, XRL_CELLS);
 		rs->gen = r->gen;
 	}
 	if (fresh || rs->buckets != r->buckets || rs->interval != r->interval_ns) {
 		rs->buckets = r->buckets;
 		rs->interval = r->interval_ns;
-		rs->shape_ok = xrl_shape_check(r->buckets, r->interval_ns) == XRL_SHAPE_OK;
+		/* A window longer than the rings hold is never judged: apply resizes them first (apply.c). */
+		rs->shape_ok = xrl_shape_check(r->buckets, r->interval_ns) == XRL_SHAPE_OK &&
+			       xrl_cells_fit(r->buckets, XRL_CELLS);
 		rs->blen = rs->shape_ok ? r->interval_ns / r->buckets : 0;
 		rs->slot.start = 0;
 		rs->slot.end = 0;
 	}
 	/* A coarse now, up to a tick behind a precise one, never moves the slot back. */
 	if (rs->shape_ok && !xrl_slot_holds(&rs->slot, now) && !(coarse && now < rs->slot.end))
-		xrl_slot_at(&rs->slot, now, rs->blen, rs->buckets);
+		xrl_slot_at(&rs->slot, now, rs->blen, XRL_CELLS);
 	return rs;
 }
 
@@ -212,7 +222,7 @@ static __always_inline void xrl_latch_flush(struct xrl_latch *l, struct xrl_stat
 	if (!st)
 		st = bpf_map_lookup_elem(&xrl_state, &l->key);
 	if (st && st->gen == l->gen)
-		xrl_block_add(&st->ring, &ls, l->block, 0);
+		xrl_block_add(&st->ring, XRL_CELLS, &ls, l->block, 0);
 	l->block = 0;
 }
 
@@ -357,7 +367,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_eval *ev, struct xr
 	struct xrl_state *st;
 	struct xrl_slot *slot;
 	struct xrl_key *k;
-	__u64(*snap)[XRL_MAX_BUCKETS];
+	__u64(*snap)[XRL_MAX_CELLS];
 	__u64 now, thr, full, room = 0;
 	__u32 zero = 0, h;
 	int res;
@@ -408,7 +418,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_eval *ev, struct xr
 		 * CPU racing there.
 		 */
 		if (__sync_val_compare_and_swap(&st->gen, old, r->gen) == old)
-			xrl_ring_reset(&st->ring);
+			xrl_ring_reset(&st->ring, XRL_CELLS);
 	}
 	*slot = rs->slot;
 	h = xrl_key_hash(k);
@@ -435,8 +445,8 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_eval *ev, struct xr
 			st->warm = now;
 		thr = xrl_warm_threshold(full, period, st->warm, now);
 	}
-	res = xrl_reserve(&st->ring, r->buckets, r->interval_ns, slot, thr, xrl_eval_cost(ev), XRL_RESERVE_TRIES,
-			  dropping, *snap, &room);
+	res = xrl_reserve(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, slot, thr, xrl_eval_cost(ev),
+			  XRL_RESERVE_TRIES, dropping, *snap, &room);
 	if (res == XRL_PASSED)
 		return dropping ? 0 : XRL_JUDGED_COUNTED;
 	/*
@@ -451,10 +461,10 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_eval *ev, struct xr
 	if (l && res == XRL_OVER && thr == full && room < (k->rule_id & XRL_KEY_BYTES ? XRL_MIN_JUDGED_FRAME : 1))
 		xrl_latch_set(l, r, k, slot, now);
 	if (l && l->gen == r->gen && l->epoch == slot->epoch && xrl_key_equal(&l->key, k)) {
-		xrl_block_add(&st->ring, slot, 0, 1); /* the ring shows the bucket its blocks are in */
+		xrl_block_add(&st->ring, XRL_CELLS, slot, 0, 1); /* the ring shows the bucket its blocks are in */
 		l->block++;
 	} else {
-		xrl_block_add(&st->ring, slot, 1, 1);
+		xrl_block_add(&st->ring, XRL_CELLS, slot, 1, 1);
 	}
 	return XRL_JUDGED_OVER;
 }
@@ -468,7 +478,7 @@ __noinline int xrl_judge_undo(struct xrl_eval *ev)
 		return 0;
 	st = bpf_map_lookup_elem(&xrl_state, &ev->key);
 	if (st)
-		xrl_unreserve(&st->ring, &ev->slot, xrl_eval_cost(ev), XRL_RESERVE_TRIES);
+		xrl_unreserve(&st->ring, XRL_CELLS, &ev->slot, xrl_eval_cost(ev), XRL_RESERVE_TRIES);
 	return 0;
 }
 
@@ -595,7 +605,7 @@ static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocke
 		rs->pass++;
 	if (!rs->shape_ok)
 		return;
-	c = xrl_current_at(&rs->ring, &rs->slot);
+	c = xrl_current_at(&rs->ring, XRL_CELLS, &rs->slot);
 	if (c)
 		xrl_cell_count(c, blocked);
 }

@@ -11,7 +11,7 @@
 #include "xrl_sketch.h"
 
 /* Bumped whenever a map layout below changes; kept in the ctl map. */
-#define XRL_LAYOUT_VERSION 8
+#define XRL_LAYOUT_VERSION 9
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
@@ -205,6 +205,9 @@ _Static_assert(sizeof(struct xrl_key) == 24, "xrl_key layout");
 /*
  * Value of xrl_state: one window per key, shared by every CPU (see
  * xrl_reserve in xrl_window.h), so a key costs the same at 2 CPUs or 256.
+ * Its ring is last, and the map holds cells of its cells (the loader sizes
+ * the value: xrl_state_size), as many as the longest window in use needs:
+ * a key of the default 2-bucket window takes 80 bytes, not 304.
  */
 struct xrl_state {
 	__u32 gen; /* rule gen this ring was built for */
@@ -212,7 +215,19 @@ struct xrl_state {
 	__u64 warm; /* a warm-up rule's: when this key's warm-up began (xrl_warm_idle) */
 	struct xrl_ring ring;
 };
-_Static_assert(sizeof(struct xrl_state) == 32 + 16 * XRL_MAX_BUCKETS, "xrl_state layout");
+_Static_assert(sizeof(struct xrl_state) == 32 + 16 * XRL_MAX_CELLS, "xrl_state layout");
+
+/* The value of xrl_state for rings of cells cells. */
+static inline __u32 xrl_state_size(__u32 cells)
+{
+	return (__u32) __builtin_offsetof(struct xrl_state, ring.c) + cells * (__u32)sizeof(struct xrl_cell);
+}
+
+/* The cells of rings for windows of up to n buckets: the window's, the bucket that left it, and at least 3. */
+static inline __u32 xrl_cells_for(__u32 n)
+{
+	return n < 2 ? 3 : n + 1;
+}
 
 /*
  * Per CPU, XRL_LATCHES of them, indexed by xrl_key_hash: a key found over its
@@ -253,16 +268,18 @@ struct xrl_rule_stats {
 	__u64 interval;
 	__u64 blen;	      /* bucket length: interval / buckets */
 	struct xrl_slot slot; /* the current bucket, until time leaves it */
-	struct xrl_ring ring;
-	/*
-	 * A rule with a byte rate: the frame lengths (as XDP sees them) of what
-	 * pass and block count. Last, so that the fields every packet of every
-	 * rule touches keep their cache lines.
-	 */
+	/* A rule with a byte rate: the frame lengths (as XDP sees them) of what pass and block count. */
 	__u64 pass_bytes;
 	__u64 block_bytes;
+	struct xrl_ring ring; /* last: the map holds cells of its cells, as xrl_state's (xrl_rule_stats_size) */
 };
-_Static_assert(sizeof(struct xrl_rule_stats) == 112 + 16 * XRL_MAX_BUCKETS, "xrl_rule_stats layout");
+_Static_assert(sizeof(struct xrl_rule_stats) == 112 + 16 * XRL_MAX_CELLS, "xrl_rule_stats layout");
+
+/* The value of xrl_rule_stats for rings of cells cells. */
+static inline __u32 xrl_rule_stats_size(__u32 cells)
+{
+	return (__u32) __builtin_offsetof(struct xrl_rule_stats, ring.c) + cells * (__u32)sizeof(struct xrl_cell);
+}
 
 /*
  * xrl_fleet, per rule id: a global rule's share of its fleet-wide limit on
@@ -366,7 +383,8 @@ struct xrl_ctl {
 	__u32 new_keys;	    /* per second, as loaded; 0: no cap */
 	__u32 sketch_width; /* the sketch's columns, as loaded: XRL_SKETCH_DEPTH rows of them */
 	__u8 kinds[2];	    /* per rule set: XRL_HAS_* of the rules it holds */
-	__u8 pad[2];
+	__u8 cells;	    /* the rings' cells, as loaded: windows of up to cells - 1 buckets */
+	__u8 pad;
 	/* The XDP program load --force detached from the interface (for status); 0: none. */
 	__u32 replaced_id;
 	char replaced_name[16]; /* its name, as the kernel keeps it (BPF_OBJ_NAME_LEN) */
@@ -401,7 +419,9 @@ struct xrl_config {
 	 * as the segments the stack delivers (xrl_gso_segs). 0: native mode.
 	 */
 	__u32 gso_mtu;
+	/* The cells of every ring (xrl_state, xrl_rule_stats): their maps' values are sized for as many. */
+	__u32 cells;
 };
-_Static_assert(sizeof(struct xrl_config) == 20, "xrl_config layout");
+_Static_assert(sizeof(struct xrl_config) == 24, "xrl_config layout");
 
 #endif /* XRL_COMMON_H */

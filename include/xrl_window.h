@@ -19,6 +19,15 @@
 #endif
 
 #define XRL_MAX_BUCKETS 16
+/*
+ * A ring keeps one cell more than the longest window it serves (the loader
+ * sizes it: cells, at most XRL_MAX_CELLS), so that beside the n buckets of
+ * the window it still holds the bucket that left it last: the n buckets
+ * before now's, the last whole interval that has ended, are all there to be
+ * read (xrl_window_last_at), whatever n. A bucket of full epoch q is kept in
+ * cell q % cells; the window counts the cells of its last n epochs only.
+ */
+#define XRL_MAX_CELLS (XRL_MAX_BUCKETS + 1)
 
 /*
  * Hides a value from the compiler so a bounds check it can prove redundant
@@ -41,7 +50,7 @@ struct xrl_cell {
 struct xrl_ring {
 	__u64 last; /* full epoch of the newest bucket a cell was moved to; 0: none yet (see xrl_valid) */
 	__u64 seq;  /* shared rings: passes committed (see xrl_reserve) */
-	struct xrl_cell c[XRL_MAX_BUCKETS];
+	struct xrl_cell c[XRL_MAX_CELLS]; /* cells of them in a map sized at load: see XRL_MAX_CELLS */
 };
 
 /* What a window sums to at a given time. */
@@ -90,8 +99,8 @@ static inline int xrl_shape_check(__u32 n, __u64 interval)
 }
 
 /*
- * Where time t falls in a ring of n buckets of blen ns: the slot index
- * (t / blen) % n, the bucket's epoch, start t - t % blen and end. One
+ * Where time t falls in a ring of cells cells, buckets of blen ns: the slot
+ * index (t / blen) % cells, the bucket's epoch, start t - t % blen and end. One
  * division and one remainder; the XDP program keeps a slot until t leaves
  * [start, end) and so divides once a bucket, not once a packet.
  */
@@ -103,13 +112,13 @@ struct xrl_slot {
 	__u32 epoch; /* q mod 2^32, as cells keep it */
 };
 
-static inline void xrl_slot_at(struct xrl_slot *s, __u64 t, __u64 blen, __u32 n)
+static inline void xrl_slot_at(struct xrl_slot *s, __u64 t, __u64 blen, __u32 cells)
 {
 	__u64 q = t / blen;
 
 	s->start = q * blen;
 	s->end = s->start + blen;
-	s->idx = (__u32)(q % n);
+	s->idx = (__u32)(q % cells);
 	s->q = q;
 	s->epoch = (__u32)q;
 }
@@ -176,15 +185,15 @@ static inline int xrl_last_advance(struct xrl_ring *r, __u64 q, int tries)
 	return 0;
 }
 
-/* Adds into *acc the cells of a ring of n buckets that hold one of the span buckets ending with s's. */
-static inline void xrl_ring_add(const struct xrl_ring *r, __u32 n, __u32 span, const struct xrl_slot *s,
+/* Adds into *acc the cells of a ring of cells cells that hold one of the span buckets ending with s's. */
+static inline void xrl_ring_add(const struct xrl_ring *r, __u32 cells, __u32 span, const struct xrl_slot *s,
 				struct xrl_sum *acc)
 {
 	__u64 w, last = XRL_READ_ONCE(r->last);
 	__u32 i;
 
-	for (i = 0; i < XRL_MAX_BUCKETS; i++) {
-		if (i >= n)
+	for (i = 0; i < XRL_MAX_CELLS; i++) {
+		if (i >= cells)
 			break;
 		w = XRL_READ_ONCE(r->c[i].word);
 		if (!xrl_valid(last, s->q, w) || !xrl_live(s->epoch, xrl_word_epoch(w), span))
@@ -195,56 +204,60 @@ static inline void xrl_ring_add(const struct xrl_ring *r, __u32 n, __u32 span, c
 	}
 }
 
-/* The window of a ring at now: the spec's sum(now), pass and block. */
-static inline struct xrl_sum xrl_window_at(const struct xrl_ring *r, __u32 n, __u64 interval, __u64 now)
+/* Whether a ring of cells cells can hold a window of n buckets (and the bucket that left it last). */
+static inline int xrl_cells_fit(__u32 n, __u32 cells)
+{
+	return cells <= XRL_MAX_CELLS && n < cells;
+}
+
+/* The window of n buckets of a ring of cells cells at now: the spec's sum(now), pass and block. */
+static inline struct xrl_sum xrl_window_at(const struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, __u64 now)
 {
 	struct xrl_sum s = { 0, 0, 0, 0 };
 	struct xrl_slot sl;
 
-	if (xrl_shape_check(n, interval) != XRL_SHAPE_OK)
+	if (xrl_shape_check(n, interval) != XRL_SHAPE_OK || !xrl_cells_fit(n, cells))
 		return s;
-	xrl_slot_at(&sl, now, interval / n, n);
-	xrl_ring_add(r, n, n, &sl, &s);
+	xrl_slot_at(&sl, now, interval / n, cells);
+	xrl_ring_add(r, cells, n, &sl, &s);
 	return s;
 }
 
 /*
- * The window's complete buckets at now: the n - 1 before now's, which span
- * xrl_complete_ns. Sentinel's sum(now) includes now's bucket, partly elapsed,
- * so a steady 400/s reads 360 a tenth of a second after a boundary of a 1 s,
- * 2-bucket window; the complete buckets read 400. None when n is 1: the one
- * bucket a ring keeps is always now's.
+ * The last whole interval that has ended at now: the n buckets before now's.
+ * Sentinel's sum(now) includes now's bucket, partly elapsed: a steady 400/s
+ * reads 360 a tenth of a second after a boundary of a 1 s, 2-bucket window,
+ * and a source held at its limit passes its window's worth early in one
+ * bucket and nothing in the next, so any part of an interval reads 0 or
+ * twice the truth by turns. Every whole interval holds exactly what the
+ * window allowed: a source held at 100/s reads 100/s in every reading.
  */
-static inline struct xrl_sum xrl_window_complete_at(const struct xrl_ring *r, __u32 n, __u64 interval, __u64 now)
+static inline struct xrl_sum xrl_window_last_at(const struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval,
+						__u64 now)
 {
 	struct xrl_sum s = { 0, 0, 0, 0 };
 	struct xrl_slot sl;
 	__u64 blen;
 
-	if (xrl_shape_check(n, interval) != XRL_SHAPE_OK || n < 2)
+	if (xrl_shape_check(n, interval) != XRL_SHAPE_OK || !xrl_cells_fit(n, cells))
 		return s;
 	blen = interval / n;
 	if (now < blen)
 		return s;
-	xrl_slot_at(&sl, now - blen, blen, n); /* the bucket before now's */
-	xrl_ring_add(r, n, n - 1, &sl, &s);
+	xrl_slot_at(&sl, now - blen, blen, cells); /* the bucket before now's */
+	xrl_ring_add(r, cells, n, &sl, &s);
 	return s;
 }
 
-/* The time the complete buckets of a window of n buckets span. */
-static inline __u64 xrl_complete_ns(__u32 n, __u64 interval)
-{
-	return n < 2 ? 0 : (__u64)(n - 1) * (interval / n);
-}
-
 /* Empties every cell: a ring built for another window shape. */
-static inline void xrl_ring_reset(struct xrl_ring *r)
+static inline void xrl_ring_reset(struct xrl_ring *r, __u32 cells)
 {
 	__u32 i;
 
 	r->last = 0;
 	r->seq = 0;
-	for (i = 0; i < XRL_MAX_BUCKETS; i++) {
+	for (i = 0; i < XRL_MAX_CELLS && i < cells; i++) {
+		xrl_barrier_var(i); /* no memset: BPF has none */
 		r->c[i].word = 0;
 		r->c[i].block = 0;
 	}
@@ -255,14 +268,14 @@ static inline void xrl_ring_reset(struct xrl_ring *r)
  * reset in place when it holds an older bucket. NULL when it holds a newer
  * one (time went backwards): the event must not be counted into it.
  */
-static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, const struct xrl_slot *s)
+static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s)
 {
 	struct xrl_cell *c;
 	__u32 i = s->idx;
 	__u64 w;
 
 	xrl_barrier_var(i);
-	if (i >= XRL_MAX_BUCKETS) /* for the verifier: n <= XRL_MAX_BUCKETS */
+	if (i >= XRL_MAX_CELLS || i >= cells) /* for the verifier: a map sized at load holds cells of them */
 		return (struct xrl_cell *)0;
 	c = &r->c[i];
 	w = c->word;
@@ -277,20 +290,20 @@ static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, const struct x
 	return c;
 }
 
-/* current(t) of a ring of n buckets over interval ns, one CPU owns. */
-static inline struct xrl_cell *xrl_current(struct xrl_ring *r, __u32 n, __u64 interval, __u64 t)
+/* current(t) of a ring of cells cells, n buckets over interval ns, one CPU owns. */
+static inline struct xrl_cell *xrl_current(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, __u64 t)
 {
 	struct xrl_slot s;
 
-	xrl_slot_at(&s, t, interval / n, n);
-	return xrl_current_at(r, &s);
+	xrl_slot_at(&s, t, interval / n, cells);
+	return xrl_current_at(r, cells, &s);
 }
 
 /* sum(now) of a ring one CPU owns: refresh current(now), then add the live cells. */
-static inline struct xrl_sum xrl_sum(struct xrl_ring *r, __u32 n, __u64 interval, __u64 now)
+static inline struct xrl_sum xrl_sum(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, __u64 now)
 {
-	xrl_current(r, n, interval, now);
-	return xrl_window_at(r, n, interval, now);
+	xrl_current(r, n, cells, interval, now);
+	return xrl_window_at(r, n, cells, interval, now);
 }
 
 /* Counts one packet in a cell current_at returned (a ring one CPU owns); a full count stays full. */
@@ -401,12 +414,12 @@ static inline void xrl_take_back(struct xrl_cell *c, __u32 epoch, __u32 cost, in
  * rule's other rate) then blocked the packet: only from the bucket it was
  * counted in.
  */
-static inline void xrl_unreserve(struct xrl_ring *r, const struct xrl_slot *s, __u32 cost, int tries)
+static inline void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s, __u32 cost, int tries)
 {
 	__u32 i = s->idx;
 
 	xrl_barrier_var(i);
-	if (i < XRL_MAX_BUCKETS)
+	if (i < XRL_MAX_CELLS && i < cells)
 		xrl_take_back(&r->c[i], s->epoch, cost, tries);
 }
 
@@ -427,8 +440,9 @@ static inline void xrl_unreserve(struct xrl_ring *r, const struct xrl_slot *s, _
  * least that, so we judge and count as of the newest bucket in the ring (*s
  * is moved to it). After tries rounds lost to other CPUs' commits the
  * packet is judged over (XRL_CONTENDED). With check_only the verdict is
- * given and nothing is written. snap: room for XRL_MAX_BUCKETS words (the
- * program's stack has no room for them beside its caller's).
+ * given and nothing is written. snap: room for XRL_MAX_CELLS words (the
+ * program's stack has no room for them beside its caller's). The ring has
+ * cells cells (more than n: xrl_cells_fit), s is a slot of cells.
  *
  * cost: what the packet counts, 1 for a packet rate, the frame's length for
  * a byte rate; a bucket's count is 32 bits, so a cell that cannot take the
@@ -438,8 +452,8 @@ static inline void xrl_unreserve(struct xrl_ring *r, const struct xrl_slot *s, _
  * A cell moved to a new bucket is moved after the ring's last, so that no
  * CPU takes it for an old cell from 2^31 buckets ago (xrl_valid).
  */
-static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struct xrl_slot *s, __u64 threshold,
-			      __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room)
+static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
+			      __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room)
 {
 	__u64 sum, w, nw, seq, last, fresh, valid, blen = interval / n;
 	__u32 i, E, e, cnt, newest, im, le;
@@ -453,7 +467,7 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struc
 		 * once committed, after it moved seq.
 		 */
 		seq = XRL_READ_ACQUIRE(r->seq);
-		for (i = 0; i < XRL_MAX_BUCKETS && i < n; i++)
+		for (i = 0; i < XRL_MAX_CELLS && i < cells; i++)
 			snap[i] = XRL_READ_ONCE(r->c[i].word);
 		last = XRL_READ_ONCE(r->last);
 		fresh = xrl_ring_fresh(last, s->q);
@@ -466,7 +480,7 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struc
 		 */
 		newest = E;
 		im = s->idx;
-		for (i = 0; i < XRL_MAX_BUCKETS && i < n; i++) {
+		for (i = 0; i < XRL_MAX_CELLS && i < cells; i++) {
 			__u64 newer;
 
 			w = snap[i];
@@ -486,7 +500,7 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struc
 			E = newest;
 		}
 		sum = 0;
-		for (i = 0; i < XRL_MAX_BUCKETS && i < n; i++) {
+		for (i = 0; i < XRL_MAX_CELLS && i < cells; i++) {
 			w = snap[i];
 			e = xrl_word_epoch(w);
 			sum += xrl_word_pass(w) * (xrl_lt(0, i ^ s->idx) & xrl_lt(0, e | xrl_word_pass(w)) & fresh &
@@ -494,7 +508,7 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struc
 		}
 		i = s->idx;
 		xrl_barrier_var(i);
-		if (i >= XRL_MAX_BUCKETS)
+		if (i >= XRL_MAX_CELLS || i >= cells)
 			return XRL_OVER;
 		c = &r->c[i];
 		w = snap[i];
@@ -534,14 +548,14 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u64 interval, struc
  * holds an older bucket; nothing when it holds another (those blocks belong
  * to a bucket the ring no longer keeps).
  */
-static inline void xrl_block_add(struct xrl_ring *r, const struct xrl_slot *s, __u64 count, int move)
+static inline void xrl_block_add(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s, __u64 count, int move)
 {
 	struct xrl_cell *c;
 	__u64 w, last = XRL_READ_ONCE(r->last);
 	__u32 i = s->idx;
 
 	xrl_barrier_var(i);
-	if (i >= XRL_MAX_BUCKETS)
+	if (i >= XRL_MAX_CELLS || i >= cells)
 		return;
 	c = &r->c[i];
 	w = XRL_READ_ONCE(c->word);

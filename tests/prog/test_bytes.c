@@ -72,7 +72,7 @@ static __u64 window_of(struct fx *f, const struct xrl_rule *r, const char *src, 
 		k.rule_id |= XRL_KEY_BYTES;
 	if (bpf_map_lookup_elem(f->state, &k, &st))
 		return 0;
-	return xrl_window_at(&st.ring, r->buckets, r->interval_ns, f->skel->bss->xrl_test_now).pass;
+	return xrl_window_at(&st.ring, r->buckets, XRL_MAX_CELLS, r->interval_ns, f->skel->bss->xrl_test_now).pass;
 }
 
 struct byte_totals {

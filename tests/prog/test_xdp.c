@@ -1138,7 +1138,7 @@ static void test_windows_in_maps(void **state)
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, 3, 1000, 4, XRL_F_PER_SOURCE);
 	struct xrl_rule_stats *rs = calloc(f->ncpus, sizeof(*rs));
-	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus };
+	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_MAX_CELLS };
 	__u8 src[16] = { 198, 51, 100, 77 };
 	struct xrl_state st;
 	struct xrl_key k = {};
@@ -1164,7 +1164,7 @@ static void test_windows_in_maps(void **state)
 
 	assert_int_equal(bpf_map_lookup_elem(f->rule_stats, &r.id, rs), 0);
 	assert_int_equal(rs[cpus[0]].gen, r.gen);
-	q = xrl_window_at(&rs[cpus[0]].ring, r.buckets, r.interval_ns, T0 + 300 * MS);
+	q = xrl_window_at(&rs[cpus[0]].ring, r.buckets, XRL_MAX_CELLS, r.interval_ns, T0 + 300 * MS);
 	assert_true(q.pass == 3 && q.block == 4);
 
 	/* The bucket at T0+100 has left; the one at T0+250 leaves at T0+1250 (sum refreshes first). */
@@ -1781,7 +1781,7 @@ static void test_latch_takeover_hands_on_blocks(void **state)
 {
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
-	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus };
+	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_MAX_CELLS };
 	struct xrl_key ka = {}, kb = {};
 	__u8 a[16] = { 198, 51, 100, 1 }, b[16] = { 203, 0, 113, 0 };
 	char bs[32];

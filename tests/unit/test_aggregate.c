@@ -49,7 +49,7 @@ static struct xrl_rule_stats *rs_cpu(struct percpu *p, int cpu)
 static void put(struct xrl_ring *r, __u32 n, __u64 interval, __u64 start, __u64 pass, __u64 block)
 {
 	__u64 blen = interval / n;
-	struct xrl_cell *c = &r->c[(start / blen) % n];
+	struct xrl_cell *c = &r->c[(start / blen) % xrl_cells_for(n)];
 
 	assert_int_equal(start % blen, 0);
 	c->word = xrl_word((__u32)(start / blen), (__u32)pass);
@@ -61,7 +61,7 @@ static void put(struct xrl_ring *r, __u32 n, __u64 interval, __u64 start, __u64 
 static struct xrl_sum agg_rs(struct percpu *p, __u32 gen, __u32 n, __u64 interval, __u64 now)
 {
 	return xrl_aggregate(p->buf, p->ncpus, p->stride, offsetof(struct xrl_rule_stats, ring),
-			     offsetof(struct xrl_rule_stats, gen), gen, n, interval, now, false);
+			     offsetof(struct xrl_rule_stats, gen), gen, n, xrl_cells_for(n), interval, now, false);
 }
 
 #define assert_sum(s, p, b, nb)                     \
@@ -85,15 +85,16 @@ static void test_aggregate_cycles_per_cpu(void **state)
 	rs_cpu(&p, 0)->gen = 7;
 	rs_cpu(&p, 0)->pass = 999; /* totals: not part of the window */
 	rs_cpu(&p, 0)->block = 999;
-	put(&rs_cpu(&p, 0)->ring, 2, I, S, 3, 1);	       /* slot 0: live (700ms old) */
-	put(&rs_cpu(&p, 0)->ring, 2, I, S - 500 * MS, 40, 40); /* slot 1: 1200ms old */
+	put(&rs_cpu(&p, 0)->ring, 2, I, S, 3, 1);	       /* live (700ms old) */
+	put(&rs_cpu(&p, 0)->ring, 2, I, S - 500 * MS, 40, 40); /* 1200ms old */
 	rs_cpu(&p, 1)->gen = 7;
-	put(&rs_cpu(&p, 1)->ring, 2, I, S - 1000 * MS, 100, 100); /* slot 0: 1700ms old */
-	put(&rs_cpu(&p, 1)->ring, 2, I, S + 500 * MS, 5, 2);	  /* slot 1: live, current */
+	put(&rs_cpu(&p, 1)->ring, 2, I, S - 1000 * MS, 100, 100); /* 1700ms old */
+	put(&rs_cpu(&p, 1)->ring, 2, I, S + 500 * MS, 5, 2);	  /* live, current */
 
 	assert_sum(agg_rs(&p, 7, 2, I, S + 700 * MS), 3 + 5, 1 + 2, 2);
 	/* the CPU order does not matter */
 	memcpy(p.buf + p.stride, p.buf, p.stride);
+	memset(&rs_cpu(&p, 0)->ring, 0, sizeof(rs_cpu(&p, 0)->ring));
 	put(&rs_cpu(&p, 0)->ring, 2, I, S - 1000 * MS, 100, 100);
 	put(&rs_cpu(&p, 0)->ring, 2, I, S + 500 * MS, 5, 2);
 	assert_sum(agg_rs(&p, 7, 2, I, S + 700 * MS), 3 + 5, 1 + 2, 2);
@@ -301,10 +302,10 @@ static void test_aggregate_layout(void **state)
 		put(&v->ring, 2, I, S + 500 * MS, 1 + (__u64)cpu, 0);
 	}
 	assert_sum(xrl_aggregate(buf, 3, stride, offsetof(struct odd_value, ring), offsetof(struct odd_value, gen), 4,
-				 2, I, S + 700 * MS, false),
+				 2, xrl_cells_for(2), I, S + 700 * MS, false),
 		   1 + 2 + 3, 0, 3);
 	assert_sum(xrl_aggregate(buf, 3, stride, offsetof(struct odd_value, ring), offsetof(struct odd_value, gen), 5,
-				 2, I, S + 700 * MS, false),
+				 2, xrl_cells_for(2), I, S + 700 * MS, false),
 		   0, 0, 0);
 	free(buf);
 }

@@ -16,13 +16,22 @@
 #include "carry.h"
 #include "layout_prev.h"
 
+/* The cells of the rings of these cases: a window of 2 buckets. */
+#define C 3
+
 static struct xrl_ring ring(__u64 last, __u32 epoch, __u32 pass, __u64 block)
 {
 	struct xrl_ring r = { .last = last };
 
-	r.c[epoch % 2].word = xrl_word(epoch, pass);
-	r.c[epoch % 2].block = block;
+	r.c[epoch % C].word = xrl_word(epoch, pass);
+	r.c[epoch % C].block = block;
 	return r;
+}
+
+/* The cell of bucket e. */
+static struct xrl_cell *at(struct xrl_ring *r, __u32 e)
+{
+	return &r->c[e % C];
 }
 
 /* The fill copied 3 passes of bucket 10; the new program then passed 2, the old one 4 more. */
@@ -31,35 +40,35 @@ static void test_merge_same_bucket(void **state)
 	struct xrl_ring snap = ring(10, 10, 3, 1), now = ring(10, 10, 7, 5), dst = ring(10, 10, 5, 1);
 
 	(void)state;
-	xrl_ring_merge(&dst, &now, &snap);
-	assert_int_equal(xrl_word_epoch(dst.c[0].word), 10);
-	assert_int_equal(xrl_word_pass(dst.c[0].word), 9); /* 3 + 2 + 4: every pass, once */
-	assert_int_equal(dst.c[0].block, 5);
+	xrl_ring_merge(&dst, C, &now, &snap, C);
+	assert_int_equal(xrl_word_epoch(at(&dst, 10)->word), 10);
+	assert_int_equal(xrl_word_pass(at(&dst, 10)->word), 9); /* 3 + 2 + 4: every pass, once */
+	assert_int_equal(at(&dst, 10)->block, 5);
 }
 
 /* The old program moved a cell to a new bucket after the fill: all of it is new, and newer. */
 static void test_merge_newer_bucket(void **state)
 {
-	struct xrl_ring snap = ring(9, 9, 3, 0), now = ring(11, 11, 6, 2), dst = ring(9, 9, 3, 0);
+	struct xrl_ring snap = ring(9, 9, 3, 0), now = ring(12, 12, 6, 2), dst = ring(9, 9, 3, 0);
 
 	(void)state;
-	xrl_ring_merge(&dst, &now, &snap);
-	assert_int_equal(xrl_word_epoch(dst.c[1].word), 11);
-	assert_int_equal(xrl_word_pass(dst.c[1].word), 6);
-	assert_int_equal(dst.c[1].block, 2);
-	assert_int_equal(dst.last, 11);
+	xrl_ring_merge(&dst, C, &now, &snap, C);
+	assert_int_equal(xrl_word_epoch(at(&dst, 12)->word), 12);
+	assert_int_equal(xrl_word_pass(at(&dst, 12)->word), 6);
+	assert_int_equal(at(&dst, 12)->block, 2);
+	assert_int_equal(dst.last, 12);
 }
 
 /* The new program is at a later bucket in that cell already: the old count is of a bucket gone. */
 static void test_merge_older_left(void **state)
 {
-	struct xrl_ring snap = ring(10, 10, 3, 0), now = ring(10, 10, 8, 0), dst = ring(12, 12, 1, 0);
+	struct xrl_ring snap = ring(10, 10, 3, 0), now = ring(10, 10, 8, 0), dst = ring(13, 13, 1, 0);
 
 	(void)state;
-	xrl_ring_merge(&dst, &now, &snap);
-	assert_int_equal(xrl_word_epoch(dst.c[0].word), 12);
-	assert_int_equal(xrl_word_pass(dst.c[0].word), 1);
-	assert_int_equal(dst.last, 12);
+	xrl_ring_merge(&dst, C, &now, &snap, C);
+	assert_int_equal(xrl_word_epoch(at(&dst, 13)->word), 13);
+	assert_int_equal(xrl_word_pass(at(&dst, 13)->word), 1);
+	assert_int_equal(dst.last, 13);
 }
 
 /* A key the old program made after the fill: all of it counts. */
@@ -68,8 +77,8 @@ static void test_merge_new_key(void **state)
 	struct xrl_ring now = ring(10, 10, 4, 0), dst = ring(10, 10, 1, 0);
 
 	(void)state;
-	xrl_ring_merge(&dst, &now, NULL);
-	assert_int_equal(xrl_word_pass(dst.c[0].word), 5);
+	xrl_ring_merge(&dst, C, &now, NULL, C);
+	assert_int_equal(xrl_word_pass(at(&dst, 10)->word), 5);
 }
 
 /* Nothing counted since the fill: the ring is as the new program left it. */
@@ -78,8 +87,71 @@ static void test_merge_nothing(void **state)
 	struct xrl_ring snap = ring(10, 10, 3, 0), dst = ring(10, 10, 5, 0);
 
 	(void)state;
-	xrl_ring_merge(&dst, &snap, &snap);
-	assert_int_equal(xrl_word_pass(dst.c[0].word), 5);
+	xrl_ring_merge(&dst, C, &snap, &snap, C);
+	assert_int_equal(xrl_word_pass(at(&dst, 10)->word), 5);
+}
+
+/*
+ * Layout 8's ring (16 cells, bucket q of a 2-bucket window in cell q % 2) as
+ * one of 3 cells: each bucket in cell q % 3, so the window reads the same,
+ * and the old program's passes after the fill land in the right bucket.
+ */
+static void test_recell_from_layout_8(void **state)
+{
+	struct xrl_ring o = { .last = 101 }, n, snap, now;
+	const __u64 I = 1000000000ULL, W = I / 2, t = 101 * W + 1;
+
+	(void)state;
+	o.c[100 % 2].word = xrl_word(100, 40);
+	o.c[101 % 2].word = xrl_word(101, 7);
+	o.c[101 % 2].block = 3;
+	xrl_ring_recell(&o, XRL_PREV_CELLS, &n, C);
+	assert_int_equal(xrl_window_at(&n, 2, C, I, t).pass, 47);
+	assert_int_equal(xrl_window_at(&n, 2, C, I, t).block, 3);
+	assert_int_equal(xrl_word_pass(at(&n, 100)->word), 40);
+	/* The old program passed 2 more in bucket 101 after the fill. */
+	snap = o;
+	now = o;
+	now.c[101 % 2].word = xrl_word(101, 9);
+	xrl_ring_merge(&n, C, &now, &snap, XRL_PREV_CELLS);
+	assert_int_equal(xrl_window_at(&n, 2, C, I, t).pass, 49);
+}
+
+/* Fewer cells than the old ring: where two buckets meet the newer stays (a window never reads the older). */
+static void test_recell_fewer(void **state)
+{
+	struct xrl_ring o = { .last = 20 }, n;
+	__u32 e;
+
+	(void)state;
+	for (e = 5; e <= 20; e++)
+		o.c[e % 16].word = xrl_word(e, e);
+	xrl_ring_recell(&o, 16, &n, C);
+	for (e = 18; e <= 20; e++)
+		assert_int_equal(xrl_word_pass(at(&n, e)->word), e);
+}
+
+/* Layout 8's rule stats: the same head, the byte totals from after the ring, the ring's cells as they were. */
+static void test_prev_rule_stats(void **state)
+{
+	struct xrl_rule_stats_prev o;
+	struct xrl_rule_stats n, h = { .gen = 3, .pass = 11, .block = 12 };
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	memcpy(o.head, &h, sizeof(o.head));
+	o.last = 101;
+	o.c[1].word = xrl_word(101, 5);
+	o.pass_bytes = 1500;
+	o.block_bytes = 64;
+	xrl_rule_stats_from_prev(&o, &n);
+	assert_int_equal(n.gen, 3);
+	assert_int_equal(n.pass, 11);
+	assert_int_equal(n.block, 12);
+	assert_int_equal(n.pass_bytes, 1500);
+	assert_int_equal(n.block_bytes, 64);
+	assert_int_equal(n.ring.last, 101);
+	assert_int_equal(xrl_word_pass(n.ring.c[1].word), 5);
 }
 
 #define OW 8
@@ -120,50 +192,14 @@ static void test_sketch_narrower(void **state)
 	assert_int_equal(xrl_sketch_word_pass(n[2].w[0]), 4);
 }
 
-/* Layout 7's counters: the two malformed reasons added are zero, the rest where they were. */
-static void test_prev_counters(void **state)
-{
-	struct xrl_counters_prev o;
-	struct xrl_counters n;
-	__u64 *w = (__u64 *)&o;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(o) / 8; i++)
-		w[i] = i + 1;
-	xrl_counters_from_prev(&o, &n);
-	assert_int_equal(n.seen, 1);
-	assert_int_equal(n.sketch_blocked, 11);
-	assert_int_equal(n.malformed[0], 12);
-	assert_int_equal(n.malformed[XRL_PREV_MAL_MAX - 1], 11 + XRL_PREV_MAL_MAX);
-	assert_int_equal(n.malformed[XRL_MAL_FRAG_TINY], 0);
-	assert_int_equal(n.malformed[XRL_MAL_IPV6_CHAIN], 0);
-	assert_int_equal(n.new_keys_second, 12 + XRL_PREV_MAL_MAX);
-	assert_int_equal(n.new_keys_count, 13 + XRL_PREV_MAL_MAX);
-}
-
-/* Layout 7's fleet entry: its 64 bytes, and no expiry (the agent's next write sets one). */
-static void test_prev_fleet(void **state)
-{
-	unsigned char o[XRL_FLEET_PREV_SIZE];
-	struct xrl_fleet n;
-
-	(void)state;
-	memset(o, 0xab, sizeof(o));
-	xrl_fleet_from_prev(o, &n);
-	assert_memory_equal(&n, o, sizeof(o));
-	assert_int_equal(n.expires_ns, 0);
-	assert_int_equal(n.fallback, 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_same_bucket), cmocka_unit_test(test_merge_newer_bucket),
 		cmocka_unit_test(test_merge_older_left),  cmocka_unit_test(test_merge_new_key),
-		cmocka_unit_test(test_merge_nothing),	  cmocka_unit_test(test_sketch_wider),
-		cmocka_unit_test(test_sketch_narrower),	  cmocka_unit_test(test_prev_counters),
-		cmocka_unit_test(test_prev_fleet),
+		cmocka_unit_test(test_merge_nothing),	  cmocka_unit_test(test_recell_from_layout_8),
+		cmocka_unit_test(test_recell_fewer),	  cmocka_unit_test(test_sketch_wider),
+		cmocka_unit_test(test_sketch_narrower),	  cmocka_unit_test(test_prev_rule_stats),
 	};
 
 	return cmocka_run_group_tests_name("carry", tests, NULL, NULL);

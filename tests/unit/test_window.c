@@ -13,8 +13,11 @@
 
 #include "xrl_window.h"
 
+/* The cells of a ring for a window of n buckets, as the loader sizes them (xrl_cells_for). */
+#define XC(n) ((n) < 2 ? 3U : (__u32)(n) + 1)
+
 /* xrl_reserve's room for a ring's words, one per thread. */
-static _Thread_local __u64 snap[XRL_MAX_BUCKETS];
+static _Thread_local __u64 snap[XRL_MAX_CELLS];
 #include "stats.h" /* xrl_qps: the one place QPS is computed */
 
 #define MS 1000000ULL
@@ -22,13 +25,13 @@ static _Thread_local __u64 snap[XRL_MAX_BUCKETS];
 
 static struct xrl_sum sum_at(struct xrl_ring *r, __u32 n, __u64 interval, __u64 now)
 {
-	return xrl_sum(r, n, interval, now);
+	return xrl_sum(r, n, XC(n), interval, now);
 }
 
 /* Adds pass and block to current(t), which must exist. */
 static void add(struct xrl_ring *r, __u32 n, __u64 interval, __u64 t, __u64 pass, __u64 block)
 {
-	struct xrl_cell *c = xrl_current(r, n, interval, t);
+	struct xrl_cell *c = xrl_current(r, n, XC(n), interval, t);
 
 	assert_non_null(c);
 	c->word += pass;
@@ -53,6 +56,7 @@ static void test_case1_idx_start(void **state)
 	struct xrl_slot s;
 
 	(void)state;
+	/* The spec's index: a slot of n cells (the rings keep one more: see test_last_interval). */
 	xrl_slot_at(&s, t, 10000 * MS / 20, 20);
 	assert_int_equal(s.idx, 9);
 	assert_true(s.start == 1576296044500ULL * MS);
@@ -75,19 +79,19 @@ static void test_case2_same_bucket_then_fresh(void **state)
 	struct xrl_cell *b0, *b1, *b2;
 
 	(void)state;
-	b0 = xrl_current(&r, 2, I, S);
+	b0 = xrl_current(&r, 2, XC(2), I, S);
 	assert_non_null(b0);
 	xrl_cell_count(b0, 0);
 	xrl_cell_count(b0, 1);
 	assert_true(holds(b0, S, I / 2));
 	assert_true(pass_of(b0) == 1 && b0->block == 1);
 
-	b1 = xrl_current(&r, 2, I, S + 500 * MS);
+	b1 = xrl_current(&r, 2, XC(2), I, S + 500 * MS);
 	assert_ptr_equal(b1, b0);
 	xrl_cell_count(b1, 0);
 	assert_true(pass_of(b1) == 2 && b1->block == 1);
 
-	b2 = xrl_current(&r, 2, I, S + 1000 * MS);
+	b2 = xrl_current(&r, 2, XC(2), I, S + 1000 * MS);
 	assert_non_null(b2);
 	assert_ptr_not_equal(b2, b0);
 	assert_true(holds(b2, S + 1000 * MS, I / 2));
@@ -110,21 +114,22 @@ static void test_case3_slot_reuse_and_deprecation(void **state)
 	struct xrl_sum s;
 
 	(void)state;
-	assert_non_null(xrl_current(&r, 10, I, T0));
-	assert_non_null(xrl_current(&r, 10, I, T0 + 100 * MS));
+	assert_non_null(xrl_current(&r, 10, XC(10), I, T0));
+	assert_non_null(xrl_current(&r, 10, XC(10), I, T0 + 100 * MS));
 
-	s = xrl_window_at(&r, 10, I, T0 + 100 * MS);
+	s = xrl_window_at(&r, 10, XC(10), I, T0 + 100 * MS);
 	assert_int_equal(s.buckets, 2);
-	s = xrl_window_at(&r, 10, I, T0);
+	s = xrl_window_at(&r, 10, XC(10), I, T0);
 	assert_int_equal(s.buckets, 1);
 
-	b = xrl_current(&r, 10, I, T0 + 1100 * MS);
+	b = xrl_current(&r, 10, XC(10), I, T0 + 1100 * MS);
 	assert_non_null(b);
-	assert_ptr_equal(b, &r.c[1]); /* the slot of T0 + 100 */
+	/* Its own cell: the bucket of T0 + 100, exactly I old, is out of the window (and of its cell, with n cells). */
+	assert_ptr_equal(b, &r.c[((T0 + 1100 * MS) / (I / 10)) % XC(10)]);
 	assert_true(holds(b, S + 1100 * MS, I / 10));
 	xrl_cell_count(b, 0);
 
-	s = xrl_window_at(&r, 10, I, T0 + 1100 * MS);
+	s = xrl_window_at(&r, 10, XC(10), I, T0 + 1100 * MS);
 	assert_int_equal(s.buckets, 1);
 	assert_true(s.pass == 1);
 }
@@ -198,7 +203,7 @@ static void test_rollover(void **state)
 			want += j + 1;
 		assert_true(sum_at(&r, n, I, t).pass == want);
 		assert_int_equal(sum_at(&r, n, I, t).buckets, k + 1 < n ? k + 1 : n);
-		xrl_slot_at(&slot, t, W, n);
+		xrl_slot_at(&slot, t, W, n); /* the spec's index */
 		assert_int_equal(slot.idx, k % n);
 	}
 }
@@ -225,9 +230,9 @@ static void test_deprecation_boundary(void **state)
 	assert_false(xrl_live(0xffffffffU, 1, 2));
 
 	add(&r, 2, I, S, 3, 1);
-	s = xrl_window_at(&r, 2, I, S + I - 1);
+	s = xrl_window_at(&r, 2, XC(2), I, S + I - 1);
 	assert_true(s.pass == 3 && s.block == 1 && s.buckets == 1);
-	s = xrl_window_at(&r, 2, I, S + I);
+	s = xrl_window_at(&r, 2, XC(2), I, S + I);
 	assert_true(s.pass == 0 && s.buckets == 0);
 }
 
@@ -277,6 +282,9 @@ static void test_one_bucket(void **state)
 	assert_true(holds(&r.c[0], S + I, I));
 }
 
+/* The cell of time t's bucket in a ring r of a 1 s, 2-bucket window. */
+#define CELL(t) (&r.c[((t) / (I / 2)) % XC(2)])
+
 /* Time going back: no bucket for an event whose slot holds a newer start. */
 static void test_time_backwards(void **state)
 {
@@ -284,16 +292,16 @@ static void test_time_backwards(void **state)
 	struct xrl_ring r = {};
 
 	(void)state;
-	add(&r, 2, I, S + 1100 * MS, 3, 2);		  /* slot 0, start S+1000 */
-	assert_null(xrl_current(&r, 2, I, S + 100 * MS)); /* slot 0, start S */
-	assert_true(holds(&r.c[0], S + 1000 * MS, I / 2));
-	assert_true(pass_of(&r.c[0]) == 3 && r.c[0].block == 2);
+	add(&r, 2, I, S + 1100 * MS, 3, 2);			 /* start S+1000: cell (S+1000)/W % 3 */
+	assert_null(xrl_current(&r, 2, XC(2), I, S - 500 * MS)); /* the same cell, start S-500 */
+	assert_true(holds(CELL(S + 1000 * MS), S + 1000 * MS, I / 2));
+	assert_true(pass_of(CELL(S + 1000 * MS)) == 3 && CELL(S + 1000 * MS)->block == 2);
 	/* Within the newer bucket, earlier than the last event: the same bucket. */
-	assert_ptr_equal(xrl_current(&r, 2, I, S + 1000 * MS), &r.c[0]);
+	assert_ptr_equal(xrl_current(&r, 2, XC(2), I, S + 1000 * MS), CELL(S + 1000 * MS));
 	/* Back to a slot holding an older start (empty): that one is reset. */
-	assert_ptr_equal(xrl_current(&r, 2, I, S + 600 * MS), &r.c[1]);
-	assert_true(holds(&r.c[1], S + 500 * MS, I / 2));
-	assert_true(pass_of(&r.c[0]) == 3);
+	assert_ptr_equal(xrl_current(&r, 2, XC(2), I, S + 600 * MS), CELL(S + 500 * MS));
+	assert_true(holds(CELL(S + 500 * MS), S + 500 * MS, I / 2));
+	assert_true(pass_of(CELL(S + 1000 * MS)) == 3);
 	/* Seen from S+600, the bucket at S+1000 lies in the future: not counted. */
 	assert_true(sum_at(&r, 2, I, S + 600 * MS).pass == 0);
 	assert_true(sum_at(&r, 2, I, S + 1100 * MS).pass == 3);
@@ -320,8 +328,8 @@ static int reserve_at(struct xrl_ring *r, __u32 n, __u64 I, __u64 t, __u64 T, in
 {
 	struct xrl_slot s;
 
-	xrl_slot_at(&s, t, I / n, n);
-	return xrl_reserve(r, n, I, &s, T, 1, 8, check_only, snap, NULL);
+	xrl_slot_at(&s, t, I / n, XC(n));
+	return xrl_reserve(r, n, XC(n), I, &s, T, 1, 8, check_only, snap, NULL);
 }
 
 /* Spec case 5 and case 4's sliding, decided and counted in one step. */
@@ -338,18 +346,18 @@ static void test_reserve_decides_and_counts(void **state)
 	for (i = 0, passed = 0; i < 5; i++)
 		passed += reserve_at(&r, 2, I, S + 600 * MS, 10, 0) == XRL_PASSED;
 	assert_int_equal(passed, 3); /* 7 + 3 = 10 */
-	assert_true(xrl_window_at(&r, 2, I, S + 600 * MS).pass == 10);
+	assert_true(xrl_window_at(&r, 2, XC(2), I, S + 600 * MS).pass == 10);
 	/* check_only gives the verdict and writes nothing */
 	assert_int_equal(reserve_at(&r, 2, I, S + 999 * MS, 10, 1), XRL_OVER);
 	/* the 7 of S+100 leave at S+1000 exactly: 7 more, no more */
 	assert_int_equal(reserve_at(&r, 2, I, S + 1000 * MS, 10, 1), XRL_PASSED);
-	assert_true(xrl_window_at(&r, 2, I, S + 1000 * MS).pass == 3);
+	assert_true(xrl_window_at(&r, 2, XC(2), I, S + 1000 * MS).pass == 3);
 	for (i = 0, passed = 0; i < 9; i++)
 		passed += reserve_at(&r, 2, I, S + 1000 * MS, 10, 0) == XRL_PASSED;
 	assert_int_equal(passed, 7);
 	/* a pass count at its 32-bit largest takes no more, whatever the threshold */
 	memset(&r, 0, sizeof(r));
-	r.c[0].word = xrl_word((__u32)(S / (I / 2)), 0xffffffffU);
+	CELL(S)->word = xrl_word((__u32)(S / (I / 2)), 0xffffffffU);
 	r.last = S / (I / 2);
 	assert_int_equal(reserve_at(&r, 2, I, S, ~0ULL, 0), XRL_OVER);
 }
@@ -392,15 +400,15 @@ static void test_reserve_clock_skew(void **state)
 	(void)state;
 	for (i = 0; i < 3; i++)
 		assert_int_equal(reserve_at(&r, 2, I, S + W, 3, 0), XRL_PASSED);
-	xrl_slot_at(&s, S + W - 1, W, 2);
-	assert_int_equal(xrl_reserve(&r, 2, I, &s, 3, 1, 8, 0, snap, NULL), XRL_OVER);
-	assert_true(s.start == S + W && s.idx == 1 && s.epoch == (__u32)((S + W) / W));
+	xrl_slot_at(&s, S + W - 1, W, XC(2));
+	assert_int_equal(xrl_reserve(&r, 2, XC(2), I, &s, 3, 1, 8, 0, snap, NULL), XRL_OVER);
+	assert_true(s.start == S + W && s.idx == ((S + W) / W) % XC(2) && s.epoch == (__u32)((S + W) / W));
 
 	/* a whole window behind: the same */
-	xrl_slot_at(&s, S - W, W, 2);
-	assert_int_equal(xrl_reserve(&r, 2, I, &s, 4, 1, 8, 0, snap, NULL), XRL_PASSED);
-	assert_true(s.start == S + W && s.idx == 1);
-	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 4);
+	xrl_slot_at(&s, S - W, W, XC(2));
+	assert_int_equal(xrl_reserve(&r, 2, XC(2), I, &s, 4, 1, 8, 0, snap, NULL), XRL_PASSED);
+	assert_true(s.start == S + W && s.idx == ((S + W) / W) % XC(2));
+	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).pass == 4);
 }
 
 /*
@@ -420,7 +428,7 @@ static void test_reserve_old_cells(void **state)
 		assert_int_equal(reserve_at(&r, 2, I, S, 3, 0), XRL_PASSED);
 	/* modulo 2^32 the cells of S are 2^31 - 10 buckets after later */
 	assert_true((int)((__u32)(S / W) - (__u32)(later / W)) > 0);
-	assert_true(xrl_window_at(&r, 2, I, later).pass == 0);
+	assert_true(xrl_window_at(&r, 2, XC(2), I, later).pass == 0);
 	for (i = 0; i < 3; i++)
 		assert_int_equal(reserve_at(&r, 2, I, later, 3, 0), XRL_PASSED);
 	assert_int_equal(reserve_at(&r, 2, I, later, 3, 0), XRL_OVER);
@@ -428,7 +436,7 @@ static void test_reserve_old_cells(void **state)
 	memset(&r, 0, sizeof(r));
 	r.last = S / W;
 	r.c[1].word = xrl_word((__u32)(S / W) + 1, 7); /* after last: an old one */
-	assert_true(xrl_window_at(&r, 2, I, S).pass == 0);
+	assert_true(xrl_window_at(&r, 2, XC(2), I, S).pass == 0);
 	assert_int_equal(reserve_at(&r, 2, I, S, 1, 0), XRL_PASSED);
 }
 
@@ -441,19 +449,19 @@ static void test_block_add(void **state)
 
 	(void)state;
 	assert_int_equal(reserve_at(&r, 2, I, S, 1, 0), XRL_PASSED);
-	xrl_slot_at(&s, S + W, W, 2);
-	xrl_block_add(&r, &s, 2, 0); /* without move: the cell is not there, nothing counted */
-	assert_true(xrl_window_at(&r, 2, I, S + W).block == 0);
-	xrl_block_add(&r, &s, 2, 1);
-	xrl_block_add(&r, &s, 1, 0);
-	assert_true(xrl_window_at(&r, 2, I, S + W).block == 3);
-	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 1);
+	xrl_slot_at(&s, S + W, W, XC(2));
+	xrl_block_add(&r, XRL_MAX_CELLS, &s, 2, 0); /* without move: the cell is not there, nothing counted */
+	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).block == 0);
+	xrl_block_add(&r, XRL_MAX_CELLS, &s, 2, 1);
+	xrl_block_add(&r, XRL_MAX_CELLS, &s, 1, 0);
+	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).block == 3);
+	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).pass == 1);
 	/* taking back a pass takes it from its own bucket only */
-	xrl_slot_at(&s, S, W, 2);
-	xrl_unreserve(&r, &s, 1, 8);
-	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 0);
-	xrl_unreserve(&r, &s, 1, 8);
-	assert_true(xrl_window_at(&r, 2, I, S + W).pass == 0);
+	xrl_slot_at(&s, S, W, XC(2));
+	xrl_unreserve(&r, XRL_MAX_CELLS, &s, 1, 8);
+	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).pass == 0);
+	xrl_unreserve(&r, XRL_MAX_CELLS, &s, 1, 8);
+	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).pass == 0);
 }
 
 /* ---- byte windows: a reserve of cost units ---- */
@@ -463,8 +471,8 @@ static int reserve_cost(struct xrl_ring *r, __u64 t, __u64 T, __u32 cost, __u64 
 	const __u64 I = 1000 * MS;
 	struct xrl_slot s;
 
-	xrl_slot_at(&s, t, I / 2, 2);
-	return xrl_reserve(r, 2, I, &s, T, cost, 8, 0, snap, room);
+	xrl_slot_at(&s, t, I / 2, XC(2));
+	return xrl_reserve(r, 2, XC(2), I, &s, T, cost, 8, 0, snap, room);
 }
 
 /* 3000 bytes a window: frames that fit exactly pass, one byte over does not, a smaller one then may. */
@@ -484,17 +492,17 @@ static void test_reserve_cost(void **state)
 	assert_int_equal(reserve_cost(&r, S + 600 * MS, 3000, 500, &room), XRL_PASSED);
 	assert_int_equal(reserve_cost(&r, S + 600 * MS, 3000, 1, &room), XRL_OVER);
 	assert_int_equal(room, 0);
-	assert_int_equal(xrl_window_at(&r, 2, I, S + 600 * MS).pass, 3000);
+	assert_int_equal(xrl_window_at(&r, 2, XC(2), I, S + 600 * MS).pass, 3000);
 	/* the first bucket's 1000 leave at S + 1s */
 	assert_int_equal(reserve_cost(&r, S + 1000 * MS, 3000, 1001, &room), XRL_OVER);
 	assert_int_equal(room, 1000);
 	assert_int_equal(reserve_cost(&r, S + 1000 * MS, 3000, 1000, &room), XRL_PASSED);
 	/* taking back takes the cost, from its own bucket only */
-	xrl_slot_at(&s, S + 1000 * MS, I / 2, 2);
-	xrl_unreserve(&r, &s, 1000, 8);
-	assert_int_equal(xrl_window_at(&r, 2, I, S + 1000 * MS).pass, 2000);
-	xrl_unreserve(&r, &s, 1000, 8); /* nothing of that size is left in it: nothing taken */
-	assert_int_equal(xrl_window_at(&r, 2, I, S + 1000 * MS).pass, 2000);
+	xrl_slot_at(&s, S + 1000 * MS, I / 2, XC(2));
+	xrl_unreserve(&r, XRL_MAX_CELLS, &s, 1000, 8);
+	assert_int_equal(xrl_window_at(&r, 2, XC(2), I, S + 1000 * MS).pass, 2000);
+	xrl_unreserve(&r, XRL_MAX_CELLS, &s, 1000, 8); /* nothing of that size is left in it: nothing taken */
+	assert_int_equal(xrl_window_at(&r, 2, XC(2), I, S + 1000 * MS).pass, 2000);
 }
 
 /* A bucket counts 32 bits: a cost it cannot take is over, never a wrap to a small count. */
@@ -634,12 +642,14 @@ static void test_lt(void **state)
 }
 
 /*
- * A steady 400/s passed (and, from 1 s on, 200/s blocked) through a 1 s window
- * of 2 buckets: 100 ms after a boundary Sentinel's sum reads 240/s (the 200 of
- * the bucket before and the 40 of now's), the complete bucket reads 400/s;
- * ten buckets read 400/s too; a window of one bucket has no complete one.
+ * The rate over the last whole interval that has ended (the n buckets before
+ * now's): a steady 400/s passed (and, from 1 s on, 200/s blocked) through a
+ * 1 s window of 2 buckets reads 400/s passed 100 ms after a boundary, where
+ * Sentinel's sum reads 240/s (the 200 of the bucket before and the 40 of
+ * now's); at the very start of a bucket the same; ten buckets too; a window
+ * of one bucket reads the bucket before now's.
  */
-static void test_complete_buckets(void **state)
+static void test_last_interval(void **state)
 {
 	struct xrl_ring r = {};
 	const __u64 I = 1000 * MS, now = S + 1600 * MS;
@@ -649,29 +659,61 @@ static void test_complete_buckets(void **state)
 	(void)state;
 	for (t = S; t < now; t += 5 * MS) /* 400/s: one every 2.5 ms, two every 5 */
 		add(&r, 2, I, t, 2, t >= S + 1000 * MS ? 1 : 0);
-	w = xrl_window_at(&r, 2, I, now);
-	c = xrl_window_complete_at(&r, 2, I, now);
+	w = xrl_window_at(&r, 2, XC(2), I, now);
+	c = xrl_window_last_at(&r, 2, XC(2), I, now);
 	assert_true(w.pass == 200 + 40);
 	assert_true(xrl_qps(w.pass, I) == 240.0);
-	assert_true(c.pass == 200 && c.block == 100 && c.buckets == 1);
-	assert_true(xrl_complete_ns(2, I) == 500 * MS);
-	assert_true(xrl_qps(c.pass, xrl_complete_ns(2, I)) == 400.0);
-	assert_true(xrl_qps(c.block, xrl_complete_ns(2, I)) == 200.0);
-	/* At the very start of a bucket, the one before is still the complete one. */
-	c = xrl_window_complete_at(&r, 2, I, S + 1500 * MS);
-	assert_true(c.pass == 200 && c.buckets == 1);
-	/* Ten buckets: the nine before now's; a bucket of now's is never among them. */
+	assert_true(c.pass == 400 && c.block == 100 && c.buckets == 2);
+	assert_true(xrl_qps(c.pass, I) == 400.0);
+	c = xrl_window_last_at(&r, 2, XC(2), I, S + 1500 * MS);
+	assert_true(c.pass == 400 && c.buckets == 2);
+	/* Ten buckets: the ten before now's; now's is never among them. */
 	memset(&r, 0, sizeof(r));
 	for (t = S; t < S + 2000 * MS; t += 100 * MS)
 		add(&r, 10, I, t, 40, 0);
-	c = xrl_window_complete_at(&r, 10, I, S + 1950 * MS);
-	assert_true(c.pass == 9 * 40 && c.buckets == 9);
-	assert_true(xrl_qps(c.pass, xrl_complete_ns(10, I)) == 400.0);
-	/* One bucket: no complete one, no span. */
+	c = xrl_window_last_at(&r, 10, XC(10), I, S + 1950 * MS);
+	assert_true(c.pass == 10 * 40 && c.buckets == 10);
+	assert_true(xrl_qps(c.pass, I) == 400.0);
+	/* One bucket: the one before now's. */
 	memset(&r, 0, sizeof(r));
 	add(&r, 1, I, S, 5, 0);
-	c = xrl_window_complete_at(&r, 1, I, S + 1500 * MS);
-	assert_true(c.pass == 0 && c.buckets == 0 && xrl_complete_ns(1, I) == 0);
+	c = xrl_window_last_at(&r, 1, XC(1), I, S + 1500 * MS);
+	assert_true(c.pass == 5 && c.buckets == 1);
+	/* Not before a whole bucket has ended, and never with fewer cells than the window and one. */
+	assert_true(xrl_window_last_at(&r, 1, XC(1), I, 10 * MS).buckets == 0);
+	assert_true(xrl_window_last_at(&r, 2, 2, I, now).buckets == 0 && !xrl_cells_fit(2, 2));
+}
+
+/*
+ * A source held at its limit (1000/s offered, 100 per 1 s window) passes
+ * its window's room at the start of a bucket and nothing until a bucket
+ * leaves the window, so any part of an interval reads 0 or more than the
+ * truth by turns; every whole interval holds the limit: the rate over the
+ * last one reads 100/s at any moment, for 2, 4 and 10 buckets.
+ */
+static void test_last_interval_held_source(void **state)
+{
+	static const __u32 ns[] = { 2, 4, 10 };
+	const __u64 I = 1000 * MS, T = 100;
+	__u64 t;
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		__u32 n = ns[k];
+		__u64 W = I / n;
+		struct xrl_ring r = {};
+
+		for (t = S; t < S + 6 * I; t += MS) {
+			struct xrl_slot s;
+
+			xrl_slot_at(&s, t, W, XC(n));
+			xrl_reserve(&r, n, XC(n), I, &s, T, 1, 8, 0, snap, NULL);
+			/* Read as it goes, every 37 ms once a whole interval has ended. */
+			if (t >= S + I + W && (t - S) % (37 * MS) == 0)
+				assert_int_equal(xrl_window_last_at(&r, n, XC(n), I, t).pass, T);
+		}
+	}
 }
 
 int main(void)
@@ -700,7 +742,8 @@ int main(void)
 		cmocka_unit_test(test_warm_threshold),
 		cmocka_unit_test(test_warm_idle),
 		cmocka_unit_test(test_lt),
-		cmocka_unit_test(test_complete_buckets),
+		cmocka_unit_test(test_last_interval),
+		cmocka_unit_test(test_last_interval_held_source),
 	};
 
 	return cmocka_run_group_tests_name("window", tests, NULL, NULL);

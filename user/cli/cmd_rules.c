@@ -7,6 +7,7 @@
 #include "apply.h"
 #include "cli.h"
 #include "config.h"
+#include "loader.h"
 
 json_t *cli_rule_json(const struct xrl_spec *s)
 {
@@ -91,8 +92,17 @@ static int apply_set(const char *iface, struct xrl_maps *m, struct xrl_ruleset *
 	char err[XRL_ERRLEN], buf[NOTE_LEN];
 	const char *note = load_note(iface, m, set, buf);
 
-	if (xrl_rules_apply(m, set, err, sizeof(err)))
+	if (xrl_ruleset_cells(set) > m->cells) {
+		/* Longer windows than the rings hold: the program and its rings replaced in place, the rules with them. */
+		struct xrl_load_opts o = {
+			.iface = iface, .given = XRL_LOAD_CELLS, .cells = xrl_ruleset_cells(set), .rules = set
+		};
+
+		if (xrl_load(&o, err, sizeof(err)))
+			return cli_fail(EXIT_FAIL, "%s", err);
+	} else if (xrl_rules_apply(m, set, err, sizeof(err))) {
 		return cli_fail(EXIT_FAIL, "%s", err);
+	}
 	if (cli.json) {
 		json_t *j = json_pack("{s:s,s:s,s:I}", "interface", iface, "result", what, "rule_count",
 				      (json_int_t)set->n);

@@ -53,7 +53,7 @@ static void key_source(const struct xrl_key *k, const struct xrl_rule *r, char *
 		snprintf(buf + n, len - n, "/%u", mask);
 }
 
-/* A rate over complete buckets in JSON: null when the window has none. */
+/* A rate over the last whole interval in JSON: null before one has ended. */
 static json_t *rate_json(__u64 span_ns, double rate)
 {
 	return span_ns ? json_real(rate) : json_null();
@@ -128,15 +128,15 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 						       json_pack("{s:I,s:I}", "passed_bytes", (json_int_t)r.pass_bytes,
 								 "blocked_bytes", (json_int_t)r.block_bytes));
 			json_object_update_new(o, json_pack("{s:o,s:o,s:I}", "passed_rate",
-							    rate_json(r.complete_ns, r.pass_rate), "blocked_rate",
-							    rate_json(r.complete_ns, r.block_rate), "rate_span_ms",
-							    (json_int_t)(r.complete_ns / 1000000)));
+							    rate_json(r.last_ns, r.pass_rate), "blocked_rate",
+							    rate_json(r.last_ns, r.block_rate), "rate_span_ms",
+							    (json_int_t)(r.last_ns / 1000000)));
 			if (set.v[i].r.flags & XRL_F_GLOBAL)
 				json_object_set_new(o, "fleet", cli_fleet_json(&set.v[i], has_fleet ? &f : NULL));
 			json_array_append_new(rules, o);
 			continue;
 		}
-		if (r.complete_ns)
+		if (r.last_ns)
 			printf("%-60s %9.1f %9.1f %9.1f %9.1f %12llu %12llu\n", line, r.pass_rate, r.block_rate,
 			       r.pass_qps, r.block_qps, (unsigned long long)r.pass, (unsigned long long)r.block);
 		else
@@ -151,7 +151,7 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 			       (unsigned long long)r.pass_bytes, (unsigned long long)r.block_bytes);
 	}
 	if (!cli.json && set.n)
-		printf("pass/s, block/s: the rate over the window's complete buckets (none partly elapsed); qps: Sentinel's,\n"
+		printf("pass/s, block/s: the rate over the last whole interval that has ended; qps: Sentinel's,\n"
 		       "the window's sum now (its newest bucket partly elapsed) per second.\n");
 	if (!cli.json && !set.n)
 		printf("(no rules: 'xdp-ratelimit rule add %s ...' adds one)\n", iface);
@@ -172,10 +172,10 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 						port, "match", line, "passed_qps", keys[i].pass_qps, "blocked_qps",
 						keys[i].block_qps, "window_passed", (json_int_t)keys[i].window.pass,
 						"window_blocked", (json_int_t)keys[i].window.block, "passed_rate",
-						rate_json(keys[i].complete_ns, keys[i].pass_rate), "blocked_rate",
-						rate_json(keys[i].complete_ns, keys[i].block_rate), "rate_span_ms",
-						(json_int_t)(keys[i].complete_ns / 1000000)));
-		else if (keys[i].complete_ns)
+						rate_json(keys[i].last_ns, keys[i].pass_rate), "blocked_rate",
+						rate_json(keys[i].last_ns, keys[i].block_rate), "rate_span_ms",
+						(json_int_t)(keys[i].last_ns / 1000000)));
+		else if (keys[i].last_ns)
 			printf("%-40s %-10s %9.1f %9.1f %9.1f %9.1f  %s\n", src, port, keys[i].pass_rate,
 			       keys[i].block_rate, keys[i].pass_qps, keys[i].block_qps, line);
 		else

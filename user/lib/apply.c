@@ -176,9 +176,20 @@ static int clear_set(const struct xrl_maps *m, __u8 set)
 	return ret;
 }
 
+__u32 xrl_ruleset_cells(const struct xrl_ruleset *set)
+{
+	__u32 n = 0;
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->v[i].r.buckets > n)
+			n = set->v[i].r.buckets;
+	return xrl_cells_for(n);
+}
+
 static int zero_rule_stats(const struct xrl_maps *m, __u32 id)
 {
-	void *buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_rule_stats));
+	void *buf = xrl_percpu_alloc(m->ncpus, xrl_rule_stats_size(m->cells));
 	int ret;
 
 	if (!buf)
@@ -305,6 +316,13 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 		return ret;
 	}
 	next_set = !(ctl.active_set & 1);
+	if (xrl_ruleset_cells(set) > m->cells) {
+		ret = xrl_fail(
+			-ENOSPC, err, len,
+			"the rules need windows of up to %u buckets, the maps under %s hold %u: 'xdp-ratelimit apply' grows them in place; nothing was applied",
+			xrl_ruleset_cells(set) - 1, m->dir, m->cells - 1);
+		goto out;
+	}
 	ret = assign_ids(m, &active, set, &ctl, false);
 	if (ret) {
 		ids_fail(ret, &active, set, err, len);

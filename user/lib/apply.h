@@ -6,6 +6,14 @@
 #include "maps.h"
 #include "rules/rule.h"
 
+/*
+ * The cells the rings of an instance need for set: its longest window's
+ * buckets, one more (xrl_cells_for). An instance loaded with fewer is
+ * replaced in place with rings of as many (xrl_load, XRL_LOAD_CELLS) before
+ * set can be applied: xrl_rules_apply refuses it.
+ */
+__u32 xrl_ruleset_cells(const struct xrl_ruleset *set);
+
 /* The rule set the program reads now, with ids and gens. */
 int xrl_rules_read(const struct xrl_maps *m, struct xrl_ruleset *set);
 

@@ -63,14 +63,28 @@ static size_t value_bytes(const struct xrl_carry *c, __u32 type, __u32 vsz)
 	return percpu ? (size_t)c->ncpus * xrl_percpu_stride(vsz) : vsz;
 }
 
-/* How a map of the previous layout whose value changed becomes this layout's. */
-static void (*prev_converter(const char *name))(const void *, void *)
+/* The cells of a window state's ring in a value of vsz bytes (the same head in every layout); 0: none. */
+static __u32 state_cells(__u32 vsz)
 {
-	if (!strcmp(name, XRL_MAP_COUNTERS))
-		return xrl_counters_from_prev;
-	if (!strcmp(name, XRL_MAP_FLEET))
-		return xrl_fleet_from_prev;
-	return NULL;
+	__u32 c;
+
+	for (c = 1; c <= XRL_MAX_CELLS; c++)
+		if (xrl_state_size(c) == vsz)
+			return c;
+	return 0;
+}
+
+/* The cells of a rule stats' ring in a value of vsz bytes of the layout the old instance has; 0: none. */
+static __u32 rule_stats_cells(const struct xrl_carry *c, __u32 vsz)
+{
+	__u32 n;
+
+	if (c->layout == XRL_LAYOUT_PREV)
+		return vsz == sizeof(struct xrl_rule_stats_prev) ? XRL_PREV_CELLS : 0;
+	for (n = 1; n <= XRL_MAX_CELLS; n++)
+		if (xrl_rule_stats_size(n) == vsz)
+			return n;
+	return 0;
 }
 
 static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *dir, char *err, size_t len)
@@ -78,7 +92,7 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 	struct bpf_map *map = cm->map;
 	__u32 ilen = sizeof(cm->info);
 	char path[PATH_MAX + 64];
-	bool same_kv, same_size;
+	bool same_kv, same_size, same_k, ring_map;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, cm->name);
 	cm->old = bpf_obj_get(path);
@@ -91,32 +105,45 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 	}
 	if (bpf_obj_get_info_by_fd(cm->old, &cm->info, &ilen))
 		return xrl_fail(-errno, err, len, "cannot read %s: %s", path, strerror(errno));
-	same_kv = cm->info.type == bpf_map__type(map) && cm->info.key_size == bpf_map__key_size(map) &&
-		  cm->info.value_size == bpf_map__value_size(map);
+	same_k = cm->info.type == bpf_map__type(map) && cm->info.key_size == bpf_map__key_size(map);
+	same_kv = same_k && cm->info.value_size == bpf_map__value_size(map);
 	same_size = cm->info.max_entries == bpf_map__max_entries(map);
-	if (same_kv && same_size) {
+	cm->prev = c->layout == XRL_LAYOUT_PREV;
+	ring_map = !strcmp(cm->name, XRL_MAP_STATE) || !strcmp(cm->name, XRL_MAP_RULE_STATS);
+	if (same_kv && same_size && !(cm->prev && ring_map)) {
 		cm->how = XRL_CARRY_KEEP;
 		return bpf_map__reuse_fd(map, cm->old) ? xrl_fail(-EINVAL, err, len, "cannot reuse %s", path) : 0;
 	}
-	if (same_kv && !strcmp(cm->name, XRL_MAP_STATE)) {
-		cm->how = XRL_CARRY_ENTRIES;
-		return 0;
+	/* The window states: another table size, or rings of other cells (or the previous layout's cells). */
+	if (same_k && !strcmp(cm->name, XRL_MAP_STATE)) {
+		cm->ocells = state_cells(cm->info.value_size);
+		cm->ncells = state_cells(bpf_map__value_size(map));
+		if (cm->ocells && cm->ncells) {
+			cm->how = XRL_CARRY_ENTRIES;
+			return 0;
+		}
 	}
 	if (same_kv && !strcmp(cm->name, XRL_MAP_SKETCH)) {
 		cm->how = XRL_CARRY_SKETCH;
 		return 0;
 	}
-	cm->convert = c->layout == XRL_LAYOUT_PREV && same_size && cm->info.type == bpf_map__type(map) ?
-			      prev_converter(cm->name) :
-			      NULL;
-	if (!cm->convert)
-		return xrl_fail(
-			-EPROTO, err, len,
-			"%s differs from what this build's program needs and cannot be carried over: 'xdp-ratelimit unload %s' and load again",
-			path, c->iface);
-	cm->how = XRL_CARRY_CONVERT;
-	cm->delta = !strcmp(cm->name, XRL_MAP_COUNTERS);
-	return 0;
+	if (same_k && same_size && !strcmp(cm->name, XRL_MAP_RULE_STATS)) {
+		cm->ocells = rule_stats_cells(c, cm->info.value_size);
+		cm->ncells = (bpf_map__value_size(map) - xrl_rule_stats_size(0)) / sizeof(struct xrl_cell);
+		if (cm->ocells) {
+			cm->how = XRL_CARRY_RULE_STATS;
+			return 0;
+		}
+	}
+	/* Kept maps of the previous layout whose value this layout reads the same (layout_prev.h). */
+	if (cm->prev && same_size && same_k && !strcmp(cm->name, XRL_MAP_SCRATCH)) {
+		cm->how = XRL_CARRY_EMPTY;
+		return 0;
+	}
+	return xrl_fail(
+		-EPROTO, err, len,
+		"%s differs from what this build's program needs and cannot be carried over: 'xdp-ratelimit unload %s' and load again",
+		path, c->iface);
 }
 
 int xrl_carry_plan(struct xrl_carry *c, struct bpf_object *obj, char *err, size_t len)
@@ -143,11 +170,24 @@ int xrl_carry_plan(struct xrl_carry *c, struct bpf_object *obj, char *err, size_
 	return 0;
 }
 
-/* One window state, as the fill read it: sorted by key for the merge after the swap. */
+/* One window state, as the fill read it (the old map's cells): sorted by key for the merge after the swap. */
 struct state_entry {
 	struct xrl_key k;
 	struct xrl_state s;
 };
+
+/* A window state of the old map's cells as one of the new's. */
+static void state_recell(const struct xrl_carry_map *cm, const struct xrl_state *o, struct xrl_state *n)
+{
+	if (cm->ocells == cm->ncells && !cm->prev) {
+		*n = *o;
+		return;
+	}
+	memset(n, 0, sizeof(*n));
+	n->gen = o->gen;
+	n->warm = o->warm;
+	xrl_ring_recell(&o->ring, cm->ocells, &n->ring, cm->ncells);
+}
 
 static int key_cmp(const void *a, const void *b)
 {
@@ -179,8 +219,12 @@ static int fill_entries(struct xrl_carry_map *cm, int to)
 		qsort(v, n, sizeof(*v), key_cmp);
 	cm->snap = v;
 	cm->nsnap = n;
-	for (size_t i = 0; i < n; i++)
-		bpf_map_update_elem(to, &v[i].k, &v[i].s, BPF_ANY); /* past a smaller table's size, the LRU evicts */
+	for (size_t i = 0; i < n; i++) {
+		struct xrl_state ns;
+
+		state_recell(cm, &v[i].s, &ns);
+		bpf_map_update_elem(to, &v[i].k, &ns, BPF_ANY); /* past a smaller table's size, the LRU evicts */
+	}
 	return 0;
 }
 
@@ -261,17 +305,44 @@ out:
 	return ret;
 }
 
-/* An array's every entry, converted: per-CPU values CPU by CPU. The snapshot is the old values. */
-static int fill_convert(struct xrl_carry *c, struct xrl_carry_map *cm, int to)
+/* One CPU's rule stats of the old map (ov) in this layout's struct, the ring of the old map's cells. */
+static void rule_stats_read(const struct xrl_carry_map *cm, const void *ov, struct xrl_rule_stats *rs)
+{
+	if (cm->prev) {
+		xrl_rule_stats_from_prev(ov, rs);
+		return;
+	}
+	memset(rs, 0, sizeof(*rs));
+	memcpy(rs, ov, cm->info.value_size);
+}
+
+/*
+ * One CPU's rule stats as the new map's: the ring's cells moved, the slot
+ * the program keeps forgotten (it names a cell of the old ring: the program
+ * finds it again with the next packet).
+ */
+static void rule_stats_convert(const struct xrl_carry_map *cm, const void *ov, void *nv)
+{
+	struct xrl_rule_stats o, n;
+
+	rule_stats_read(cm, ov, &o);
+	n = o;
+	memset(&n.slot, 0, sizeof(n.slot));
+	memset(&n.ring, 0, sizeof(n.ring));
+	xrl_ring_recell(&o.ring, cm->ocells, &n.ring, cm->ncells);
+	memcpy(nv, &n, xrl_rule_stats_size(cm->ncells));
+}
+
+/* Every rule's stats, CPU by CPU, converted. The snapshot is the old values. */
+static int fill_rule_stats(struct xrl_carry *c, struct xrl_carry_map *cm, int to)
 {
 	size_t osz = value_bytes(c, cm->info.type, cm->info.value_size);
 	size_t nsz = value_bytes(c, cm->info.type, bpf_map__value_size(cm->map));
-	size_t ostride = osz == cm->info.value_size ? osz : xrl_percpu_stride(cm->info.value_size);
-	size_t nstride = nsz == bpf_map__value_size(cm->map) ? nsz : xrl_percpu_stride(bpf_map__value_size(cm->map));
-	size_t copies = osz / ostride;
+	size_t ostride = xrl_percpu_stride(cm->info.value_size);
+	size_t nstride = xrl_percpu_stride(bpf_map__value_size(cm->map));
 	char *nv = calloc(1, nsz);
 	__u32 i;
-	size_t k;
+	int cpu;
 	int ret = 0;
 
 	cm->snap = calloc(cm->info.max_entries, osz);
@@ -285,8 +356,8 @@ static int fill_convert(struct xrl_carry *c, struct xrl_carry_map *cm, int to)
 
 		if (bpf_map_lookup_elem(cm->old, &i, ov))
 			continue;
-		for (k = 0; k < copies; k++)
-			cm->convert(ov + k * ostride, nv + k * nstride);
+		for (cpu = 0; cpu < c->ncpus; cpu++)
+			rule_stats_convert(cm, ov + (size_t)cpu * ostride, nv + (size_t)cpu * nstride);
 		if (bpf_map_update_elem(to, &i, nv, BPF_ANY))
 			ret = -errno;
 	}
@@ -307,8 +378,8 @@ int xrl_carry_fill(struct xrl_carry *c, char *err, size_t len)
 			ret = fill_entries(cm, to);
 		else if (cm->how == XRL_CARRY_SKETCH)
 			ret = fill_sketch(cm, to, bpf_map__max_entries(cm->map));
-		else if (cm->how == XRL_CARRY_CONVERT)
-			ret = fill_convert(c, cm, to);
+		else if (cm->how == XRL_CARRY_RULE_STATS)
+			ret = fill_rule_stats(c, cm, to);
 		if (ret)
 			xrl_fail(ret, err, len, "cannot carry %s over: %s; the running program was left in place",
 				 cm->name, strerror(-ret));
@@ -316,22 +387,55 @@ int xrl_carry_fill(struct xrl_carry *c, char *err, size_t len)
 	return ret;
 }
 
-/*
- * What the old program counted into one window state between the fill and
- * the swap, added into the new state, which the new program has counted
- * into since: a bucket of the same epoch gains the difference, an older one
- * is moved to the newer bucket.
- */
-void xrl_ring_merge(struct xrl_ring *dst, const struct xrl_ring *now, const struct xrl_ring *snap)
+/* The full epoch of a cell of epoch e in a ring whose newest bucket is last (a cell is never after it). */
+static __u64 full_epoch(__u64 last, __u32 e)
 {
-	int i;
+	return last - (__u32)((__u32)last - e);
+}
 
-	for (i = 0; i < XRL_MAX_BUCKETS; i++) {
-		__u64 w = now->c[i].word, sw = snap ? snap->c[i].word : 0, dw = dst->c[i].word;
+/* The cell of ring r (of cells cells) for full epoch q. */
+static struct xrl_cell *cell_of(struct xrl_ring *r, __u32 cells, __u64 q)
+{
+	return &r->c[q % cells];
+}
+
+void xrl_ring_recell(const struct xrl_ring *o, __u32 ocells, struct xrl_ring *n, __u32 ncells)
+{
+	__u32 i;
+
+	memset(n, 0, sizeof(*n));
+	n->last = o->last;
+	n->seq = o->seq;
+	for (i = 0; i < ocells && i < XRL_MAX_CELLS; i++) {
+		__u64 w = o->c[i].word;
+		struct xrl_cell *d;
+
+		if (!xrl_valid(o->last, o->last, w))
+			continue;
+		d = cell_of(n, ncells, full_epoch(o->last, xrl_word_epoch(w)));
+		if (!d->word || (__s32)(xrl_word_epoch(w) - xrl_word_epoch(d->word)) > 0)
+			*d = o->c[i];
+	}
+}
+
+/*
+ * What the old program counted into one ring between the fill and the swap,
+ * added into the new ring, which the new program has counted into since: a
+ * bucket of the same epoch gains the difference, an older one is moved to
+ * the newer bucket.
+ */
+void xrl_ring_merge(struct xrl_ring *dst, __u32 ncells, const struct xrl_ring *now, const struct xrl_ring *snap,
+		    __u32 ocells)
+{
+	__u32 i;
+
+	for (i = 0; i < ocells && i < XRL_MAX_CELLS; i++) {
+		__u64 w = now->c[i].word, sw = snap ? snap->c[i].word : 0, dw;
 		__u32 e = xrl_word_epoch(w), dp = xrl_word_pass(w);
 		__u64 db = now->c[i].block;
+		struct xrl_cell *d;
 
-		if (!w)
+		if (!xrl_valid(now->last, now->last, w))
 			continue;
 		if (sw && xrl_word_epoch(sw) == e) {
 			dp -= xrl_word_pass(sw);
@@ -339,12 +443,14 @@ void xrl_ring_merge(struct xrl_ring *dst, const struct xrl_ring *now, const stru
 		}
 		if (!dp && !db)
 			continue;
+		d = cell_of(dst, ncells, full_epoch(now->last, e));
+		dw = d->word;
 		if (dw && xrl_word_epoch(dw) == e) {
-			dst->c[i].word = xrl_word(e, xrl_word_pass(dw) + dp);
-			dst->c[i].block += db;
+			d->word = xrl_word(e, xrl_word_pass(dw) + dp);
+			d->block += db;
 		} else if (!dw || (__s32)(e - xrl_word_epoch(dw)) > 0) {
-			dst->c[i].word = w;
-			dst->c[i].block = now->c[i].block;
+			d->word = w;
+			d->block = now->c[i].block;
 		}
 	}
 	if (now->last > dst->last)
@@ -360,51 +466,56 @@ static void finish_entries(struct xrl_carry_map *cm)
 	while (!bpf_map_get_next_key(cm->old, prev, &k)) {
 		struct state_entry *s =
 			cm->nsnap ? bsearch(&k, cm->snap, cm->nsnap, sizeof(struct state_entry), key_cmp) : NULL;
-		struct xrl_state now, dst;
+		struct xrl_state now = {}, dst = {};
 
 		prev = &k;
 		if (bpf_map_lookup_elem(cm->old, &k, &now))
 			continue;
-		if (s && !memcmp(&s->s, &now, sizeof(now)))
+		if (s && !memcmp(&s->s, &now, cm->info.value_size))
 			continue; /* nothing counted since the fill */
 		if (bpf_map_lookup_elem(to, &k, &dst)) {
-			bpf_map_update_elem(to, &k, &now, BPF_NOEXIST);
+			state_recell(cm, &now, &dst);
+			bpf_map_update_elem(to, &k, &dst, BPF_NOEXIST);
 			continue;
 		}
-		xrl_ring_merge(&dst.ring, &now.ring, s ? &s->s.ring : NULL);
+		xrl_ring_merge(&dst.ring, cm->ncells, &now.ring, s ? &s->s.ring : NULL, cm->ocells);
 		bpf_map_update_elem(to, &k, &dst, BPF_EXIST);
 	}
 }
 
-/* Counters: each 64-bit word gains what the old program added after the fill. */
-static void finish_delta(struct xrl_carry *c, struct xrl_carry_map *cm)
+/* Rule stats: the totals and the ring gain what the old program counted after the fill, CPU by CPU. */
+static void finish_rule_stats(struct xrl_carry *c, struct xrl_carry_map *cm)
 {
 	size_t osz = value_bytes(c, cm->info.type, cm->info.value_size);
 	size_t vsz = bpf_map__value_size(cm->map), nstride = xrl_percpu_stride(vsz);
 	size_t ostride = xrl_percpu_stride(cm->info.value_size), nsz = (size_t)c->ncpus * nstride;
-	char *ov = calloc(1, osz), *a = calloc(1, vsz), *b = calloc(1, vsz), *nv = calloc(1, nsz);
+	char *ov = calloc(1, osz), *nv = calloc(1, nsz);
 	int to = bpf_map__fd(cm->map), cpu;
 	__u32 i;
-	size_t k;
 
-	for (i = 0; ov && a && b && nv && i < cm->nsnap; i++) {
+	for (i = 0; ov && nv && i < cm->nsnap; i++) {
 		const char *sv = (const char *)cm->snap + (size_t)i * osz;
 
-		if (bpf_map_lookup_elem(cm->old, &i, ov) || bpf_map_lookup_elem(to, &i, nv))
+		if (bpf_map_lookup_elem(cm->old, &i, ov) || !memcmp(ov, sv, osz) || bpf_map_lookup_elem(to, &i, nv))
 			continue;
 		for (cpu = 0; cpu < c->ncpus; cpu++) {
-			__u64 *d = (__u64 *)(nv + (size_t)cpu * nstride);
+			struct xrl_rule_stats a, b, d = {};
 
-			cm->convert(ov + (size_t)cpu * ostride, a);
-			cm->convert(sv + (size_t)cpu * ostride, b);
-			for (k = 0; k < vsz / 8; k++)
-				d[k] += ((__u64 *)a)[k] - ((__u64 *)b)[k];
+			rule_stats_read(cm, ov + (size_t)cpu * ostride, &a);
+			rule_stats_read(cm, sv + (size_t)cpu * ostride, &b);
+			memcpy(&d, nv + (size_t)cpu * nstride, vsz);
+			d.pass += a.pass - b.pass;
+			d.block += a.block - b.block;
+			d.pass_bytes += a.pass_bytes - b.pass_bytes;
+			d.block_bytes += a.block_bytes - b.block_bytes;
+			if (a.gen == d.gen)
+				xrl_ring_merge(&d.ring, cm->ncells, &a.ring, b.gen == a.gen ? &b.ring : NULL,
+					       cm->ocells);
+			memcpy(nv + (size_t)cpu * nstride, &d, vsz);
 		}
 		bpf_map_update_elem(to, &i, nv, BPF_EXIST);
 	}
 	free(ov);
-	free(a);
-	free(b);
 	free(nv);
 }
 
@@ -415,8 +526,8 @@ void xrl_carry_finish(struct xrl_carry *c)
 	for (i = 0; i < c->n; i++) {
 		if (c->v[i].how == XRL_CARRY_ENTRIES)
 			finish_entries(&c->v[i]);
-		else if (c->v[i].how == XRL_CARRY_CONVERT && c->v[i].delta)
-			finish_delta(c, &c->v[i]);
+		else if (c->v[i].how == XRL_CARRY_RULE_STATS)
+			finish_rule_stats(c, &c->v[i]);
 	}
 }
 

@@ -13,11 +13,11 @@
 #include "xrl_common.h"
 
 enum xrl_carry_how {
-	XRL_CARRY_KEEP,	   /* the old map itself */
-	XRL_CARRY_EMPTY,   /* a map the old layout has not: starts empty */
-	XRL_CARRY_ENTRIES, /* the same entries, another size (the window states: --max-keys) */
-	XRL_CARRY_SKETCH,  /* another width (--sketch-width): columns copied or folded */
-	XRL_CARRY_CONVERT, /* the previous layout's values, converted (layout_prev.h) */
+	XRL_CARRY_KEEP,	      /* the old map itself */
+	XRL_CARRY_EMPTY,      /* a map the old layout has not: starts empty */
+	XRL_CARRY_ENTRIES,    /* the window states: another size (--max-keys), other cells, or both */
+	XRL_CARRY_SKETCH,     /* another width (--sketch-width): columns copied or folded */
+	XRL_CARRY_RULE_STATS, /* other cells, or the previous layout's (layout_prev.h) */
 };
 
 struct xrl_carry_map {
@@ -26,9 +26,9 @@ struct xrl_carry_map {
 	struct bpf_map_info info; /* ... its shape */
 	struct bpf_map *map;	  /* the new object's */
 	enum xrl_carry_how how;
-	void (*convert)(const void *old, void *new);
-	bool delta; /* counters: what the old program counted after the fill is added after the swap */
-	void *snap; /* what the fill read */
+	__u32 ocells, ncells; /* the rings' cells, old and new: the window states and the rule stats */
+	bool prev;	      /* the previous layout's values */
+	void *snap;	      /* what the fill read */
 	size_t nsnap;
 };
 
@@ -64,12 +64,20 @@ void xrl_carry_finish(struct xrl_carry *c);
 void xrl_carry_close(struct xrl_carry *c);
 
 /*
- * The arithmetic, for the tests too. A window state's ring dst (the new
- * program's, filled from snap) gains what the old program counted from snap
- * to now: a bucket of the same epoch the difference, an older bucket is
- * moved to the newer one, a newer bucket is left.
+ * The arithmetic, for the tests too. Ring o of ocells cells as one of ncells
+ * (n): each bucket moved to its cell there (full epoch mod ncells), the
+ * newest kept where two meet (a window of fewer buckets than ncells never
+ * reads the older).
  */
-void xrl_ring_merge(struct xrl_ring *dst, const struct xrl_ring *now, const struct xrl_ring *snap);
+void xrl_ring_recell(const struct xrl_ring *o, __u32 ocells, struct xrl_ring *n, __u32 ncells);
+/*
+ * A ring dst of ncells cells (the new program's, filled from snap) gains
+ * what the old program counted from snap to now (rings of ocells cells): a
+ * bucket of the same epoch the difference, an older bucket is moved to the
+ * newer one, a newer bucket is left.
+ */
+void xrl_ring_merge(struct xrl_ring *dst, __u32 ncells, const struct xrl_ring *now, const struct xrl_ring *snap,
+		    __u32 ocells);
 /*
  * The sketch o of width ow as one of width nw (powers of 2; the columns are
  * a hash's low bits): a wider one copies column c mod ow, a narrower one

@@ -6,52 +6,47 @@
  * and meaning, and is taken over as it is. Retired with the next layout: it
  * then describes this one's predecessor only.
  *
- * Layout 7 (0.4.0) to 8 (0.5.0):
- *  - xrl_counters: two malformed reasons more (frag_tiny, ipv6_chain) before
- *    the cap's two words;
- *  - xrl_fleet: expires_ns, fallback and fallback_policy after the 64 bytes
- *    of layout 7 (an allowance carried over never lapses until its agent
- *    writes it again);
- *  - xrl_ctl: the same size; its malformed_drop (0 pass, 1 drop) is read as
- *    the malformed policy, whose pass and drop have those values.
+ * Layout 8 (0.5.0) to 9 (0.6.0):
+ *  - every ring had 16 cells, a bucket of full epoch q of a window of n
+ *    buckets in cell q % n; now a ring has the cells the loader sized it for
+ *    (the longest window's buckets and one), the bucket in cell q % cells.
+ *    xrl_state's value is the same up to its ring, whose cells carry.c moves
+ *    (xrl_ring_recell);
+ *  - xrl_rule_stats: the ring moved after pass_bytes and block_bytes;
+ *  - xrl_ctl: cells in a byte that was padding (0 in layout 8);
+ *  - xrl_scratch: 17 words, was 16 (it holds nothing between packets).
  */
 #ifndef XRL_LAYOUT_PREV_H
 #define XRL_LAYOUT_PREV_H
 
+#include <stddef.h>
 #include <string.h>
 #include "xrl_common.h"
 
-#define XRL_LAYOUT_PREV 7
+#define XRL_LAYOUT_PREV 8
+#define XRL_PREV_CELLS 16
 
-#define XRL_PREV_MAL_MAX (XRL_MAL_MAX - 2)
-
-struct xrl_counters_prev {
-	__u64 head[11]; /* seen to sketch_blocked, as now */
-	__u64 malformed[XRL_PREV_MAL_MAX];
-	__u64 new_keys_second;
-	__u64 new_keys_count;
+struct xrl_rule_stats_prev {
+	__u8 head[offsetof(struct xrl_rule_stats, pass_bytes)]; /* gen to slot, as now */
+	__u64 last, seq;
+	struct xrl_cell c[XRL_PREV_CELLS];
+	__u64 pass_bytes;
+	__u64 block_bytes;
 };
-_Static_assert(sizeof(struct xrl_counters_prev) == 8 * (13 + XRL_PREV_MAL_MAX), "layout 7 xrl_counters");
-_Static_assert(offsetof(struct xrl_counters, malformed) == 8 * 11, "xrl_counters' head");
+_Static_assert(sizeof(struct xrl_rule_stats_prev) == 112 + 16 * XRL_PREV_CELLS, "layout 8 xrl_rule_stats");
 
-#define XRL_FLEET_PREV_SIZE 64
-
-static inline void xrl_counters_from_prev(const void *old, void *new)
+/* Layout 8's rule stats in this layout's struct, its ring as it was (16 cells; carry.c moves them). */
+static inline void xrl_rule_stats_from_prev(const void *old, struct xrl_rule_stats *n)
 {
-	const struct xrl_counters_prev *o = old;
-	struct xrl_counters *n = new;
+	const struct xrl_rule_stats_prev *o = old;
 
 	memset(n, 0, sizeof(*n));
 	memcpy(n, o->head, sizeof(o->head));
-	memcpy(n->malformed, o->malformed, sizeof(o->malformed));
-	n->new_keys_second = o->new_keys_second;
-	n->new_keys_count = o->new_keys_count;
-}
-
-static inline void xrl_fleet_from_prev(const void *old, void *new)
-{
-	memset(new, 0, sizeof(struct xrl_fleet));
-	memcpy(new, old, XRL_FLEET_PREV_SIZE);
+	n->pass_bytes = o->pass_bytes;
+	n->block_bytes = o->block_bytes;
+	n->ring.last = o->last;
+	n->ring.seq = o->seq;
+	memcpy(n->ring.c, o->c, sizeof(o->c));
 }
 
 #endif /* XRL_LAYOUT_PREV_H */

@@ -222,6 +222,15 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
 	bpf_map__set_max_entries(skel->maps.xrl_state, o->max_keys);
 	skel->rodata->xrl_cfg.sketch_width = o->sketch_width ?: XRL_SKETCH_DEFAULT_WIDTH;
 	bpf_map__set_max_entries(skel->maps.xrl_sketch, XRL_SKETCH_DEPTH * skel->rodata->xrl_cfg.sketch_width);
+	/*
+	 * The rings' values sized for their cells: a key of a 2-bucket window
+	 * takes 80 bytes, not 304. The BTF of the values describes the longest
+	 * ring, so libbpf makes these maps without it (they hold no spin lock
+	 * or timer, which would need it).
+	 */
+	skel->rodata->xrl_cfg.cells = o->cells ?: XRL_MAX_CELLS;
+	bpf_map__set_value_size(skel->maps.xrl_state, xrl_state_size(skel->rodata->xrl_cfg.cells));
+	bpf_map__set_value_size(skel->maps.xrl_rule_stats, xrl_rule_stats_size(skel->rodata->xrl_cfg.cells));
 	return skel;
 }
 
@@ -310,6 +319,8 @@ static int load_locked(struct xrl_load_opts *o, char *err, size_t len)
 	ret = xrl_sketch_width_check(o->sketch_width ?: XRL_SKETCH_DEFAULT_WIDTH, err, len);
 	if (ret)
 		return ret;
+	if (!o->cells)
+		o->cells = o->rules ? xrl_ruleset_cells(o->rules) : xrl_cells_for(0);
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0)
 		return xrl_fail(-EIO, err, len, "cannot count the possible CPUs (%s): is /sys mounted?",
@@ -346,6 +357,7 @@ static int load_locked(struct xrl_load_opts *o, char *err, size_t len)
 	ctl.max_keys = o->max_keys;
 	ctl.new_keys = o->new_keys;
 	ctl.sketch_width = skel->rodata->xrl_cfg.sketch_width;
+	ctl.cells = (__u8)skel->rodata->xrl_cfg.cells;
 	m.ctl = bpf_map__fd(skel->maps.xrl_ctl);
 	ret = xrl_ctl_write(&m, &ctl);
 	if (ret) {

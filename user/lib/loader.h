@@ -17,7 +17,13 @@ struct xrl_load_opts {
 	/* The sketch's columns (a power of 2, XRL_SKETCH_MIN_WIDTH to _MAX_WIDTH); 0: the default. */
 	__u32 sketch_width;
 	__u32 malformed; /* enum xrl_mal_policy */
-	bool force;	 /* replace another XDP program */
+	/*
+	 * The cells of every ring: windows of up to cells - 1 buckets. 0: as
+	 * the rules need (xrl_ruleset_cells); on a loaded interface, as it is,
+	 * or more when the rules need more.
+	 */
+	__u32 cells;
+	bool force; /* replace another XDP program */
 	/* Applied before the program is attached, so that it never runs without them; NULL: no rules. */
 	struct xrl_ruleset *rules;
 	/* The program passed frames go on to (chain.h: an id or a pinned path); NULL: as it is. */

@@ -217,7 +217,7 @@ static const struct map_want wanted[] = {
 	{ XRL_MAP_COUNTERS, offsetof(struct xrl_maps, counters), sizeof(__u32), sizeof(struct xrl_counters) },
 	{ XRL_MAP_CTL, offsetof(struct xrl_maps, ctl), sizeof(__u32), sizeof(struct xrl_ctl) },
 	{ XRL_MAP_LATCHES, offsetof(struct xrl_maps, latches), sizeof(__u32), sizeof(struct xrl_latch) },
-	{ XRL_MAP_SCRATCH, offsetof(struct xrl_maps, scratch), sizeof(__u32), 8 * XRL_MAX_BUCKETS },
+	{ XRL_MAP_SCRATCH, offsetof(struct xrl_maps, scratch), sizeof(__u32), 8 * XRL_MAX_CELLS },
 	{ XRL_MAP_EVAL, offsetof(struct xrl_maps, eval), sizeof(__u32), XRL_EVAL_SIZE },
 	{ XRL_MAP_SKETCH, offsetof(struct xrl_maps, sketch), sizeof(__u32), sizeof(struct xrl_sketch_cell) },
 	{ XRL_MAP_FLEET, offsetof(struct xrl_maps, fleet), sizeof(__u32), sizeof(struct xrl_fleet) },
@@ -295,6 +295,26 @@ static void init_fds(struct xrl_maps *m)
 	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
 		*(int *)((char *)m + wanted[i].off) = -1;
 	m->lock = -1;
+}
+
+/*
+ * The value size a map must have: its struct's, but for the maps of rings,
+ * sized at load for m->cells cells (the first one opened sets it).
+ */
+static __u32 ring_value_size(const struct map_want *w, struct xrl_maps *m, __u32 have)
+{
+	__u32 (*size_of)(__u32) = NULL, c;
+
+	if (!strcmp(w->name, XRL_MAP_STATE))
+		size_of = xrl_state_size;
+	else if (!strcmp(w->name, XRL_MAP_RULE_STATS))
+		size_of = xrl_rule_stats_size;
+	if (!size_of)
+		return w->value_size;
+	for (c = 3; !m->cells && c <= XRL_MAX_CELLS; c++)
+		if (size_of(c) == have)
+			m->cells = c;
+	return m->cells ? size_of(m->cells) : w->value_size;
 }
 
 /*
@@ -393,7 +413,7 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 		}
 		*(int *)((char *)m + wanted[i].off) = fd;
 		if (bpf_obj_get_info_by_fd(fd, &info, &ilen) || info.key_size != wanted[i].key_size ||
-		    info.value_size != wanted[i].value_size) {
+		    info.value_size != ring_value_size(&wanted[i], m, info.value_size)) {
 			xrl_maps_close(m);
 			return xrl_fail(
 				-EPROTO, err, len,

@@ -16,6 +16,7 @@ struct xrl_maps {
 		sketch, fleet, then;
 	int lock; /* the pin folder, flocked while rules change */
 	int ncpus;
+	__u32 cells; /* the cells of every ring (xrl_state's, xrl_rule_stats'), as loaded */
 };
 
 /*

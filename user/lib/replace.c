@@ -19,6 +19,7 @@
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "apply.h"
 #include "carry.h"
 #include "chain.h"
 #include "loader.h"
@@ -56,6 +57,11 @@ static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, char 
 		o->sketch_width = ctl->sketch_width;
 	if (!(o->given & XRL_LOAD_MALFORMED))
 		o->malformed = ctl->malformed;
+	/* Layout 8 kept 16 cells a ring, for any window: so many, until rules say fewer do. */
+	if (!(o->given & XRL_LOAD_CELLS))
+		o->cells = ctl->cells ?: XRL_MAX_CELLS;
+	if (o->rules && o->cells < xrl_ruleset_cells(o->rules))
+		o->cells = xrl_ruleset_cells(o->rules);
 	return 0;
 }
 
@@ -139,6 +145,7 @@ int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
 	ctl.max_keys = o->max_keys;
 	ctl.new_keys = o->new_keys;
 	ctl.sketch_width = o->sketch_width;
+	ctl.cells = (__u8)o->cells;
 	ret = xrl_carry_ctl_write(&c, &ctl);
 	if (ret)
 		xrl_fail(ret, err, len, "cannot write the control map under %s: %s", dir, strerror(-ret));

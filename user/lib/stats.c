@@ -19,7 +19,7 @@ int xrl_clock_now(__u32 clock, __u64 *now)
 }
 
 struct xrl_sum xrl_aggregate(const void *percpu, int ncpus, size_t stride, size_t ring_off, size_t gen_off, __u32 gen,
-			     __u32 buckets, __u64 interval, __u64 now, bool complete)
+			     __u32 buckets, __u32 cells, __u64 interval, __u64 now, bool last)
 {
 	struct xrl_sum acc = { 0, 0, 0, 0 };
 	int cpu;
@@ -32,9 +32,9 @@ struct xrl_sum xrl_aggregate(const void *percpu, int ncpus, size_t stride, size_
 		memcpy(&g, v + gen_off, sizeof(g));
 		if (g != gen)
 			continue;
-		one = complete ?
-			      xrl_window_complete_at((const struct xrl_ring *)(v + ring_off), buckets, interval, now) :
-			      xrl_window_at((const struct xrl_ring *)(v + ring_off), buckets, interval, now);
+		one = last ? xrl_window_last_at((const struct xrl_ring *)(v + ring_off), buckets, cells, interval,
+						now) :
+			     xrl_window_at((const struct xrl_ring *)(v + ring_off), buckets, cells, interval, now);
 		acc.pass += one.pass;
 		acc.block += one.block;
 		acc.buckets += one.buckets;
@@ -49,8 +49,8 @@ double xrl_qps(__u64 sum, __u64 interval)
 
 int xrl_rule_report(const struct xrl_maps *m, const struct xrl_spec *s, __u64 now, struct xrl_rule_report *out)
 {
-	size_t stride = xrl_percpu_stride(sizeof(struct xrl_rule_stats));
-	char *buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_rule_stats));
+	size_t stride = xrl_percpu_stride(xrl_rule_stats_size(m->cells));
+	char *buf = xrl_percpu_alloc(m->ncpus, xrl_rule_stats_size(m->cells));
 	__u32 id = s->r.id;
 	int cpu;
 
@@ -73,16 +73,16 @@ int xrl_rule_report(const struct xrl_maps *m, const struct xrl_spec *s, __u64 no
 		out->block_bytes += rs->block_bytes;
 	}
 	out->window = xrl_aggregate(buf, m->ncpus, stride, offsetof(struct xrl_rule_stats, ring),
-				    offsetof(struct xrl_rule_stats, gen), s->r.gen, s->r.buckets, s->r.interval_ns, now,
-				    false);
+				    offsetof(struct xrl_rule_stats, gen), s->r.gen, s->r.buckets, m->cells,
+				    s->r.interval_ns, now, false);
 	out->pass_qps = xrl_qps(out->window.pass, s->r.interval_ns);
 	out->block_qps = xrl_qps(out->window.block, s->r.interval_ns);
-	out->complete = xrl_aggregate(buf, m->ncpus, stride, offsetof(struct xrl_rule_stats, ring),
-				      offsetof(struct xrl_rule_stats, gen), s->r.gen, s->r.buckets, s->r.interval_ns,
-				      now, true);
-	out->complete_ns = xrl_complete_ns(s->r.buckets, s->r.interval_ns);
-	out->pass_rate = xrl_qps(out->complete.pass, out->complete_ns);
-	out->block_rate = xrl_qps(out->complete.block, out->complete_ns);
+	out->last = xrl_aggregate(buf, m->ncpus, stride, offsetof(struct xrl_rule_stats, ring),
+				  offsetof(struct xrl_rule_stats, gen), s->r.gen, s->r.buckets, m->cells,
+				  s->r.interval_ns, now, true);
+	out->last_ns = s->r.buckets && now >= s->r.interval_ns / s->r.buckets ? s->r.interval_ns : 0;
+	out->pass_rate = xrl_qps(out->last.pass, out->last_ns);
+	out->block_rate = xrl_qps(out->last.block, out->last_ns);
 	free(buf);
 	return 0;
 }
@@ -148,10 +148,10 @@ int xrl_new_keys_capped(const struct xrl_maps *m, __u32 new_keys, int *cpus)
 
 /*
  * Blocks the CPUs' latches of key hold for buckets still in its window at now,
- * or with complete in its complete buckets (the n - 1 before now's).
+ * or with last in the last whole interval (the n buckets before now's).
  */
 static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
-			  bool complete, __u64 *block)
+			  bool last, __u64 *block)
 {
 	size_t stride = xrl_percpu_stride(sizeof(struct xrl_latch));
 	char *buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_latch));
@@ -163,9 +163,8 @@ static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, c
 		return -ENOMEM;
 	*block = 0;
 	__u64 blen = r->interval_ns / r->buckets;
-	__u32 span = complete ? r->buckets - 1 : r->buckets;
 
-	xrl_slot_at(&s, complete ? now - blen : now, blen, r->buckets);
+	xrl_slot_at(&s, last ? now - blen : now, blen, m->cells);
 	if (bpf_map_lookup_elem(m->latches, &h, buf)) {
 		ret = -errno;
 		goto out;
@@ -173,7 +172,7 @@ static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, c
 	for (cpu = 0; cpu < m->ncpus; cpu++) {
 		const struct xrl_latch *l = (const void *)(buf + (size_t)cpu * stride);
 
-		if (l->gen == r->gen && xrl_key_equal(&l->key, key) && xrl_live(s.epoch, l->epoch, span))
+		if (l->gen == r->gen && xrl_key_equal(&l->key, key) && xrl_live(s.epoch, l->epoch, r->buckets))
 			*block += l->block;
 	}
 out:
@@ -182,22 +181,22 @@ out:
 }
 
 static int key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
-		      bool complete, struct xrl_sum *sum)
+		      bool last, struct xrl_sum *sum)
 {
 	struct xrl_state st;
 	__u64 latched;
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
-	if (xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK ||
-	    (complete && (r->buckets < 2 || now < r->interval_ns / r->buckets)))
+	if (xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK || !xrl_cells_fit(r->buckets, m->cells) ||
+	    (last && now < r->interval_ns / r->buckets))
 		return 0;
 	if (bpf_map_lookup_elem(m->state, key, &st))
 		return -errno;
 	if (st.gen == r->gen)
-		*sum = complete ? xrl_window_complete_at(&st.ring, r->buckets, r->interval_ns, now) :
-				  xrl_window_at(&st.ring, r->buckets, r->interval_ns, now);
-	ret = latched_blocks(m, key, r, now, complete, &latched);
+		*sum = last ? xrl_window_last_at(&st.ring, r->buckets, m->cells, r->interval_ns, now) :
+			      xrl_window_at(&st.ring, r->buckets, m->cells, r->interval_ns, now);
+	ret = latched_blocks(m, key, r, now, last, &latched);
 	if (!ret)
 		sum->block += latched;
 	return ret;
@@ -287,15 +286,15 @@ int xrl_top_keys(const struct xrl_maps *m, const struct xrl_ruleset *set, __u64 
 		if (rep.rule < 0)
 			continue;
 		r = &set->v[rep.rule].r;
-		if (key_window(m, &key, r, now, false, &rep.window) || key_window(m, &key, r, now, true, &rep.complete))
+		if (key_window(m, &key, r, now, false, &rep.window) || key_window(m, &key, r, now, true, &rep.last))
 			continue;
 		if (!rep.window.pass && !rep.window.block)
 			continue;
 		rep.pass_qps = xrl_qps(rep.window.pass, r->interval_ns);
 		rep.block_qps = xrl_qps(rep.window.block, r->interval_ns);
-		rep.complete_ns = xrl_complete_ns(r->buckets, r->interval_ns);
-		rep.pass_rate = xrl_qps(rep.complete.pass, rep.complete_ns);
-		rep.block_rate = xrl_qps(rep.complete.block, rep.complete_ns);
+		rep.last_ns = r->interval_ns;
+		rep.pass_rate = xrl_qps(rep.last.pass, rep.last_ns);
+		rep.block_rate = xrl_qps(rep.last.block, rep.last_ns);
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 64;
 			tmp = realloc(all, cap * sizeof(*all));

@@ -14,11 +14,11 @@ int xrl_clock_now(__u32 clock, __u64 *now);
  * their own starts, so buckets of different cycles at the same index never
  * mix. Rings whose gen differs from gen belong to an older window shape.
  * stride is the distance between two CPUs' values; ring_off and gen_off
- * locate the ring and gen inside one value. With complete, only the window's
- * complete buckets (xrl_window_complete_at): what xrl_complete_ns spans.
+ * locate the ring and gen inside one value; cells: the rings'. With last, the
+ * last whole interval that has ended (xrl_window_last_at) instead of the window.
  */
 struct xrl_sum xrl_aggregate(const void *percpu, int ncpus, size_t stride, size_t ring_off, size_t gen_off, __u32 gen,
-			     __u32 buckets, __u64 interval, __u64 now, bool complete);
+			     __u32 buckets, __u32 cells, __u64 interval, __u64 now, bool last);
 
 /* Sentinel's QPS: a window's sum over its interval, per second. */
 double xrl_qps(__u64 sum, __u64 interval);
@@ -29,9 +29,13 @@ struct xrl_rule_report {
 	__u64 pass_bytes, block_bytes; /* the same packets' frame lengths */
 	struct xrl_sum window;	       /* the rule-level window at now */
 	double pass_qps, block_qps;
-	/* Over the window's complete buckets, per second: the rate that was, none partly elapsed. */
-	struct xrl_sum complete;
-	__u64 complete_ns; /* what they span; 0 for a window of one bucket (no rate then) */
+	/*
+	 * Over the last whole interval that has ended (the n buckets before
+	 * now's), per second: what the window let through, none of it partly
+	 * elapsed, so a source held at its limit reads its limit in every reading.
+	 */
+	struct xrl_sum last;
+	__u64 last_ns; /* what it spans: the rule's interval; 0 before one has ended */
 	double pass_rate, block_rate;
 };
 
@@ -58,8 +62,8 @@ struct xrl_key_report {
 	int rule; /* index in the rule set */
 	struct xrl_sum window;
 	double pass_qps, block_qps;
-	struct xrl_sum complete; /* as in struct xrl_rule_report */
-	__u64 complete_ns;
+	struct xrl_sum last; /* as in struct xrl_rule_report */
+	__u64 last_ns;
 	double pass_rate, block_rate;
 };
 
