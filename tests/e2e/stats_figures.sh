@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The figures a person reads, under real traffic: the rate over the window's complete buckets
-# reads what a steady sender sends (Sentinel's QPS, with its partly elapsed bucket, reads less
-# right after a boundary), and per-source keys show the prefix their rule counts them by.
+# The figures a person reads, under real traffic: the rate over the last whole interval that has
+# ended reads what a steady sender sends (Sentinel's QPS, with its partly elapsed bucket, reads
+# less right after a boundary), a source held at its limit reads its limit passed in every
+# reading, for windows of 2, 4 and 10 buckets (it passes a window's worth at once, then nothing:
+# a part of an interval reads 0 or twice the truth by turns), and per-source keys show the prefix
+# their rule counts them by.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 needs_root stats_figures
@@ -13,6 +16,8 @@ dir=$(mktemp -d)
 lab_undo "rm -rf $dir"
 check "load" "$XRL" load xrlf0
 printf '%s\n' "port 7100/udp rate 100/s window 1s buckets 2 per-source" \
+	"port 7101/udp rate 100/s window 1s buckets 4 per-source" \
+	"port 7102/udp rate 100/s window 2s buckets 10 per-source" \
 	"prefix fd00:220::/48 rate 1000/s per-source" \
 	"prefix 10.220.0.0/24 rate 1000/s per-source mask 30" >"$dir/rules"
 check "apply" "$XRL" apply xrlf0 "$dir/rules"
@@ -21,6 +26,8 @@ check "apply" "$XRL" apply xrlf0 "$dir/rules"
 $UDP send -n $NS 10.220.0.2 10.220.0.1 7100 400 4 >"$dir/sent" &
 $UDP send -n $NS fd00:220::2 fd00:220::1 7200 100 4 >/dev/null &
 $UDP send -n $NS 10.220.0.4 10.220.0.1 7200 100 4 >/dev/null &
+$UDP send -n $NS 10.220.0.5 10.220.0.1 7101 400 4 >/dev/null &
+$UDP send -n $NS 10.220.0.3 10.220.0.1 7102 1000 4 >/dev/null &
 sleep 2.2
 # Readings across 1.5 s: each bucket boundary (every 0.5 s) among them.
 for i in $(seq 15); do
@@ -51,8 +58,29 @@ expect_range "the sender sent 400/s for 4 s (or nearly, if held up)" "$sent" 152
 check "Sentinel's QPS, lowest of the readings, is well below the rate sent ($qlo < 330)" test "$qlo" -lt 330
 r=$(jq '.rules[] | select(.rule | startswith("port 7100")) | (.passed_rate + .blocked_rate) | round' "$dir/s8.json")
 expect_range "the rule's pass/s + block/s (one source: the same)" "$r" 340 460
-expect_eq "the rule's rates span the complete bucket, 500 ms" \
-	"$(jq '.rules[] | select(.rule | startswith("port 7100")) | .rate_span_ms' "$dir/s8.json")" 500
+expect_eq "the rule's rates span its interval, 1000 ms" \
+	"$(jq '.rules[] | select(.rule | startswith("port 7100")) | .rate_span_ms' "$dir/s8.json")" 1000
+
+# Held at 100/s: passed 100/s in every reading, the key's and its rule's, whatever the buckets.
+for src in 10.220.0.2:7100:2 10.220.0.5:7101:4 10.220.0.3:7102:10; do
+	addr=${src%%:*} port=${src#*:} port=${port%:*}
+	lo=100000 hi=0 rlo=100000 rhi=0 n=0
+	for i in $(seq 15); do
+		p=$(jq ".top[] | select(.source == \"$addr\") | .passed_rate | round" "$dir/s$i.json")
+		r=$(jq ".rules[] | select(.rule | startswith(\"port $port/\")) | .passed_rate | round" "$dir/s$i.json")
+		[ -n "$p" ] && [ -n "$r" ] || continue
+		n=$((n + 1))
+		((p < lo)) && lo=$p
+		((p > hi)) && hi=$p
+		((r < rlo)) && rlo=$r
+		((r > rhi)) && rhi=$r
+	done
+	expect_eq "$addr held at 100/s (${src##*:} buckets) is in every reading" "$n" 15
+	expect_range "... the lowest passed/s of 15 readings" "$lo" 97 103
+	expect_range "... the highest" "$hi" 97 103
+	expect_range "... its rule's lowest" "$rlo" 97 103
+	expect_range "... its rule's highest" "$rhi" 97 103
+done
 
 # Sources as their rules count them.
 sources=$(jq -r '.top[].source' "$dir/s8.json" | sort -u | tr '\n' ' ')
