@@ -68,7 +68,7 @@ for src in 10.220.0.2:7100:2 10.220.0.5:7101:4 10.220.0.3:7102:10; do
 	for i in $(seq 15); do
 		p=$(jq ".top[] | select(.source == \"$addr\") | .passed_rate | round" "$dir/s$i.json")
 		r=$(jq ".rules[] | select(.rule | startswith(\"port $port/\")) | .passed_rate | round" "$dir/s$i.json")
-		[ -n "$p" ] && [ -n "$r" ] || continue
+		if [ -z "$p" ] || [ -z "$r" ]; then continue; fi
 		n=$((n + 1))
 		((p < lo)) && lo=$p
 		((p > hi)) && hi=$p

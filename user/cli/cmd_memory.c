@@ -6,7 +6,7 @@
 #include "memory.h"
 
 struct memory_opts {
-	__u32 cpus, max_keys, prefixes, dsts, sketch_width;
+	__u32 cpus, max_keys, prefixes, dsts, sketch_width, buckets;
 };
 
 static const struct cli_opt memory_opts[] = {
@@ -23,6 +23,9 @@ static const struct cli_opt memory_opts[] = {
 	CLI_OPT(struct memory_opts, sketch_width, "sketch-width", UINT, .short_name = 'w', .arg = "N",
 		.min = XRL_SKETCH_MIN_WIDTH, .max = XRL_SKETCH_MAX_WIDTH, .what = "a sketch width",
 		.help = "the sketch's columns, as load takes it (a power of 2); default 65536"),
+	CLI_OPT(struct memory_opts, buckets, "buckets", UINT, .arg = "N", .min = 1, .max = XRL_MAX_BUCKETS,
+		.what = "a bucket count",
+		.help = "the most buckets a window of the rules has (a ring keeps one more); default 2"),
 	{},
 };
 
@@ -39,11 +42,12 @@ static int memory_run(struct cli_ctx *ctx)
 		return cli_usage(ctx->cmd, "%s", err);
 	if (ncpus <= 0)
 		return cli_fail(EXIT_FAIL, "cannot count this machine's possible CPUs: give --cpus N");
-	if (xrl_memory(ncpus, o->max_keys, o->prefixes, o->dsts, o->sketch_width, &mem, err, sizeof(err)))
+	if (xrl_memory(ncpus, o->max_keys, o->prefixes, o->dsts, o->sketch_width, xrl_cells_for(o->buckets), &mem, err,
+		       sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	if (!cli.json) {
-		printf("%d possible CPUs, %u keys, %u prefix rules, %u dst rules, a sketch %u wide:\n", ncpus,
-		       o->max_keys, o->prefixes, o->dsts, o->sketch_width);
+		printf("%d possible CPUs, %u keys, %u prefix rules, %u dst rules, a sketch %u wide, windows of up to %u buckets:\n",
+		       ncpus, o->max_keys, o->prefixes, o->dsts, o->sketch_width, o->buckets);
 		for (i = 0; i < mem.n; i++)
 			printf("  %-16s %12llu bytes\n", mem.map[i].name, (unsigned long long)mem.map[i].bytes);
 		printf("  %-16s %12llu bytes (%.1f MiB); %.0f bytes a key\n", "total", (unsigned long long)mem.total,
@@ -53,15 +57,16 @@ static int memory_run(struct cli_ctx *ctx)
 	maps = json_object();
 	for (i = 0; i < mem.n; i++)
 		json_object_set_new(maps, mem.map[i].name, json_integer((json_int_t)mem.map[i].bytes));
-	cli_json(json_pack("{s:i,s:I,s:I,s:I,s:I,s:o,s:I,s:I,s:I,s:I}", "cpus", ncpus, "max_keys",
+	cli_json(json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:o,s:I,s:I,s:I,s:I}", "cpus", ncpus, "max_keys",
 			   (json_int_t)o->max_keys, "prefixes", (json_int_t)o->prefixes, "dsts", (json_int_t)o->dsts,
-			   "sketch_width", (json_int_t)o->sketch_width, "maps", maps, "total_bytes",
-			   (json_int_t)mem.total, "state_bytes", (json_int_t)mem.state, "bytes_per_key",
+			   "sketch_width", (json_int_t)o->sketch_width, "buckets", (json_int_t)o->buckets, "maps", maps,
+			   "total_bytes", (json_int_t)mem.total, "state_bytes", (json_int_t)mem.state, "bytes_per_key",
 			   (json_int_t)mem.per_key, "sketch_bytes", (json_int_t)mem.sketch));
 	return EXIT_OK;
 }
 
 static const struct memory_opts memory_defaults = { .max_keys = XRL_DEFAULT_KEYS,
+						    .buckets = 2,
 						    .sketch_width = XRL_SKETCH_DEFAULT_WIDTH };
 
 const struct cli_cmd cmd_memory = {

@@ -84,8 +84,8 @@ int xrl_sketch_width_check(__u32 width, char *err, size_t len)
 	return 0;
 }
 
-int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sketch_width, struct xrl_mem *out,
-	       char *err, size_t len)
+int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sketch_width, __u32 cells,
+	       struct xrl_mem *out, char *err, size_t len)
 {
 	struct xdp_ratelimit_bpf *skel;
 	struct kernel_sizes k;
@@ -101,9 +101,13 @@ int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sket
 	ret = kernel_sizes(&k, err, len);
 	if (ret)
 		return ret;
+	if (cells < 2 || cells > XRL_MAX_CELLS)
+		return xrl_fail(-EINVAL, err, len, "rings of %u cells: a ring has 2 to %u", cells, XRL_MAX_CELLS);
 	skel = xdp_ratelimit_bpf__open();
 	if (!skel)
 		return xrl_fail(-errno, err, len, "cannot open the BPF object: %s", strerror(errno));
+	bpf_map__set_value_size(skel->maps.xrl_state, xrl_state_size(cells));
+	bpf_map__set_value_size(skel->maps.xrl_rule_stats, xrl_rule_stats_size(cells));
 	bpf_object__for_each_map(m, skel->obj)
 	{
 		__u32 n = bpf_map__max_entries(m);

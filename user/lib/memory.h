@@ -29,10 +29,11 @@ struct xrl_mem {
  * formulas (htab_map_mem_usage, array_map_mem_usage, trie_mem_usage): for a
  * machine with ncpus possible CPUs, a state table of max_keys, prefixes
  * prefix rules in their trie, dsts dst and narrowed port rules in theirs,
- * and a sketch sketch_width wide.
+ * a sketch sketch_width wide, and rings of cells cells (xrl_cells_for the
+ * longest window's buckets).
  */
-int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sketch_width, struct xrl_mem *out,
-	       char *err, size_t len);
+int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sketch_width, __u32 cells,
+	       struct xrl_mem *out, char *err, size_t len);
 
 /* Whether width is a sketch width load takes: -EINVAL and a sentence naming the fix otherwise. */
 int xrl_sketch_width_check(__u32 width, char *err, size_t len);
