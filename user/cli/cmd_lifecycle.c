@@ -398,6 +398,10 @@ static int status_run(struct cli_ctx *ctx)
 					    st[i].ctl.sketch_width ? json_integer((json_int_t)st[i].ctl.sketch_width) :
 								     json_null());
 			json_object_set_new(o, "sketch_bytes", json_integer((json_int_t)st[i].sketch_memlock));
+			/* The longest window the rings hold; unknown for a broken instance. */
+			json_object_set_new(o, "max_buckets",
+					    st[i].ctl.cells ? json_integer((json_int_t)st[i].ctl.cells - 1) :
+							      json_null());
 			json_object_set_new(o, "malformed", json_string(xrl_mal_policy_name(st[i].ctl.malformed)));
 			json_object_set_new(o, "ifindex", json_integer((json_int_t)st[i].id.ifindex));
 			json_object_set_new(o, "netns_cookie", json_integer((json_int_t)st[i].id.netns));

@@ -93,11 +93,17 @@ static int apply_set(const char *iface, struct xrl_maps *m, struct xrl_ruleset *
 	const char *note = load_note(iface, m, set, buf);
 
 	if (xrl_ruleset_cells(set) > m->cells) {
-		/* Longer windows than the rings hold: the program and its rings replaced in place, the rules with them. */
+		/*
+		 * Longer windows than the rings hold: the program and its rings
+		 * replaced in place, the rules with them. The replace locks the
+		 * maps itself: a rule command's lock is let go first (once an
+		 * instance's rings have grown, this never happens again).
+		 */
 		struct xrl_load_opts o = {
 			.iface = iface, .given = XRL_LOAD_CELLS, .cells = xrl_ruleset_cells(set), .rules = set
 		};
 
+		xrl_maps_unlock(m);
 		if (xrl_load(&o, err, sizeof(err)))
 			return cli_fail(EXIT_FAIL, "%s", err);
 	} else if (xrl_rules_apply(m, set, err, sizeof(err))) {
