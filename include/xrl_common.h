@@ -16,7 +16,8 @@
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
 #define XRL_MAX_RULES 4096    /* per map (port, prefix, dst) and per rule set */
-#define XRL_MAX_RULE_IDS 8192 /* counter slots: two sets' worth */
+#define XRL_MAX_RULE_IDS 8192 /* counter slots: two sets' worth, at most (the loader sizes them) */
+#define XRL_MIN_RULE_IDS 256  /* ... at least */
 #define XRL_DEFAULT_KEYS 65536
 #define XRL_LATCHES 1024 /* per CPU: keys known to be over their limit (a power of 2) */
 /* The most packets (or bytes) a rule's window may admit: a bucket counts passes in 32 bits. */
@@ -221,6 +222,19 @@ _Static_assert(sizeof(struct xrl_state) == 32 + 16 * XRL_MAX_CELLS, "xrl_state l
 static inline __u32 xrl_state_size(__u32 cells)
 {
 	return (__u32) __builtin_offsetof(struct xrl_state, ring.c) + cells * (__u32)sizeof(struct xrl_cell);
+}
+
+/*
+ * The rules' counter slots for n rules: the set in force and the next share
+ * them, so twice as many, a power of 2, XRL_MIN_RULE_IDS to XRL_MAX_RULE_IDS.
+ */
+static inline __u32 xrl_rule_ids_for(__u32 n)
+{
+	__u32 ids = XRL_MIN_RULE_IDS;
+
+	while (ids < 2 * n && ids < XRL_MAX_RULE_IDS)
+		ids *= 2;
+	return ids;
 }
 
 /* The cells of rings for windows of up to n buckets: the window's, the bucket that left it, and at least 3. */

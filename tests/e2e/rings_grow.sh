@@ -3,7 +3,8 @@
 # cells (168 bytes a key); an apply that adds a 10-bucket window replaces the program with rings
 # of 11 cells, every window carried over, under a flood: the receiver gets exactly one window's
 # 500 frames, as with no growth, every frame sent is judged, and the new rule limits at once.
-# A rule add that needs longer rings grows them the same way.
+# A rule add that needs longer rings grows them the same way, and the rules' counter slots grow
+# with the rule count.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 needs_root rings_grow
@@ -49,6 +50,25 @@ recv_bg "$dir/rx10" 10.236.0.1 10 3
 $UDP send -n $NS 10.236.0.3 10.236.0.1 10 200 1 100 >/dev/null 2>&1
 wait "$rx"
 expect_eq "the 10-bucket rule passes its window's 10" "$(tail -1 "$dir/rx10")" 10
+
+# The rules' counter slots grow the same way: 256 at load, then as many as the set in force and
+# the next need together; port 9's rule keeps its slot and its counts.
+passed9() { "$XRL" -j stats $IF | jq '.rules[] | select(.match == "port 9/udp") | .passed'; }
+{
+	cat "$dir/rules2"
+	for p in $(seq 1000 1299); do echo "port $p/udp rate 100/s"; done
+} >"$dir/rules300"
+check "apply 302 rules: the counter slots grow in place" "$XRL" apply $IF "$dir/rules300"
+expect_eq "... all in force" "$("$XRL" -j stats $IF | jq '.rules | length')" 302
+expect_eq "... port 9's rule kept its counts" "$(passed9)" 500
+{
+	cat "$dir/rules2"
+	for p in $(seq 2000 2299); do echo "port $p/udp rate 100/s"; done
+} >"$dir/rules300b"
+check "apply 302 others (604 slots while they swap): they grow again" "$XRL" apply $IF "$dir/rules300b"
+expect_eq "... all in force" "$("$XRL" -j stats $IF | jq '.rules | length')" 302
+expect_eq "... port 9's rule kept its counts" "$(passed9)" 500
+check "apply the 2 rules again" "$XRL" apply $IF "$dir/rules2"
 
 check "rule add of a 16-bucket window grows them once more" "$XRL" rule add $IF port 11/udp rate 16/s window 16s buckets 16
 expect_eq "the rings hold 16 buckets" "$(st .max_buckets)" 16

@@ -6,7 +6,7 @@
 #include "memory.h"
 
 struct memory_opts {
-	__u32 cpus, max_keys, prefixes, dsts, sketch_width, buckets;
+	__u32 cpus, max_keys, prefixes, dsts, sketch_width, buckets, rules;
 };
 
 static const struct cli_opt memory_opts[] = {
@@ -26,6 +26,10 @@ static const struct cli_opt memory_opts[] = {
 	CLI_OPT(struct memory_opts, buckets, "buckets", UINT, .arg = "N", .min = 1, .max = XRL_MAX_BUCKETS,
 		.what = "a bucket count",
 		.help = "the most buckets a window of the rules has (a ring keeps one more); default 2"),
+	CLI_OPT(struct memory_opts, rules, "rules", UINT, .arg = "N", .min = 0, .max = XRL_MAX_RULES,
+		.what = "a rule count",
+		.help = "rules in force: their counter slots are sized for twice as many, 256 at least;\n"
+			"default 0"),
 	{},
 };
 
@@ -42,8 +46,8 @@ static int memory_run(struct cli_ctx *ctx)
 		return cli_usage(ctx->cmd, "%s", err);
 	if (ncpus <= 0)
 		return cli_fail(EXIT_FAIL, "cannot count this machine's possible CPUs: give --cpus N");
-	if (xrl_memory(ncpus, o->max_keys, o->prefixes, o->dsts, o->sketch_width, xrl_cells_for(o->buckets), &mem, err,
-		       sizeof(err)))
+	if (xrl_memory(ncpus, o->max_keys, o->prefixes, o->dsts, o->sketch_width, xrl_cells_for(o->buckets),
+		       xrl_rule_ids_for(o->rules), &mem, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	if (!cli.json) {
 		printf("%d possible CPUs, %u keys, %u prefix rules, %u dst rules, a sketch %u wide, windows of up to %u buckets:\n",
@@ -57,11 +61,12 @@ static int memory_run(struct cli_ctx *ctx)
 	maps = json_object();
 	for (i = 0; i < mem.n; i++)
 		json_object_set_new(maps, mem.map[i].name, json_integer((json_int_t)mem.map[i].bytes));
-	cli_json(json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:o,s:I,s:I,s:I,s:I}", "cpus", ncpus, "max_keys",
+	cli_json(json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I,s:I,s:I,s:I}", "cpus", ncpus, "max_keys",
 			   (json_int_t)o->max_keys, "prefixes", (json_int_t)o->prefixes, "dsts", (json_int_t)o->dsts,
-			   "sketch_width", (json_int_t)o->sketch_width, "buckets", (json_int_t)o->buckets, "maps", maps,
-			   "total_bytes", (json_int_t)mem.total, "state_bytes", (json_int_t)mem.state, "bytes_per_key",
-			   (json_int_t)mem.per_key, "sketch_bytes", (json_int_t)mem.sketch));
+			   "sketch_width", (json_int_t)o->sketch_width, "buckets", (json_int_t)o->buckets, "rules",
+			   (json_int_t)o->rules, "maps", maps, "total_bytes", (json_int_t)mem.total, "state_bytes",
+			   (json_int_t)mem.state, "bytes_per_key", (json_int_t)mem.per_key, "sketch_bytes",
+			   (json_int_t)mem.sketch));
 	return EXIT_OK;
 }
 

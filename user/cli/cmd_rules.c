@@ -91,17 +91,24 @@ static int apply_set(const char *iface, struct xrl_maps *m, struct xrl_ruleset *
 {
 	char err[XRL_ERRLEN], buf[NOTE_LEN];
 	const char *note = load_note(iface, m, set, buf);
+	__u32 ids = 0;
 
-	if (xrl_ruleset_cells(set) > m->cells) {
+	if (xrl_rules_ids_needed(m, set, &ids))
+		ids = m->rule_ids;
+	if (xrl_ruleset_cells(set) > m->cells || ids > m->rule_ids) {
 		/*
-		 * Longer windows than the rings hold: the program and its rings
-		 * replaced in place, the rules with them. The replace locks the
+		 * Longer windows than the rings hold, or more rules than the
+		 * counter slots: the program and its maps replaced in place, the
+		 * rules with them. The replace locks the
 		 * maps itself: a rule command's lock is let go first (once an
 		 * instance's rings have grown, this never happens again).
 		 */
-		struct xrl_load_opts o = {
-			.iface = iface, .given = XRL_LOAD_CELLS, .cells = xrl_ruleset_cells(set), .rules = set
-		};
+		struct xrl_load_opts o = { .iface = iface,
+					   .given = XRL_LOAD_CELLS | XRL_LOAD_RULE_IDS,
+					   .cells = xrl_ruleset_cells(set) > m->cells ? xrl_ruleset_cells(set) :
+											m->cells,
+					   .rule_ids = ids > m->rule_ids ? ids : m->rule_ids,
+					   .rules = set };
 
 		xrl_maps_unlock(m);
 		if (xrl_load(&o, err, sizeof(err)))

@@ -176,6 +176,17 @@ static int clear_set(const struct xrl_maps *m, __u8 set)
 	return ret;
 }
 
+int xrl_rules_ids_needed(const struct xrl_maps *m, const struct xrl_ruleset *set, __u32 *ids)
+{
+	struct xrl_ruleset active = {};
+	int ret = xrl_rules_read(m, &active);
+
+	if (!ret)
+		*ids = xrl_rule_ids_for((__u32)((active.n + set->n + 1) / 2));
+	xrl_ruleset_free(&active);
+	return ret;
+}
+
 __u32 xrl_ruleset_cells(const struct xrl_ruleset *set)
 {
 	__u32 n = 0;
@@ -216,13 +227,13 @@ static int assign_ids(const struct xrl_maps *m, const struct xrl_ruleset *active
 		      struct xrl_ctl *ctl, bool dry)
 {
 	static unsigned char used[XRL_MAX_RULE_IDS];
-	__u32 next = 0;
+	__u32 next = 0, ids = m->rule_ids < XRL_MAX_RULE_IDS ? m->rule_ids : XRL_MAX_RULE_IDS;
 	size_t i;
 	int ret;
 
 	memset(used, 0, sizeof(used));
 	for (i = 0; i < active->n; i++)
-		if (active->v[i].r.id < XRL_MAX_RULE_IDS)
+		if (active->v[i].r.id < ids)
 			used[active->v[i].r.id] = 1;
 	for (i = 0; i < set->n; i++) {
 		struct xrl_rule *r = &set->v[i].r;
@@ -233,9 +244,9 @@ static int assign_ids(const struct xrl_maps *m, const struct xrl_ruleset *active
 			r->gen = same_shape(r, &active->v[old].r) ? active->v[old].r.gen : take_gen(ctl);
 			continue;
 		}
-		while (next < XRL_MAX_RULE_IDS && used[next])
+		while (next < ids && used[next])
 			next++;
-		if (next == XRL_MAX_RULE_IDS)
+		if (next == ids)
 			return -ENOSPC;
 		used[next] = 1;
 		r->id = next;
@@ -261,13 +272,14 @@ static __u8 set_kinds(const struct xrl_ruleset *set)
 	return kinds;
 }
 
-static void ids_fail(int ret, const struct xrl_ruleset *active, const struct xrl_ruleset *set, char *err, size_t len)
+static void ids_fail(const struct xrl_maps *m, int ret, const struct xrl_ruleset *active, const struct xrl_ruleset *set,
+		     char *err, size_t len)
 {
 	if (ret == -ENOSPC)
 		snprintf(
 			err, len,
-			"the %zu rules in force and the %zu of the new set need more than the %d counter slots they share; nothing was applied",
-			active->n, set->n, XRL_MAX_RULE_IDS);
+			"the %zu rules in force and the %zu of the new set need more than the %u counter slots they share (apply grows them in place); nothing was applied",
+			active->n, set->n, m->rule_ids);
 	else
 		snprintf(err, len, "cannot give the rules counter slots: %s; nothing was applied", strerror(-ret));
 }
@@ -289,7 +301,7 @@ int xrl_rules_check(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 	if (ret)
 		xrl_fail(ret, err, len, "cannot read the active rules under %s: %s", m->dir, strerror(-ret));
 	else if ((ret = assign_ids(m, &active, set, &ctl, true)))
-		ids_fail(ret, &active, set, err, len);
+		ids_fail(m, ret, &active, set, err, len);
 	xrl_ruleset_free(&active);
 	xrl_maps_unlock(m);
 	return ret;
@@ -325,7 +337,7 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 	}
 	ret = assign_ids(m, &active, set, &ctl, false);
 	if (ret) {
-		ids_fail(ret, &active, set, err, len);
+		ids_fail(m, ret, &active, set, err, len);
 		goto out;
 	}
 	/* Whatever a killed apply left in the inactive set goes first. */

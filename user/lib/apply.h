@@ -14,6 +14,13 @@
  */
 __u32 xrl_ruleset_cells(const struct xrl_ruleset *set);
 
+/*
+ * The counter slots an instance needs to apply set beside the set in force
+ * (each rule of either may hold one while the two are swapped): more than
+ * m->rule_ids, and it is grown in place (xrl_load, XRL_LOAD_RULE_IDS) first.
+ */
+int xrl_rules_ids_needed(const struct xrl_maps *m, const struct xrl_ruleset *set, __u32 *ids);
+
 /* The rule set the program reads now, with ids and gens. */
 int xrl_rules_read(const struct xrl_maps *m, struct xrl_ruleset *set);
 

@@ -127,7 +127,8 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 		cm->how = XRL_CARRY_SKETCH;
 		return 0;
 	}
-	if (same_k && same_size && !strcmp(cm->name, XRL_MAP_RULE_STATS)) {
+	/* The rules' stats: rings of other cells, another count of counter slots, or the previous layout's. */
+	if (same_k && !strcmp(cm->name, XRL_MAP_RULE_STATS)) {
 		cm->ocells = rule_stats_cells(c, cm->info.value_size);
 		cm->ncells = (bpf_map__value_size(map) - xrl_rule_stats_size(0)) / sizeof(struct xrl_cell);
 		if (cm->ocells) {
@@ -354,8 +355,8 @@ static int fill_rule_stats(struct xrl_carry *c, struct xrl_carry_map *cm, int to
 	for (i = 0; i < cm->info.max_entries && !ret; i++) {
 		char *ov = (char *)cm->snap + (size_t)i * osz;
 
-		if (bpf_map_lookup_elem(cm->old, &i, ov))
-			continue;
+		if (bpf_map_lookup_elem(cm->old, &i, ov) || i >= bpf_map__max_entries(cm->map))
+			continue; /* fewer slots: apply gave no rule one past them */
 		for (cpu = 0; cpu < c->ncpus; cpu++)
 			rule_stats_convert(cm, ov + (size_t)cpu * ostride, nv + (size_t)cpu * nstride);
 		if (bpf_map_update_elem(to, &i, nv, BPF_ANY))
@@ -493,7 +494,7 @@ static void finish_rule_stats(struct xrl_carry *c, struct xrl_carry_map *cm)
 	int to = bpf_map__fd(cm->map), cpu;
 	__u32 i;
 
-	for (i = 0; ov && nv && i < cm->nsnap; i++) {
+	for (i = 0; ov && nv && i < cm->nsnap && i < bpf_map__max_entries(cm->map); i++) {
 		const char *sv = (const char *)cm->snap + (size_t)i * osz;
 
 		if (bpf_map_lookup_elem(cm->old, &i, ov) || !memcmp(ov, sv, osz) || bpf_map_lookup_elem(to, &i, nv))

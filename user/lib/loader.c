@@ -229,6 +229,7 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
 	 * or timer, which would need it).
 	 */
 	skel->rodata->xrl_cfg.cells = o->cells ?: XRL_MAX_CELLS;
+	bpf_map__set_max_entries(skel->maps.xrl_rule_stats, o->rule_ids ?: XRL_MAX_RULE_IDS);
 	bpf_map__set_value_size(skel->maps.xrl_state, xrl_state_size(skel->rodata->xrl_cfg.cells));
 	bpf_map__set_value_size(skel->maps.xrl_rule_stats, xrl_rule_stats_size(skel->rodata->xrl_cfg.cells));
 	return skel;
@@ -321,6 +322,8 @@ static int load_locked(struct xrl_load_opts *o, char *err, size_t len)
 		return ret;
 	if (!o->cells)
 		o->cells = o->rules ? xrl_ruleset_cells(o->rules) : xrl_cells_for(0);
+	if (!o->rule_ids)
+		o->rule_ids = xrl_rule_ids_for(o->rules ? (__u32)o->rules->n : 0);
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0)
 		return xrl_fail(-EIO, err, len, "cannot count the possible CPUs (%s): is /sys mounted?",

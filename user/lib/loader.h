@@ -23,6 +23,8 @@ struct xrl_load_opts {
 	 * or more when the rules need more.
 	 */
 	__u32 cells;
+	/* The rules' counter slots (xrl_rule_ids_for); 0: as the rules need, or as the instance has. */
+	__u32 rule_ids;
 	bool force; /* replace another XDP program */
 	/* Applied before the program is attached, so that it never runs without them; NULL: no rules. */
 	struct xrl_ruleset *rules;

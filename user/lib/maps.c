@@ -420,6 +420,8 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 				"%s was made by another version of xdp-ratelimit (its layout differs from this one's); run 'xdp-ratelimit unload %s' and load again",
 				path, iface);
 		}
+		if (!strcmp(wanted[i].name, XRL_MAP_RULE_STATS))
+			m->rule_ids = info.max_entries;
 	}
 	return 0;
 }

@@ -16,7 +16,8 @@ struct xrl_maps {
 		sketch, fleet, then;
 	int lock; /* the pin folder, flocked while rules change */
 	int ncpus;
-	__u32 cells; /* the cells of every ring (xrl_state's, xrl_rule_stats'), as loaded */
+	__u32 cells;	/* the cells of every ring (xrl_state's, xrl_rule_stats'), as loaded */
+	__u32 rule_ids; /* the rules' counter slots (xrl_rule_stats' entries), as loaded */
 };
 
 /*

@@ -84,7 +84,7 @@ int xrl_sketch_width_check(__u32 width, char *err, size_t len)
 	return 0;
 }
 
-int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sketch_width, __u32 cells,
+int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sketch_width, __u32 cells, __u32 rule_ids,
 	       struct xrl_mem *out, char *err, size_t len)
 {
 	struct xdp_ratelimit_bpf *skel;
@@ -123,6 +123,8 @@ int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sket
 			n = prefixes;
 		else if (m == skel->maps.xrl_dsts)
 			n = dsts;
+		else if (m == skel->maps.xrl_rule_stats)
+			n = rule_ids;
 		e = &out->map[out->n++];
 		snprintf(e->name, sizeof(e->name), "%s", bpf_map__name(m));
 		e->bytes = map_bytes(m, &k, ncpus, n);

@@ -29,10 +29,10 @@ struct xrl_mem {
  * formulas (htab_map_mem_usage, array_map_mem_usage, trie_mem_usage): for a
  * machine with ncpus possible CPUs, a state table of max_keys, prefixes
  * prefix rules in their trie, dsts dst and narrowed port rules in theirs,
- * a sketch sketch_width wide, and rings of cells cells (xrl_cells_for the
- * longest window's buckets).
+ * a sketch sketch_width wide, rings of cells cells (xrl_cells_for the
+ * longest window's buckets) and rule_ids counter slots (xrl_rule_ids_for).
  */
-int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sketch_width, __u32 cells,
+int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sketch_width, __u32 cells, __u32 rule_ids,
 	       struct xrl_mem *out, char *err, size_t len);
 
 /* Whether width is a sketch width load takes: -EINVAL and a sentence naming the fix otherwise. */

@@ -34,8 +34,25 @@ static void wait_programs(void)
 		usleep(50000); /* nohz_full: no grace period to ask for; XDP runs far shorter than this */
 }
 
+/* The entries of the map pinned as name in dir; XRL_MAX_RULE_IDS when it cannot be read. */
+static __u32 pinned_entries(const char *dir, const char *name)
+{
+	struct bpf_map_info info = {};
+	__u32 ilen = sizeof(info), n = XRL_MAX_RULE_IDS;
+	char path[PATH_MAX + 32];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = bpf_obj_get(path);
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		n = info.max_entries;
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
 /* The settings not given take the running instance's: a replace changes what it is told to only. */
-static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, char *err, size_t len)
+static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, __u32 rule_ids, char *err, size_t len)
 {
 	bool generic = ctl->xdp_flags & XDP_FLAGS_SKB_MODE;
 
@@ -62,6 +79,10 @@ static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, char 
 		o->cells = ctl->cells ?: XRL_MAX_CELLS;
 	if (o->rules && o->cells < xrl_ruleset_cells(o->rules))
 		o->cells = xrl_ruleset_cells(o->rules);
+	if (!(o->given & XRL_LOAD_RULE_IDS))
+		o->rule_ids = rule_ids;
+	if (o->rules && o->rule_ids < xrl_rule_ids_for((__u32)o->rules->n))
+		o->rule_ids = xrl_rule_ids_for((__u32)o->rules->n);
 	return 0;
 }
 
@@ -91,7 +112,7 @@ int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
 	}
 	ret = xrl_carry_ctl(&c, &ctl);
 	if (!ret)
-		ret = settle_opts(o, &ctl, err, len);
+		ret = settle_opts(o, &ctl, pinned_entries(dir, XRL_MAP_RULE_STATS), err, len);
 	if (ret)
 		goto out;
 	snprintf(path, sizeof(path), "%s/link", dir);

@@ -59,7 +59,8 @@ enum xrl_load_field {
 	XRL_LOAD_NEW_KEYS = 1 << 3,
 	XRL_LOAD_MALFORMED = 1 << 4,
 	XRL_LOAD_SKETCH_WIDTH = 1 << 5,
-	XRL_LOAD_CELLS = 1 << 6, /* not a load option: apply growing the rings (xrl_rules_fit) */
+	XRL_LOAD_CELLS = 1 << 6,    /* not load options: apply growing the rings (xrl_ruleset_cells), */
+	XRL_LOAD_RULE_IDS = 1 << 7, /* ... and the rules' counter slots (xrl_rules_ids_needed) */
 };
 
 struct xrl_load_line {
