@@ -227,7 +227,8 @@ static int assign_ids(const struct xrl_maps *m, const struct xrl_ruleset *active
 		      struct xrl_ctl *ctl, bool dry)
 {
 	static unsigned char used[XRL_MAX_RULE_IDS];
-	__u32 next = 0, ids = m->rule_ids < XRL_MAX_RULE_IDS ? m->rule_ids : XRL_MAX_RULE_IDS;
+	/* A check (dry) asks what apply could do: it grows the slots up to XRL_MAX_RULE_IDS first. */
+	__u32 next = 0, ids = !dry && m->rule_ids < XRL_MAX_RULE_IDS ? m->rule_ids : XRL_MAX_RULE_IDS;
 	size_t i;
 	int ret;
 
