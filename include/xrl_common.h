@@ -383,6 +383,22 @@ _Static_assert(sizeof(struct xrl_ctl) == 64, "xrl_ctl layout");
 #define XRL_HAS_DSTS (1U << 3)	    /* dst rules in xrl_dsts */
 #define XRL_HAS_PORT_DSTS (1U << 4) /* port rules narrowed to a destination, in xrl_dsts */
 
+/*
+ * xrl_config.features: what the loaded program carries, as xdp-filter's
+ * _features section says of its variants. The rule kinds are their
+ * XRL_HAS_* bits; the others are what a rule may ask of every packet it
+ * matches. The verifier prunes the code of a feature left out, so a set
+ * without it pays nothing for it; the program ignores a kind it does not
+ * carry, which is why apply swaps in a program that carries the new set's
+ * features before it flips to that set (apply.c). Not features: a monitor
+ * rule (tested only once a packet is over), the sketch (carried only with
+ * a cap on new keys: xrl_config.new_keys_cpu), generic mode (gso_mtu).
+ */
+#define XRL_FEAT_BYTES (1U << 5)  /* byte rates, and rules with no packet rate */
+#define XRL_FEAT_WARMUP (1U << 6) /* warm-up ramps */
+#define XRL_FEAT_GLOBAL (1U << 7) /* global rules: the fleet allowance's lookup */
+#define XRL_FEAT_ALL 0xffU
+
 enum xrl_clock {
 	XRL_CLOCK_PRECISE = 0, /* bpf_ktime_get_ns: CLOCK_MONOTONIC */
 	XRL_CLOCK_COARSE = 1,  /* bpf_ktime_get_coarse_ns: CLOCK_MONOTONIC_COARSE */
@@ -401,7 +417,8 @@ struct xrl_config {
 	 * as the segments the stack delivers (xrl_gso_segs). 0: native mode.
 	 */
 	__u32 gso_mtu;
+	__u32 features; /* XRL_FEAT_* and XRL_HAS_*: what the program carries (the rest pruned) */
 };
-_Static_assert(sizeof(struct xrl_config) == 20, "xrl_config layout");
+_Static_assert(sizeof(struct xrl_config) == 24, "xrl_config layout");
 
 #endif /* XRL_COMMON_H */
