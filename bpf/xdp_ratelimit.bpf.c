@@ -18,7 +18,7 @@ const volatile struct xrl_config xrl_cfg = {
 	.clock = XRL_CLOCK_PRECISE,
 	.malformed = XRL_MALPOL_EVASIVE,
 	.sketch_width = XRL_SKETCH_DEFAULT_WIDTH,
-	.features = XRL_FEAT_ALL, /* the loader sets its rule set's (user/lib/features.c) */
+	.features = XRL_FEAT_ALL, /* the loader sets its rule set's (user/lib/specialise.c) */
 };
 
 /*

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "loader.h"
 #include "memory.h"
+#include "specialise.h"
 #include "stats.h"
 
 static const char *clock_name(__u32 c)
@@ -342,7 +343,7 @@ static int status_run(struct cli_ctx *ctx)
 	struct xrl_cost *cost;
 	json_t *arr;
 	size_t n, i, g;
-	char err[XRL_ERRLEN], keys[48], mem[24], sketch[24];
+	char err[XRL_ERRLEN], keys[48], mem[24], sketch[24], feats[128];
 	bool counted = false;
 	int ret;
 
@@ -409,6 +410,8 @@ static int status_run(struct cli_ctx *ctx)
 							      "name", st[i].ctl.replaced_name) :
 						    json_null());
 			json_object_set_new(o, "cost", cost_json(&cost[2 * i], &cost[2 * i + 1], so->cost));
+			json_object_set_new(o, "features",
+					    st[i].features_ok ? cli_features_json(st[i].features) : json_null());
 			json_object_set_new(o, "then",
 					    st[i].then_id ? json_pack("{s:I,s:s}", "prog_id", (json_int_t)st[i].then_id,
 								      "name", st[i].then_name) :
@@ -436,6 +439,9 @@ static int status_run(struct cli_ctx *ctx)
 		       xrl_mal_policy_name(st[i].ctl.malformed));
 		cost_text(&cost[2 * i], &cost[2 * i + 1], so->cost);
 		counted |= cost[2 * i + 1].on;
+		if (st[i].features_ok)
+			printf("%-16s carries: %s (the program judges these; the rest is left out of it)\n", "",
+			       xrl_features_format(st[i].features, feats, sizeof(feats)));
 		if (st[i].then_id)
 			printf("%-16s then: passed frames go on to XDP program '%s' (id %u)\n", "", st[i].then_name,
 			       st[i].then_id);

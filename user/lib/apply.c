@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include "apply.h"
 #include "dsts.h"
 #include "err.h"
+#include "specialise.h"
 #include "ports.h"
 #include "prefixes.h"
 #include "protos.h"
+#include "replace.h"
 
 /* Appends the port rules of one set to out. */
 static int read_ports(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
@@ -236,20 +240,6 @@ static int assign_ids(const struct xrl_maps *m, const struct xrl_ruleset *active
 	return 0;
 }
 
-static __u8 set_kinds(const struct xrl_ruleset *set)
-{
-	__u8 kinds = 0;
-	size_t i;
-
-	for (i = 0; i < set->n; i++)
-		kinds |= set->v[i].kind == XRL_KIND_DST	  ? XRL_HAS_DSTS :
-			 xrl_spec_in_dsts(&set->v[i])	  ? XRL_HAS_PORT_DSTS :
-			 set->v[i].kind == XRL_KIND_PORT  ? XRL_HAS_PORTS :
-			 set->v[i].kind == XRL_KIND_PROTO ? XRL_HAS_PROTOS :
-							    XRL_HAS_PREFIXES;
-	return kinds;
-}
-
 static void ids_fail(int ret, const struct xrl_ruleset *active, const struct xrl_ruleset *set, char *err, size_t len)
 {
 	if (ret == -ENOSPC)
@@ -284,11 +274,35 @@ int xrl_rules_check(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 	return ret;
 }
 
-int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size_t len)
+/*
+ * Swaps in a program that carries features (replace.c), the instance's lock
+ * held; sw counts it. The settings are the running program's.
+ */
+static int swap_program(const struct xrl_maps *m, const struct xrl_ctl *ctl, __u32 features,
+			struct xrl_apply_swap *sw, char *err, size_t len)
+{
+	char iface[IF_NAMESIZE];
+	struct xrl_load_opts o = { .features = features };
+	int ret;
+
+	/* The instance's interface is in this network namespace: the pin folder was found by its name. */
+	o.iface = if_indextoname(ctl->ifindex, iface) ? iface : m->dir;
+	ret = xrl_replace_locked(&o, m->dir, err, len);
+	if (!ret) {
+		sw->swaps++;
+		sw->prog_id = o.prog_id;
+		sw->after = features;
+	}
+	return ret;
+}
+
+int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_apply_swap *swap, char *err, size_t len)
 {
 	struct xrl_ruleset active = {};
+	struct xrl_apply_swap none, *sw = swap ? swap : &none;
 	struct xrl_ctl ctl;
 	size_t i, nports;
+	__u32 want, need;
 	__u8 next_set;
 	int ret;
 
@@ -333,9 +347,37 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 		clear_set(m, next_set);
 		goto out;
 	}
+	/*
+	 * The program must carry what both sets need while either may be read
+	 * (specialise.h): one that does not is swapped first for one that does,
+	 * and after the flip for one that carries the new set's features only.
+	 * No program attached yet (load's first rules): the one to be attached
+	 * was built for this set.
+	 */
+	memset(sw, 0, sizeof(*sw));
+	want = xrl_features_for(set);
+	need = want | xrl_features_for(&active);
+	ret = xrl_features_running(m->dir, &sw->before, &sw->prog_id);
+	sw->after = sw->before;
+	if (ret == -ENOENT) {
+		sw->before = sw->after = want;
+		ret = 0;
+	} else if (ret) {
+		snprintf(err, len,
+			 "cannot read what the running program carries (its link under %s): %s; nothing was applied",
+			 m->dir, strerror(-ret));
+	} else if ((sw->before & need) != need) {
+		ret = swap_program(m, &ctl, need, sw, err, len);
+		if (ret)
+			snprintf(err + strlen(err), len - strlen(err), "; nothing was applied");
+	}
+	if (ret) {
+		clear_set(m, next_set);
+		goto out;
+	}
 	/* The maps the new set has rules in, then the flip: the program reads
 	 * active_set's low byte, written in one store, then that set's kinds. */
-	ctl.kinds[next_set] = set_kinds(set);
+	ctl.kinds[next_set] = xrl_ruleset_kinds(set);
 	ret = xrl_ctl_write(m, &ctl);
 	if (ret) {
 		snprintf(err, len, "cannot switch to the new rules: %s; the old rules stay in force", strerror(-ret));
@@ -343,8 +385,14 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 	}
 	ctl.active_set = next_set;
 	ret = xrl_ctl_write(m, &ctl);
-	if (ret)
+	if (ret) {
 		snprintf(err, len, "cannot switch to the new rules: %s; the old rules stay in force", strerror(-ret));
+		goto out;
+	}
+	/* The rules are in force: a program left carrying more judges them all the same, at a cost. */
+	if (sw->after != want && swap_program(m, &ctl, want, sw, sw->note, sizeof(sw->note)))
+		snprintf(sw->note + strlen(sw->note), sizeof(sw->note) - strlen(sw->note),
+			 "; the rules are in force, judged by a program that carries more than they need");
 out:
 	xrl_ruleset_free(&active);
 	return ret;

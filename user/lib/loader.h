@@ -22,6 +22,8 @@ struct xrl_load_opts {
 	struct xrl_ruleset *rules;
 	/* The program passed frames go on to (chain.h: an id or a pinned path); NULL: as it is. */
 	const char *then;
+	/* What the program carries (XRL_HAS_*, XRL_FEAT_*: specialise.h); the rest is pruned. */
+	__u32 features;
 	/* XRL_LOAD_* given: on a loaded interface, the settings not given stay as they are. */
 	__u32 given;
 	/* Out: the program of a loaded instance was replaced in place (of this layout, or old_layout). */
@@ -63,6 +65,8 @@ struct xrl_status {
 	char dir[PATH_MAX];	 /* its pins */
 	bool attached;		 /* the pinned link still holds the program on the interface */
 	__u32 prog_id;
+	__u32 features;	   /* what the program carries (specialise.h) */
+	bool features_ok; /* ... read from it */
 	struct xrl_ctl ctl;
 	size_t rules, keys;
 	__u32 then_id; /* the program passed frames go on to (chain.h); 0: none */

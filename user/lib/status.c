@@ -13,6 +13,7 @@
 #include "chain.h"
 #include "loader.h"
 #include "memory.h"
+#include "specialise.h"
 #include "fleet/agent.h"
 
 static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, struct xrl_status *st)
@@ -53,6 +54,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	}
 	if (fd >= 0)
 		close(fd);
+	st->features_ok = !xrl_features_running(m.dir, &st->features, NULL);
 	if (!xrl_rules_read(&m, &set))
 		st->rules = set.n;
 	st->then_id = xrl_chain_get(m.then, st->then_name, sizeof(st->then_name));
