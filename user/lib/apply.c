@@ -278,8 +278,8 @@ int xrl_rules_check(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
  * Swaps in a program that carries features (replace.c), the instance's lock
  * held; sw counts it. The settings are the running program's.
  */
-static int swap_program(const struct xrl_maps *m, const struct xrl_ctl *ctl, __u32 features,
-			struct xrl_apply_swap *sw, char *err, size_t len)
+static int swap_program(const struct xrl_maps *m, const struct xrl_ctl *ctl, __u32 features, struct xrl_apply_swap *sw,
+			char *err, size_t len)
 {
 	char iface[IF_NAMESIZE];
 	struct xrl_load_opts o = { .features = features };

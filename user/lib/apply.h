@@ -12,9 +12,9 @@ int xrl_rules_read(const struct xrl_maps *m, struct xrl_ruleset *set);
 
 /* The programs apply swapped in, when the new set needs other features (specialise.h). */
 struct xrl_apply_swap {
-	__u32 before, after; /* the features the program carried, and carries now */
-	__u32 prog_id;	     /* the program attached now */
-	int swaps;	     /* programs swapped in: 0, 1 or 2 */
+	__u32 before, after;   /* the features the program carried, and carries now */
+	__u32 prog_id;	       /* the program attached now */
+	int swaps;	       /* programs swapped in: 0, 1 or 2 */
 	char note[XRL_ERRLEN]; /* why it carries more than the set needs, if it does */
 };
 
@@ -29,8 +29,7 @@ struct xrl_apply_swap {
  * set's only, so that it pays for nothing it does not use. Takes the
  * interface's lock. swap (may be NULL) says what was swapped.
  */
-int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_apply_swap *swap, char *err,
-		    size_t len);
+int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_apply_swap *swap, char *err, size_t len);
 
 /*
  * Every check xrl_rules_apply makes before it writes anything, against the

@@ -65,7 +65,7 @@ struct xrl_status {
 	char dir[PATH_MAX];	 /* its pins */
 	bool attached;		 /* the pinned link still holds the program on the interface */
 	__u32 prog_id;
-	__u32 features;	   /* what the program carries (specialise.h) */
+	__u32 features;	  /* what the program carries (specialise.h) */
 	bool features_ok; /* ... read from it */
 	struct xrl_ctl ctl;
 	size_t rules, keys;
