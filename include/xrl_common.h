@@ -388,14 +388,16 @@ _Static_assert(sizeof(struct xrl_ctl) == 64, "xrl_ctl layout");
  * _features section says of its variants. The rule kinds are their
  * XRL_HAS_* bits; the others are what a rule may ask of every packet it
  * matches. The verifier prunes the code of a feature left out, so a set
- * without it pays nothing for it; the program ignores a kind it does not
- * carry, which is why apply swaps in a program that carries the new set's
- * features before it flips to that set (apply.c). Not features: a monitor
+ * without it pays nothing for it. A program must carry every feature of
+ * the set it reads (it ignores a kind, a byte rate or a fleet allowance it
+ * does not carry), which is why apply swaps in a program that carries the
+ * new set's features before it flips to that set (apply.c). Not features: a monitor
  * rule (tested only once a packet is over), the sketch (carried only with
  * a cap on new keys: xrl_config.new_keys_cpu), generic mode (gso_mtu).
  */
-#define XRL_FEAT_BYTES (1U << 5)  /* byte rates, and rules with no packet rate */
-#define XRL_FEAT_WARMUP (1U << 6) /* warm-up ramps */
+#define XRL_FEAT_BYTES (1U << 5) /* byte rates, and rules with no packet rate */
+/* Warm-up ramps. Not gated yet: the slow path tests a rule's warmup_ms whatever the features. */
+#define XRL_FEAT_WARMUP (1U << 6)
 #define XRL_FEAT_GLOBAL (1U << 7) /* global rules: the fleet allowance's lookup */
 #define XRL_FEAT_ALL 0xffU
 
