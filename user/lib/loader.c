@@ -17,10 +17,10 @@
 #include <bpf/libbpf.h>
 #include "apply.h"
 #include "chain.h"
-#include "specialise.h"
 #include "loader.h"
 #include "memory.h"
 #include "replace.h"
+#include "specialise.h"
 #include "stats.h"
 #include "fleet/agent.h"
 #include "xdp_ratelimit.skel.h"

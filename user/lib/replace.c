@@ -22,9 +22,9 @@
 #include "apply.h"
 #include "carry.h"
 #include "chain.h"
-#include "specialise.h"
 #include "loader.h"
 #include "replace.h"
+#include "specialise.h"
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
 
