@@ -8,11 +8,11 @@
 #include "apply.h"
 #include "dsts.h"
 #include "err.h"
-#include "specialise.h"
 #include "ports.h"
 #include "prefixes.h"
 #include "protos.h"
 #include "replace.h"
+#include "specialise.h"
 
 /* Appends the port rules of one set to out. */
 static int read_ports(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
