@@ -95,4 +95,7 @@ expect_eq "XDP_RATELIMIT_FEATURES=all carries every feature" "$(swaps "$out")" \
 check "unload" "$XRL" unload $IF
 check "load --config with every feature" env XDP_RATELIMIT_FEATURES=all "$XRL" load $IF --config "$dir/ports"
 expect_eq "... carries them all" "$(features $IF | jq length)" 8
+expect_eq "load -j on it says what the program carries now" \
+	"$("$XRL" -j load $IF --config "$dir/ports" | jq -c .features)" '["ports"]'
+expect_eq "... and so does status" "$(features $IF)" '["ports"]'
 finish

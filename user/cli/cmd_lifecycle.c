@@ -166,6 +166,9 @@ static int load_run(struct cli_ctx *ctx)
 				      "sketch_width", (json_int_t)o.sketch_width, "malformed",
 				      xrl_mal_policy_name(o.malformed));
 
+		json_object_set_new(j, "features", cli_features_json(o.features));
+		if (o.features_note[0])
+			json_object_set_new(j, "features_note", json_string(o.features_note));
 		if (o.replaced)
 			json_object_set_new(j, "previous_layout", json_integer(o.old_layout));
 		if (lo->config) {
@@ -182,6 +185,8 @@ static int load_run(struct cli_ctx *ctx)
 		if (lo->config)
 			printf("; %s: %zu rule%s in force", lo->config, lo->set.n, lo->set.n == 1 ? "" : "s");
 		printf("\n");
+		if (o.features_note[0])
+			fprintf(stderr, "xdp-ratelimit: note: %s\n", o.features_note);
 	} else if (lo->config) {
 		printf("loaded on %s (%s mode, %s clock, %u keys) with %s: %zu rule%s in force\n", o.iface,
 		       o.generic ? "generic" : "native", clock_name(o.clock), o.max_keys, lo->config, lo->set.n,

@@ -234,6 +234,7 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
  */
 static int replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
 {
+	struct xrl_apply_swap sw;
 	struct xrl_maps m;
 	int ret;
 
@@ -243,8 +244,12 @@ static int replace_locked(struct xrl_load_opts *o, const char *dir, char *err, s
 	if (ret || (!o->rules && !o->then))
 		return ret;
 	ret = xrl_maps_open_dir(dir, o->iface, &m, err, len);
-	if (!ret && o->rules)
-		ret = xrl_rules_apply(&m, o->rules, NULL, err, len);
+	if (!ret && o->rules) {
+		ret = xrl_rules_apply(&m, o->rules, &sw, err, len);
+		o->features = sw.after;
+		o->prog_id = sw.prog_id;
+		snprintf(o->features_note, sizeof(o->features_note), "%s", sw.note);
+	}
 	if (!ret && o->then)
 		ret = xrl_chain_set(m.then, o->then, o->prog_id, err, len);
 	xrl_maps_close(&m);

@@ -5,6 +5,7 @@
 
 #include <net/if.h>
 #include <stdbool.h>
+#include "err.h"
 #include "maps.h"
 #include "rules/rule.h"
 
@@ -22,8 +23,10 @@ struct xrl_load_opts {
 	struct xrl_ruleset *rules;
 	/* The program passed frames go on to (chain.h: an id or a pinned path); NULL: as it is. */
 	const char *then;
-	/* What the program carries (XRL_HAS_*, XRL_FEAT_*: specialise.h); the rest is pruned. */
+	/* Out: what the program carries (XRL_HAS_*, XRL_FEAT_*: specialise.h); the rest is pruned. */
 	__u32 features;
+	/* Out: why it carries more than its rules need, when it does (apply.h's note). */
+	char features_note[XRL_ERRLEN];
 	/* XRL_LOAD_* given: on a loaded interface, the settings not given stay as they are. */
 	__u32 given;
 	/* Out: the program of a loaded instance was replaced in place (of this layout, or old_layout). */
