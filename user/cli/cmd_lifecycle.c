@@ -444,9 +444,6 @@ static int status_run(struct cli_ctx *ctx)
 		       xrl_mal_policy_name(st[i].ctl.malformed));
 		cost_text(&cost[2 * i], &cost[2 * i + 1], so->cost);
 		counted |= cost[2 * i + 1].on;
-		if (st[i].features_ok)
-			printf("%-16s carries: %s (the program judges these; the rest is left out of it)\n", "",
-			       xrl_features_format(st[i].features, feats, sizeof(feats)));
 		if (st[i].then_id)
 			printf("%-16s then: passed frames go on to XDP program '%s' (id %u)\n", "", st[i].then_name,
 			       st[i].then_id);
@@ -461,6 +458,10 @@ static int status_run(struct cli_ctx *ctx)
 				       sizeof(fl));
 			printf("  global %s\n    %s\n", line, fl);
 		}
+		/* Last: the lines above keep their places for scripts that read them. */
+		if (st[i].features_ok)
+			printf("%-16s carries: %s (the program judges these; the rest is left out of it)\n", "",
+			       xrl_features_format(st[i].features, feats, sizeof(feats)));
 	}
 	if (!cli.json && n && !counted)
 		printf("run time a packet: not counted (kernel.bpf_stats_enabled is 0): 'xdp-ratelimit status --cost 5' "
