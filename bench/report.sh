@@ -148,8 +148,10 @@ base=$(med ns drop ns)
 for id in drop pass precise-over precise-over6 precise-100k precise-under precise-under100k precise-pfx \
 	coarse-over coarse-over6 coarse-100k coarse-under coarse-under100k coarse-pfx precise-sketch precise-sketch-over \
 	precise-proto precise-portproto precise-dst precise-portdst precise-bytes precise-bothrates precise-warmup \
-	precise-warm; do
+	precise-warm precise-under-spec precise-under-all; do
 	case $id in
+	*-under-spec) label="xdp-ratelimit ${id%%-*}: all pass, port rules only carried" ;;
+	*-under-all) label="xdp-ratelimit ${id%%-*}: all pass, every feature carried" ;;
 	*-portdst) label="xdp-ratelimit ${id%%-*}: 1 source over a port rule narrowed to a dst" ;;
 	*-dst) label="xdp-ratelimit ${id%%-*}: 1 source over a dst rule" ;;
 	*-bytes) label="xdp-ratelimit ${id%%-*}: 1 source over a byte rate (64B/s)" ;;

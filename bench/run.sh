@@ -17,7 +17,8 @@
 # protocol rules' rows and those they are measured against: about a minute),
 # XRLB_ONLY=dst (only the dst rules' rows and those they are measured against:
 # about a minute), XRLB_ONLY=bytes (only the byte-rate and warm-up rows and those
-# they are measured against), XRLB_ONLY=upgrade (only the upgrade rows: about a minute).
+# they are measured against), XRLB_ONLY=upgrade (only the upgrade rows: about a minute),
+# XRLB_ONLY=special (only the specialised program's rows and those they are measured against).
 # The defaults take about
 # 10 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
@@ -461,6 +462,19 @@ dst_rows() {
 	xrl_unload
 }
 
+# A program specialised to its rule set against one carrying every feature (XDP_RATELIMIT_FEATURES=all),
+# side by side: the same port rule, 1 source, every packet passes ("under").
+special_rows() {
+	local rep=$1
+
+	xrl_load precise
+	xrl_apply "$RULES/under"
+	cost "$rep" "precise-under-spec" "link:$XRL_PIN/link"
+	XDP_RATELIMIT_FEATURES=all xrl_apply "$RULES/under"
+	cost "$rep" "precise-under-all" "link:$XRL_PIN/link"
+	xrl_unload
+}
+
 # An upgrade under the accuracy rows' flood (10x a 10000/s limit from one source, every CPU) for
 # 6 s: the program replaced in place three times ('load' with another --malformed, another
 # --max-keys, then nothing changed), against the same three done as 'unload' and
@@ -515,8 +529,8 @@ lab_up
 # does not land on all of them.
 for rep in $(seq 1 "$REPS"); do
 	[ "$ONLY" = upgrade ] && break
-	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ]; then
-		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows) and what they are measured against.
+	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = special ]; then
+		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows, special_rows) and what they are measured against.
 		bare_attach drop
 		rate "$rep" drop-all all 1
 		cost "$rep" drop drop
@@ -565,6 +579,7 @@ for rep in $(seq 1 "$REPS"); do
 	proto_rows "$rep"
 	dst_rows "$rep"
 	bytes_rows "$rep"
+	special_rows "$rep"
 
 	# nftables and iptables, behind bare XDP_PASS.
 	bare_attach pass
@@ -578,7 +593,8 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 
-[ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ] || sketch_goodput
+[ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ] || [ "$ONLY" = special ] ||
+	sketch_goodput
 for clock in precise coarse; do
 	[ -z "$ONLY" ] || break
 	xrl_load "$clock"
@@ -591,7 +607,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = upgrade ]; then
 fi
 
 lab_down
-if [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ]; then
+if [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ] || [ "$ONLY" = special ]; then
 	"$here/report.sh" "$OUT"
 	exit 0
 fi

@@ -19,6 +19,7 @@ const volatile struct xrl_config xrl_cfg = {
 	.malformed = XRL_MALPOL_EVASIVE,
 	.sketch_width = XRL_SKETCH_DEFAULT_WIDTH,
 	.cells = XRL_MAX_CELLS,
+	.features = XRL_FEAT_ALL, /* the loader sets its rule set's (user/lib/specialise.c) */
 };
 
 /*
@@ -27,6 +28,34 @@ const volatile struct xrl_config xrl_cfg = {
  * bounds each loop over a ring by it.
  */
 #define XRL_CELLS xrl_cfg.cells
+
+/*
+ * Whether this program carries feature f (XRL_FEAT_*, XRL_HAS_*): a load
+ * from rodata the verifier knows, so every branch under a feature left out
+ * is pruned, and a global function called only there is never verified.
+ */
+static __always_inline int xrl_carries(__u32 f)
+{
+	return xrl_cfg.features & f;
+}
+
+/* Whether the active set has rules of kind f (its kinds) that this program judges. */
+static __always_inline int xrl_uses(__u8 kinds, __u32 f)
+{
+	return xrl_carries(f) && (kinds & f);
+}
+
+/* Whether rule r has a byte rate. */
+static __always_inline int xrl_has_bytes(const struct xrl_rule *r)
+{
+	return xrl_carries(XRL_FEAT_BYTES) && r->byte_threshold;
+}
+
+/* Whether rule r has no packet rate: its byte window alone judges it. */
+static __always_inline int xrl_bytes_only(const struct xrl_rule *r)
+{
+	return xrl_carries(XRL_FEAT_BYTES) && (r->flags & XRL_F_NO_PKT_RATE);
+}
 
 /* The kernel's tick, for reading bpf_jiffies64 as a bound on time; 0 if unknown. */
 extern unsigned int CONFIG_HZ __kconfig __weak;
@@ -187,7 +216,7 @@ static __always_inline __u64 xrl_threshold(const struct xrl_rule *r)
 	struct xrl_fleet *f;
 	__u32 id = r->id;
 
-	if (!(r->flags & XRL_F_GLOBAL))
+	if (!xrl_carries(XRL_FEAT_GLOBAL) || !(r->flags & XRL_F_GLOBAL))
 		return r->threshold;
 	f = bpf_map_lookup_elem(&xrl_fleet, &id);
 	if (!f || !f->allowance || f->gen != r->gen)
@@ -757,7 +786,7 @@ __noinline int xrl_dst_find(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 s
 	}
 	dk.set = set & 1;
 	dk.family = p->family;
-	r = kinds & XRL_HAS_DSTS ? bpf_map_lookup_elem(&xrl_dsts, &dk) : NULL;
+	r = xrl_uses(kinds, XRL_HAS_DSTS) ? bpf_map_lookup_elem(&xrl_dsts, &dk) : NULL;
 	if (r && (r->flags & XRL_F_ALLOW)) {
 		xrl_count_rule(xrl_rule_stats_at(r, xrl_now(), 0), 0);
 		return XRL_DST_ALLOW;
@@ -769,9 +798,10 @@ __noinline int xrl_dst_find(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 s
 		de->rule = *r;
 		res = XRL_DST_MATCH | (r->flags & XRL_F_MONITOR ? XRL_DST_MONITOR : 0);
 		/* What its byte rate counts, if it has one: the frame's length as XDP sees it. */
-		xrl_bytes_eval(r, XRL_EVAL_DST_BYTES, (__u32)(end - data));
+		if (xrl_carries(XRL_FEAT_BYTES))
+			xrl_bytes_eval(r, XRL_EVAL_DST_BYTES, (__u32)(end - data));
 	}
-	if (!p->has_port || !(kinds & XRL_HAS_PORT_DSTS))
+	if (!p->has_port || !xrl_uses(kinds, XRL_HAS_PORT_DSTS))
 		return res;
 	dk.proto = p->proto;
 	dk.port = p->dport;
@@ -797,7 +827,7 @@ __noinline int xrl_dst_latched(const struct xrl_pkt *p)
 	__u32 ix = XRL_EVAL_DST;
 
 	de = bpf_map_lookup_elem(&xrl_eval, &ix);
-	if (!de || !p || (de->rule.flags & XRL_F_NO_PKT_RATE))
+	if (!de || !p || xrl_bytes_only(&de->rule))
 		return 0;
 	l = xrl_judge_latched(&de->ev, &de->rule, p, 0, 0);
 	if (!l)
@@ -820,9 +850,10 @@ __noinline int xrl_dst_judge(const struct xrl_pkt *p, struct xrl_times *now, int
 	de = bpf_map_lookup_elem(&xrl_eval, &ix);
 	if (!de || !now || !p)
 		return 0;
-	if (!(de->rule.flags & XRL_F_NO_PKT_RATE))
+	if (!xrl_bytes_only(&de->rule))
 		xrl_judge_unlatched(&de->ev, &de->rule, now, dropping);
-	xrl_judge_rule_bytes(&de->ev, XRL_EVAL_DST_BYTES, &de->rule, p, 0, now, dropping);
+	if (xrl_carries(XRL_FEAT_BYTES))
+		xrl_judge_rule_bytes(&de->ev, XRL_EVAL_DST_BYTES, &de->rule, p, 0, now, dropping);
 	return de->ev.over;
 }
 
@@ -837,7 +868,8 @@ __noinline int xrl_dst_commit(int dropped)
 	if (!de || !cnt)
 		return 0;
 	xrl_commit(&de->ev, &de->rule, NULL, dropped, cnt);
-	xrl_commit_bytes(XRL_EVAL_DST_BYTES, &de->ev, &de->rule, dropped);
+	if (xrl_carries(XRL_FEAT_BYTES))
+		xrl_commit_bytes(XRL_EVAL_DST_BYTES, &de->ev, &de->rule, dropped);
 	return 0;
 }
 
@@ -938,9 +970,9 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 	set = ctl->active_set & 1;
 	kinds = ctl->kinds[set];
 	/* Its port and protocol are hidden: a port or protocol rule of the set might have held it. */
-	if ((p.flags & XRL_PKT_UNFOLLOWED) && (kinds & (XRL_HAS_PORTS | XRL_HAS_PORT_DSTS | XRL_HAS_PROTOS)))
+	if ((p.flags & XRL_PKT_UNFOLLOWED) && xrl_uses(kinds, XRL_HAS_PORTS | XRL_HAS_PORT_DSTS | XRL_HAS_PROTOS))
 		return xrl_drop(cnt);
-	if (kinds & XRL_HAS_PREFIXES) {
+	if (xrl_uses(kinds, XRL_HAS_PREFIXES)) {
 		/* In a block of its own: the compiler may reuse its stack, which the slow path's needs. */
 		struct xrl_prefix_key pk = {};
 
@@ -955,7 +987,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		xrl_count_rule(xrl_rule_stats_at(prule, xrl_now(), 0), 0);
 		return xrl_pass(cnt);
 	}
-	if (kinds & (XRL_HAS_DSTS | XRL_HAS_PORT_DSTS))
+	if (xrl_uses(kinds, XRL_HAS_DSTS | XRL_HAS_PORT_DSTS))
 		dst = xrl_dst_find(ctx, &p, set, kinds);
 	if (dst & XRL_DST_ALLOW) {
 		cnt->allowed++;
@@ -970,7 +1002,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		if (pe)
 			orule = &pe->rule;
 	}
-	if (!orule && p.has_port && (kinds & XRL_HAS_PORTS)) {
+	if (!orule && p.has_port && xrl_uses(kinds, XRL_HAS_PORTS)) {
 		__u32 ix = XRL_PORT_IDX(set, p.proto, p.dport), *slot;
 		struct xrl_port_rule *pr;
 
@@ -982,7 +1014,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 				orule = &pr->r;
 		}
 	}
-	if (kinds & XRL_HAS_PROTOS)
+	if (xrl_uses(kinds, XRL_HAS_PROTOS))
 		trule = xrl_proto_rule(set, &p);
 	/* Generic mode: a super-packet's segments, carried by port_ev.cost into every judgement's. */
 	if (xrl_cfg.gso_mtu) {
@@ -1007,7 +1039,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 	now.precise = 0;
 	now.coarse = 0;
 	/* What a byte rate counts: the frame's length as XDP sees it, read only when a byte rate matched. */
-	if ((orule && orule->byte_threshold) || (trule && trule->byte_threshold) || (prule && prule->byte_threshold)) {
+	if ((orule && xrl_has_bytes(orule)) || (trule && xrl_has_bytes(trule)) || (prule && xrl_has_bytes(prule))) {
 		len = (__u32)(ctx->data_end - ctx->data);
 		xrl_bytes_eval(orule, XRL_EVAL_PORT_BYTES, len);
 		xrl_bytes_eval(trule, XRL_EVAL_PROTO_BYTES, len);
@@ -1021,9 +1053,10 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 	over = 0;
 	monitor = 0;
 	if (orule) {
-		if (!(orule->flags & XRL_F_NO_PKT_RATE))
+		if (!xrl_bytes_only(orule))
 			port_l = xrl_judge(&port_ev, orule, &p, p.dport, &now, 0);
-		xrl_judge_rule_bytes(&port_ev, XRL_EVAL_PORT_BYTES, orule, &p, p.dport, &now, 0);
+		if (xrl_carries(XRL_FEAT_BYTES))
+			xrl_judge_rule_bytes(&port_ev, XRL_EVAL_PORT_BYTES, orule, &p, p.dport, &now, 0);
 		if (port_ev.over) {
 			if (orule->flags & XRL_F_MONITOR)
 				monitor = 1;
@@ -1037,9 +1070,10 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		__builtin_memset(proto_ev, 0, sizeof(*proto_ev));
 		proto_ev->cost = port_ev.cost;
 		/* Port 0: the rule id alone tells its keys from a port rule's. */
-		if (!(trule->flags & XRL_F_NO_PKT_RATE))
+		if (!xrl_bytes_only(trule))
 			proto_l = xrl_judge(proto_ev, trule, &p, 0, &now, over);
-		xrl_judge_rule_bytes(proto_ev, XRL_EVAL_PROTO_BYTES, trule, &p, 0, &now, over);
+		if (xrl_carries(XRL_FEAT_BYTES))
+			xrl_judge_rule_bytes(proto_ev, XRL_EVAL_PROTO_BYTES, trule, &p, 0, &now, over);
 		if (proto_ev->over) {
 			if (trule->flags & XRL_F_MONITOR)
 				monitor = 1;
@@ -1061,9 +1095,10 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 	if (prule && prefix_ev) {
 		__builtin_memset(prefix_ev, 0, sizeof(*prefix_ev));
 		prefix_ev->cost = port_ev.cost;
-		if (!(prule->flags & XRL_F_NO_PKT_RATE))
+		if (!xrl_bytes_only(prule))
 			prefix_l = xrl_judge(prefix_ev, prule, &p, 0, &now, over);
-		xrl_judge_rule_bytes(prefix_ev, XRL_EVAL_PREFIX_BYTES, prule, &p, 0, &now, over);
+		if (xrl_carries(XRL_FEAT_BYTES))
+			xrl_judge_rule_bytes(prefix_ev, XRL_EVAL_PREFIX_BYTES, prule, &p, 0, &now, over);
 	}
 
 	if (prefix_ev && prefix_ev->over) {
@@ -1079,11 +1114,13 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		xrl_dst_commit(over);
 	if (prefix_ev)
 		xrl_commit(prefix_ev, prule, prefix_l, over, cnt);
-	xrl_commit_bytes(XRL_EVAL_PORT_BYTES, &port_ev, orule, over);
-	if (proto_ev)
-		xrl_commit_bytes(XRL_EVAL_PROTO_BYTES, proto_ev, trule, over);
-	if (prefix_ev)
-		xrl_commit_bytes(XRL_EVAL_PREFIX_BYTES, prefix_ev, prule, over);
+	if (xrl_carries(XRL_FEAT_BYTES)) {
+		xrl_commit_bytes(XRL_EVAL_PORT_BYTES, &port_ev, orule, over);
+		if (proto_ev)
+			xrl_commit_bytes(XRL_EVAL_PROTO_BYTES, proto_ev, trule, over);
+		if (prefix_ev)
+			xrl_commit_bytes(XRL_EVAL_PREFIX_BYTES, prefix_ev, prule, over);
+	}
 	if (over)
 		return xrl_drop(cnt);
 	if (monitor)

@@ -415,6 +415,24 @@ _Static_assert(sizeof(struct xrl_ctl) == 64, "xrl_ctl layout");
 #define XRL_HAS_DSTS (1U << 3)	    /* dst rules in xrl_dsts */
 #define XRL_HAS_PORT_DSTS (1U << 4) /* port rules narrowed to a destination, in xrl_dsts */
 
+/*
+ * xrl_config.features: what the loaded program carries, as xdp-filter's
+ * _features section says of its variants. The rule kinds are their
+ * XRL_HAS_* bits; the others are what a rule may ask of every packet it
+ * matches. The verifier prunes the code of a feature left out, so a set
+ * without it pays nothing for it. A program must carry every feature of
+ * the set it reads (it ignores a kind, a byte rate or a fleet allowance it
+ * does not carry), which is why apply swaps in a program that carries the
+ * new set's features before it flips to that set (apply.c). Not features: a monitor
+ * rule (tested only once a packet is over), the sketch (carried only with
+ * a cap on new keys: xrl_config.new_keys_cpu), generic mode (gso_mtu).
+ */
+#define XRL_FEAT_BYTES (1U << 5) /* byte rates, and rules with no packet rate */
+/* Warm-up ramps. Not gated yet: the slow path tests a rule's warmup_ms whatever the features. */
+#define XRL_FEAT_WARMUP (1U << 6)
+#define XRL_FEAT_GLOBAL (1U << 7) /* global rules: the fleet allowance's lookup */
+#define XRL_FEAT_ALL 0xffU
+
 enum xrl_clock {
 	XRL_CLOCK_PRECISE = 0, /* bpf_ktime_get_ns: CLOCK_MONOTONIC */
 	XRL_CLOCK_COARSE = 1,  /* bpf_ktime_get_coarse_ns: CLOCK_MONOTONIC_COARSE */
@@ -435,7 +453,8 @@ struct xrl_config {
 	__u32 gso_mtu;
 	/* The cells of every ring (xrl_state, xrl_rule_stats): their maps' values are sized for as many. */
 	__u32 cells;
+	__u32 features; /* XRL_FEAT_* and XRL_HAS_*: what the program carries (the rest pruned) */
 };
-_Static_assert(sizeof(struct xrl_config) == 24, "xrl_config layout");
+_Static_assert(sizeof(struct xrl_config) == 28, "xrl_config layout");
 
 #endif /* XRL_COMMON_H */

@@ -45,6 +45,7 @@ struct fx {
 	__u32 new_keys_cpu;  /* set before the load: the cap on new states; 0, none */
 	__u32 sketch_width;  /* set before the load: the sketch's columns; 0, the default */
 	__u32 gso_mtu;	     /* set before the load: generic mode's MTU (xrl_config.gso_mtu); 0, native */
+	__u32 features;	     /* set before the load: what the program carries (XRL_FEAT_*); 0, everything */
 	__u8 set;
 	__u32 next_id, next_gen;
 	int loaded;
@@ -101,6 +102,8 @@ static inline void fx_load(struct fx *f, __u32 malformed)
 	f->skel->rodata->xrl_cfg.malformed = malformed;
 	f->skel->rodata->xrl_cfg.new_keys_cpu = f->new_keys_cpu;
 	f->skel->rodata->xrl_cfg.gso_mtu = f->gso_mtu;
+	if (f->features)
+		f->skel->rodata->xrl_cfg.features = f->features;
 	if (f->sketch_width) {
 		f->skel->rodata->xrl_cfg.sketch_width = f->sketch_width;
 		bpf_map__set_max_entries(f->skel->maps.xrl_sketch, XRL_SKETCH_DEPTH * f->sketch_width);

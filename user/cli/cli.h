@@ -133,6 +133,8 @@ void cli_libbpf_log(void);
 
 /* A rule in JSON, as every command shows one: its line in the grammar, and its parts. */
 json_t *cli_rule_json(const struct xrl_spec *s);
+/* The names of features (XRL_HAS_*, XRL_FEAT_*: specialise.h), as a JSON array. */
+json_t *cli_features_json(__u32 f);
 
 /* The global counters in JSON, as stats and metrics show them. */
 json_t *cli_counters_json(const struct xrl_counters *c);

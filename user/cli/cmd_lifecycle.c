@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "loader.h"
 #include "memory.h"
+#include "specialise.h"
 #include "stats.h"
 
 static const char *clock_name(__u32 c)
@@ -165,6 +166,9 @@ static int load_run(struct cli_ctx *ctx)
 				      "sketch_width", (json_int_t)o.sketch_width, "malformed",
 				      xrl_mal_policy_name(o.malformed));
 
+		json_object_set_new(j, "features", cli_features_json(o.features));
+		if (o.features_note[0])
+			json_object_set_new(j, "features_note", json_string(o.features_note));
 		if (o.replaced)
 			json_object_set_new(j, "previous_layout", json_integer(o.old_layout));
 		if (lo->config) {
@@ -181,6 +185,8 @@ static int load_run(struct cli_ctx *ctx)
 		if (lo->config)
 			printf("; %s: %zu rule%s in force", lo->config, lo->set.n, lo->set.n == 1 ? "" : "s");
 		printf("\n");
+		if (o.features_note[0])
+			fprintf(stderr, "xdp-ratelimit: note: %s\n", o.features_note);
 	} else if (lo->config) {
 		printf("loaded on %s (%s mode, %s clock, %u keys) with %s: %zu rule%s in force\n", o.iface,
 		       o.generic ? "generic" : "native", clock_name(o.clock), o.max_keys, lo->config, lo->set.n,
@@ -342,7 +348,7 @@ static int status_run(struct cli_ctx *ctx)
 	struct xrl_cost *cost;
 	json_t *arr;
 	size_t n, i, g;
-	char err[XRL_ERRLEN], keys[48], mem[24], sketch[24];
+	char err[XRL_ERRLEN], keys[48], mem[24], sketch[24], feats[128];
 	bool counted = false;
 	int ret;
 
@@ -398,6 +404,9 @@ static int status_run(struct cli_ctx *ctx)
 					    st[i].ctl.sketch_width ? json_integer((json_int_t)st[i].ctl.sketch_width) :
 								     json_null());
 			json_object_set_new(o, "sketch_bytes", json_integer((json_int_t)st[i].sketch_memlock));
+			if (st[i].verified_insns)
+				json_object_set_new(o, "verified_insns",
+						    json_integer((json_int_t)st[i].verified_insns));
 			/* The longest window the rings hold; unknown for a broken instance. */
 			json_object_set_new(o, "max_buckets",
 					    st[i].ctl.cells ? json_integer((json_int_t)st[i].ctl.cells - 1) :
@@ -413,6 +422,8 @@ static int status_run(struct cli_ctx *ctx)
 							      "name", st[i].ctl.replaced_name) :
 						    json_null());
 			json_object_set_new(o, "cost", cost_json(&cost[2 * i], &cost[2 * i + 1], so->cost));
+			json_object_set_new(o, "features",
+					    st[i].features_ok ? cli_features_json(st[i].features) : json_null());
 			json_object_set_new(o, "then",
 					    st[i].then_id ? json_pack("{s:I,s:s}", "prog_id", (json_int_t)st[i].then_id,
 								      "name", st[i].then_name) :
@@ -454,6 +465,10 @@ static int status_run(struct cli_ctx *ctx)
 				       sizeof(fl));
 			printf("  global %s\n    %s\n", line, fl);
 		}
+		/* Last: the lines above keep their places for scripts that read them. */
+		if (st[i].features_ok)
+			printf("%-16s carries: %s (the program judges these; the rest is left out of it)\n", "",
+			       xrl_features_format(st[i].features, feats, sizeof(feats)));
 	}
 	if (!cli.json && n && !counted)
 		printf("run time a packet: not counted (kernel.bpf_stats_enabled is 0): 'xdp-ratelimit status --cost 5' "

@@ -7,7 +7,7 @@
 #include "apply.h"
 #include "cli.h"
 #include "config.h"
-#include "loader.h"
+#include "specialise.h"
 
 json_t *cli_rule_json(const struct xrl_spec *s)
 {
@@ -87,46 +87,45 @@ static const char *load_note(const char *iface, struct xrl_maps *m, const struct
 	return note;
 }
 
+json_t *cli_features_json(__u32 f)
+{
+	json_t *arr = json_array();
+	unsigned int b;
+
+	for (b = 0; b < XRL_FEATURE_BITS; b++)
+		if (f & (1U << b))
+			json_array_append_new(arr, json_string(xrl_feature_name(b)));
+	return arr;
+}
+
 static int apply_set(const char *iface, struct xrl_maps *m, struct xrl_ruleset *set, const char *what)
 {
-	char err[XRL_ERRLEN], buf[NOTE_LEN];
+	char err[XRL_ERRLEN], buf[NOTE_LEN], feats[128];
 	const char *note = load_note(iface, m, set, buf);
-	__u32 ids = 0;
+	struct xrl_apply_swap sw;
 
-	if (xrl_rules_ids_needed(m, set, &ids))
-		ids = m->rule_ids;
-	if (xrl_ruleset_cells(set) > m->cells || ids > m->rule_ids) {
-		/*
-		 * Longer windows than the rings hold, or more rules than the
-		 * counter slots: the program and its maps replaced in place, the
-		 * rules with them. The replace locks the
-		 * maps itself: a rule command's lock is let go first (once an
-		 * instance's rings have grown, this never happens again).
-		 */
-		struct xrl_load_opts o = { .iface = iface,
-					   .given = XRL_LOAD_CELLS | XRL_LOAD_RULE_IDS,
-					   .cells = xrl_ruleset_cells(set) > m->cells ? xrl_ruleset_cells(set) :
-											m->cells,
-					   .rule_ids = ids > m->rule_ids ? ids : m->rule_ids,
-					   .rules = set };
-
-		xrl_maps_unlock(m);
-		if (xrl_load(&o, err, sizeof(err)))
-			return cli_fail(EXIT_FAIL, "%s", err);
-	} else if (xrl_rules_apply(m, set, err, sizeof(err))) {
+	if (xrl_rules_apply(m, set, &sw, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
-	}
 	if (cli.json) {
-		json_t *j = json_pack("{s:s,s:s,s:I}", "interface", iface, "result", what, "rule_count",
-				      (json_int_t)set->n);
+		json_t *j = json_pack("{s:s,s:s,s:I,s:o,s:I,s:I}", "interface", iface, "result", what, "rule_count",
+				      (json_int_t)set->n, "features", cli_features_json(sw.after), "program_swaps",
+				      (json_int_t)sw.swaps, "prog_id", (json_int_t)sw.prog_id);
 
 		if (note)
 			json_object_set_new(j, "note", json_string(note));
+		if (sw.note[0])
+			json_object_set_new(j, "features_note", json_string(sw.note));
 		cli_json(j);
 	} else {
-		printf("%s: %s; %zu rule%s in force\n", iface, what, set->n, set->n == 1 ? "" : "s");
+		printf("%s: %s; %zu rule%s in force", iface, what, set->n, set->n == 1 ? "" : "s");
+		if (sw.swaps)
+			printf("; the program now carries %s (swapped in place, program %u)",
+			       xrl_features_format(sw.after, feats, sizeof(feats)), sw.prog_id);
+		printf("\n");
 		if (note)
 			fprintf(stderr, "xdp-ratelimit: note: %s\n", note);
+		if (sw.note[0])
+			fprintf(stderr, "xdp-ratelimit: note: %s\n", sw.note);
 	}
 	return EXIT_OK;
 }

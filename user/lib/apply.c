@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -9,6 +11,8 @@
 #include "ports.h"
 #include "prefixes.h"
 #include "protos.h"
+#include "replace.h"
+#include "specialise.h"
 
 /* Appends the port rules of one set to out. */
 static int read_ports(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
@@ -176,17 +180,6 @@ static int clear_set(const struct xrl_maps *m, __u8 set)
 	return ret;
 }
 
-int xrl_rules_ids_needed(const struct xrl_maps *m, const struct xrl_ruleset *set, __u32 *ids)
-{
-	struct xrl_ruleset active = {};
-	int ret = xrl_rules_read(m, &active);
-
-	if (!ret)
-		*ids = xrl_rule_ids_for((__u32)((active.n + set->n + 1) / 2));
-	xrl_ruleset_free(&active);
-	return ret;
-}
-
 __u32 xrl_ruleset_cells(const struct xrl_ruleset *set)
 {
 	__u32 n = 0;
@@ -259,20 +252,6 @@ static int assign_ids(const struct xrl_maps *m, const struct xrl_ruleset *active
 	return 0;
 }
 
-static __u8 set_kinds(const struct xrl_ruleset *set)
-{
-	__u8 kinds = 0;
-	size_t i;
-
-	for (i = 0; i < set->n; i++)
-		kinds |= set->v[i].kind == XRL_KIND_DST	  ? XRL_HAS_DSTS :
-			 xrl_spec_in_dsts(&set->v[i])	  ? XRL_HAS_PORT_DSTS :
-			 set->v[i].kind == XRL_KIND_PORT  ? XRL_HAS_PORTS :
-			 set->v[i].kind == XRL_KIND_PROTO ? XRL_HAS_PROTOS :
-							    XRL_HAS_PREFIXES;
-	return kinds;
-}
-
 static void ids_fail(const struct xrl_maps *m, int ret, const struct xrl_ruleset *active, const struct xrl_ruleset *set,
 		     char *err, size_t len)
 {
@@ -308,11 +287,42 @@ int xrl_rules_check(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 	return ret;
 }
 
-int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size_t len)
+/*
+ * Swaps in a program that carries features (replace.c), with rings of cells
+ * cells and ids counter slots, the instance's lock held; sw counts it. The
+ * other settings are the running program's. Maps it made anew (the rings,
+ * the slots) are m's from then on, and ctl is read again.
+ */
+static int swap_program(struct xrl_maps *m, struct xrl_ctl *ctl, __u32 features, __u32 cells, __u32 ids,
+			struct xrl_apply_swap *sw, char *err, size_t len)
+{
+	char iface[IF_NAMESIZE];
+	struct xrl_load_opts o = {
+		.features = features, .given = XRL_LOAD_CELLS | XRL_LOAD_RULE_IDS, .cells = cells, .rule_ids = ids
+	};
+	int ret;
+
+	/* The instance's interface is in this network namespace: the pin folder was found by its name. */
+	o.iface = if_indextoname(ctl->ifindex, iface) ? iface : m->dir;
+	ret = xrl_replace_locked(&o, m->dir, err, len);
+	if (ret)
+		return ret;
+	sw->swaps++;
+	sw->prog_id = o.prog_id;
+	sw->after = features;
+	ret = xrl_maps_reopen(m, err, len);
+	if (!ret)
+		ret = xrl_ctl_read(m, ctl);
+	return ret;
+}
+
+int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_apply_swap *swap, char *err, size_t len)
 {
 	struct xrl_ruleset active = {};
+	struct xrl_apply_swap none, *sw = swap ? swap : &none;
 	struct xrl_ctl ctl;
 	size_t i, nports;
+	__u32 want, need, cells, ids;
 	__u8 next_set;
 	int ret;
 
@@ -329,13 +339,42 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 		return ret;
 	}
 	next_set = !(ctl.active_set & 1);
-	if (xrl_ruleset_cells(set) > m->cells) {
+	/*
+	 * The program must carry what both sets need while either may be read
+	 * (specialise.h), and its rings must hold the new set's windows, its
+	 * counter slots both sets' rules: one that does not is swapped first for
+	 * one that does, maps grown and carried over (replace.c); after the flip
+	 * it is swapped for one that carries the new set's features only. No
+	 * program attached yet (load's first rules): the one to be attached was
+	 * built and sized for this set.
+	 */
+	memset(sw, 0, sizeof(*sw));
+	want = xrl_features_for(set);
+	need = want | xrl_features_for(&active);
+	cells = xrl_ruleset_cells(set) > m->cells ? xrl_ruleset_cells(set) : m->cells;
+	ids = xrl_rule_ids_for((__u32)((active.n + set->n + 1) / 2));
+	ids = ids > m->rule_ids ? ids : m->rule_ids;
+	ret = xrl_features_running(m->dir, &sw->before, &sw->prog_id);
+	sw->after = sw->before;
+	if (ret == -ENOENT) {
+		sw->before = sw->after = want;
+		ret = 0;
+	} else if (ret) {
+		snprintf(err, len,
+			 "cannot read what the running program carries (its link under %s): %s; nothing was applied",
+			 m->dir, strerror(-ret));
+	} else if ((sw->before & need) != need || cells > m->cells || ids > m->rule_ids) {
+		ret = swap_program(m, &ctl, (sw->before & need) != need ? need : sw->before, cells, ids, sw, err, len);
+		if (ret)
+			snprintf(err + strlen(err), len - strlen(err), "; nothing was applied");
+	}
+	if (!ret && cells > m->cells)
 		ret = xrl_fail(
 			-ENOSPC, err, len,
-			"the rules need windows of up to %u buckets, the maps under %s hold %u: 'xdp-ratelimit apply' grows them in place; nothing was applied",
-			xrl_ruleset_cells(set) - 1, m->dir, m->cells - 1);
+			"the rules need windows of up to %u buckets, the maps under %s hold %u; nothing was applied",
+			cells - 1, m->dir, m->cells - 1);
+	if (ret)
 		goto out;
-	}
 	ret = assign_ids(m, &active, set, &ctl, false);
 	if (ret) {
 		ids_fail(m, ret, &active, set, err, len);
@@ -366,7 +405,7 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 	}
 	/* The maps the new set has rules in, then the flip: the program reads
 	 * active_set's low byte, written in one store, then that set's kinds. */
-	ctl.kinds[next_set] = set_kinds(set);
+	ctl.kinds[next_set] = xrl_ruleset_kinds(set);
 	ret = xrl_ctl_write(m, &ctl);
 	if (ret) {
 		snprintf(err, len, "cannot switch to the new rules: %s; the old rules stay in force", strerror(-ret));
@@ -374,8 +413,14 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 	}
 	ctl.active_set = next_set;
 	ret = xrl_ctl_write(m, &ctl);
-	if (ret)
+	if (ret) {
 		snprintf(err, len, "cannot switch to the new rules: %s; the old rules stay in force", strerror(-ret));
+		goto out;
+	}
+	/* The rules are in force: a program left carrying more judges them all the same, at a cost. */
+	if (sw->after != want && swap_program(m, &ctl, want, m->cells, m->rule_ids, sw, sw->note, sizeof(sw->note)))
+		snprintf(sw->note + strlen(sw->note), sizeof(sw->note) - strlen(sw->note),
+			 "; the rules are in force, judged by a program that carries more than they need");
 out:
 	xrl_ruleset_free(&active);
 	return ret;

@@ -3,35 +3,40 @@
 #ifndef XRL_APPLY_H
 #define XRL_APPLY_H
 
+#include "err.h"
 #include "maps.h"
 #include "rules/rule.h"
 
 /*
  * The cells the rings of an instance need for set: its longest window's
- * buckets, one more (xrl_cells_for). An instance loaded with fewer is
- * replaced in place with rings of as many (xrl_load, XRL_LOAD_CELLS) before
- * set can be applied: xrl_rules_apply refuses it.
+ * buckets, one more (xrl_cells_for). xrl_rules_apply grows an instance's
+ * rings in place first when it has fewer.
  */
 __u32 xrl_ruleset_cells(const struct xrl_ruleset *set);
 
-/*
- * The counter slots an instance needs to apply set beside the set in force
- * (each rule of either may hold one while the two are swapped): more than
- * m->rule_ids, and it is grown in place (xrl_load, XRL_LOAD_RULE_IDS) first.
- */
-int xrl_rules_ids_needed(const struct xrl_maps *m, const struct xrl_ruleset *set, __u32 *ids);
-
 /* The rule set the program reads now, with ids and gens. */
 int xrl_rules_read(const struct xrl_maps *m, struct xrl_ruleset *set);
+
+/* The programs apply swapped in, when the new set needs other features (specialise.h). */
+struct xrl_apply_swap {
+	__u32 before, after;   /* the features the program carried, and carries now */
+	__u32 prog_id;	       /* the program attached now */
+	int swaps;	       /* programs swapped in: 0, 1 or 2 */
+	char note[XRL_ERRLEN]; /* why it carries more than the set needs, if it does */
+};
 
 /*
  * Replaces the active rule set with set, atomically: the new set is written
  * beside the old one, then one write flips the program to it. A packet sees
  * the old set or the new one, never a mix. A rule whose match is in the old
  * set keeps its counters (its id); one whose window shape changed starts its
- * windows fresh (a new gen). Takes the interface's lock.
+ * windows fresh (a new gen). When the new set needs features the running
+ * program does not carry, a program that carries both sets' is swapped in
+ * first, in place (replace.h); after the flip, one that carries the new
+ * set's only, so that it pays for nothing it does not use. Takes the
+ * interface's lock. swap (may be NULL) says what was swapped.
  */
-int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size_t len);
+int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_apply_swap *swap, char *err, size_t len);
 
 /*
  * Every check xrl_rules_apply makes before it writes anything, against the

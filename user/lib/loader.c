@@ -20,6 +20,7 @@
 #include "loader.h"
 #include "memory.h"
 #include "replace.h"
+#include "specialise.h"
 #include "stats.h"
 #include "fleet/agent.h"
 #include "xdp_ratelimit.skel.h"
@@ -212,6 +213,7 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
 	}
 	skel->rodata->xrl_cfg.clock = o->clock;
 	skel->rodata->xrl_cfg.malformed = o->malformed;
+	skel->rodata->xrl_cfg.features = o->features;
 	/* Generic mode counts a super-packet as its segments (xrl_gso_segs): the MTU they are cut to. */
 	if (o->generic) {
 		int mtu = iface_mtu(o->iface);
@@ -235,17 +237,29 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
 	return skel;
 }
 
-/* A load on a served interface: the program replaced in place, then --config's rules applied. */
+/*
+ * A load on a served interface: the program replaced in place, carrying what
+ * the rules in force and --config's need (so that both are judged whichever
+ * it reads), then --config's rules applied, which leaves it carrying theirs.
+ */
 static int replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
 {
+	struct xrl_apply_swap sw;
 	struct xrl_maps m;
-	int ret = xrl_replace(o, dir, err, len);
+	int ret;
+
+	o->features = xrl_features_for(o->rules);
+	ret = xrl_replace(o, dir, err, len);
 
 	if (ret || (!o->rules && !o->then))
 		return ret;
 	ret = xrl_maps_open_dir(dir, o->iface, &m, err, len);
-	if (!ret && o->rules)
-		ret = xrl_rules_apply(&m, o->rules, err, len);
+	if (!ret && o->rules) {
+		ret = xrl_rules_apply(&m, o->rules, &sw, err, len);
+		o->features = sw.after;
+		o->prog_id = sw.prog_id;
+		snprintf(o->features_note, sizeof(o->features_note), "%s", sw.note);
+	}
 	if (!ret && o->then)
 		ret = xrl_chain_set(m.then, o->then, o->prog_id, err, len);
 	xrl_maps_close(&m);
@@ -334,6 +348,8 @@ static int load_locked(struct xrl_load_opts *o, char *err, size_t len)
 	if (mkdir(dir, 0700))
 		return xrl_fail(-errno, err, len, "cannot create %s: %s", dir, strerror(errno));
 
+	/* The program carries what its first rules need, and no more: apply swaps in another for a set needing more. */
+	o->features = xrl_features_for(o->rules);
 	skel = xrl_skel_open(o, err, len);
 	if (!skel) {
 		ret = -EINVAL;
@@ -376,7 +392,7 @@ static int load_locked(struct xrl_load_opts *o, char *err, size_t len)
 	if (o->rules) {
 		ret = xrl_maps_open_dir(dir, o->iface, &m, err, len);
 		if (!ret) {
-			ret = xrl_rules_apply(&m, o->rules, err, len);
+			ret = xrl_rules_apply(&m, o->rules, NULL, err, len);
 			xrl_maps_close(&m);
 		}
 		if (ret)

@@ -5,6 +5,7 @@
 
 #include <net/if.h>
 #include <stdbool.h>
+#include "err.h"
 #include "maps.h"
 #include "rules/rule.h"
 
@@ -30,6 +31,10 @@ struct xrl_load_opts {
 	struct xrl_ruleset *rules;
 	/* The program passed frames go on to (chain.h: an id or a pinned path); NULL: as it is. */
 	const char *then;
+	/* Out: what the program carries (XRL_HAS_*, XRL_FEAT_*: specialise.h); the rest is pruned. */
+	__u32 features;
+	/* Out: why it carries more than its rules need, when it does (apply.h's note). */
+	char features_note[XRL_ERRLEN];
 	/* XRL_LOAD_* given: on a loaded interface, the settings not given stay as they are. */
 	__u32 given;
 	/* Out: the program of a loaded instance was replaced in place (of this layout, or old_layout). */
@@ -71,9 +76,12 @@ struct xrl_status {
 	char dir[PATH_MAX];	 /* its pins */
 	bool attached;		 /* the pinned link still holds the program on the interface */
 	__u32 prog_id;
+	__u32 features;	  /* what the program carries (specialise.h) */
+	bool features_ok; /* ... read from it */
 	struct xrl_ctl ctl;
 	size_t rules, keys;
-	__u32 then_id; /* the program passed frames go on to (chain.h); 0: none */
+	__u32 then_id;	      /* the program passed frames go on to (chain.h); 0: none */
+	__u32 verified_insns; /* instructions the verifier walked to load the program; 0: unknown */
 	char then_name[16];
 	__u64 memlock;	      /* bytes charged for the maps */
 	__u64 state_memlock;  /* ... of which the window states: max_keys of them */

@@ -426,6 +426,19 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 	return 0;
 }
 
+int xrl_maps_reopen(struct xrl_maps *m, char *err, size_t len)
+{
+	char dir[PATH_MAX];
+	int lock = m->lock, ret;
+
+	m->lock = -1; /* not closed with the maps: the caller holds it */
+	snprintf(dir, sizeof(dir), "%s", m->dir);
+	xrl_maps_close(m);
+	ret = xrl_maps_open_dir(dir, dir, m, err, len);
+	m->lock = lock;
+	return ret;
+}
+
 void xrl_maps_close(struct xrl_maps *m)
 {
 	size_t i;

@@ -81,6 +81,8 @@ int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len);
 /* The same for a pin folder, named label in messages. */
 int xrl_maps_open_dir(const char *dir, const char *label, struct xrl_maps *m, char *err, size_t len);
 void xrl_maps_close(struct xrl_maps *m);
+/* The maps pinned in m->dir opened again (a replace made some anew), m's lock kept. */
+int xrl_maps_reopen(struct xrl_maps *m, char *err, size_t len);
 
 /*
  * Serializes changes on one interface (flock on the pin folder): exclusive for

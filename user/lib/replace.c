@@ -24,6 +24,7 @@
 #include "chain.h"
 #include "loader.h"
 #include "replace.h"
+#include "specialise.h"
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
 
@@ -86,13 +87,48 @@ static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, __u32
 	return 0;
 }
 
+/*
+ * What the rule set in force needs the program to carry; every feature when
+ * it cannot be read (the previous layout's maps, say): never less than it needs.
+ */
+static __u32 active_features(const char *dir, const char *iface)
+{
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN];
+	struct xrl_maps m;
+	__u32 f = XRL_FEAT_ALL;
+
+	if (xrl_maps_open_dir(dir, iface, &m, err, sizeof(err)))
+		return f;
+	if (!xrl_rules_read(&m, &set))
+		f = xrl_features_for(&set);
+	xrl_ruleset_free(&set);
+	xrl_maps_close(&m);
+	return f;
+}
+
 int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
+{
+	struct xrl_maps m = { .lock = -1 };
+	int ret;
+
+	/* No apply, rule change or reader meanwhile: they wait, then see the new maps. */
+	snprintf(m.dir, sizeof(m.dir), "%s", dir);
+	ret = xrl_maps_lock(&m);
+	if (ret)
+		return xrl_fail(ret, err, len, "cannot lock %s: %s", dir, strerror(-ret));
+	o->features |= active_features(dir, o->iface);
+	ret = xrl_replace_locked(o, dir, err, len);
+	close(m.lock);
+	return ret;
+}
+
+int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
 {
 	LIBBPF_OPTS(bpf_link_update_opts, uopts);
 	struct xdp_ratelimit_bpf *skel = NULL;
 	struct xrl_carry c = {};
 	struct xrl_ctl ctl;
-	struct xrl_maps m;
 	struct bpf_link_info linfo = {};
 	__u32 ilen = sizeof(linfo);
 	char path[PATH_MAX + 32];
@@ -102,14 +138,6 @@ int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
 	ret = xrl_carry_open(&c, dir, o->iface, err, len);
 	if (ret)
 		return ret;
-	/* No apply, rule change or reader meanwhile: they wait, then see the new maps. */
-	m = (struct xrl_maps){ .lock = -1 };
-	snprintf(m.dir, sizeof(m.dir), "%s", dir);
-	ret = xrl_maps_lock(&m);
-	if (ret) {
-		ret = xrl_fail(ret, err, len, "cannot lock %s: %s", dir, strerror(-ret));
-		goto out;
-	}
 	ret = xrl_carry_ctl(&c, &ctl);
 	if (!ret)
 		ret = settle_opts(o, &ctl, pinned_entries(dir, XRL_MAP_RULE_STATS), err, len);
@@ -179,7 +207,5 @@ out:
 	if (link >= 0)
 		close(link);
 	xdp_ratelimit_bpf__destroy(skel);
-	if (m.lock >= 0)
-		close(m.lock);
 	return ret;
 }

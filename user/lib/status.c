@@ -13,7 +13,23 @@
 #include "chain.h"
 #include "loader.h"
 #include "memory.h"
+#include "specialise.h"
 #include "fleet/agent.h"
+
+/* The instructions the verifier walked to load program id (the kernel keeps the count); 0: unknown. */
+static __u32 verified_insns(__u32 id)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = id ? bpf_prog_get_fd_by_id(id) : -1;
+
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.verified_insns = 0;
+	close(fd);
+	return info.verified_insns;
+}
 
 static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, struct xrl_status *st)
 {
@@ -53,6 +69,8 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	}
 	if (fd >= 0)
 		close(fd);
+	st->verified_insns = verified_insns(st->prog_id);
+	st->features_ok = !xrl_features_running(m.dir, &st->features, NULL);
 	if (!xrl_rules_read(&m, &set))
 		st->rules = set.n;
 	st->then_id = xrl_chain_get(m.then, st->then_name, sizeof(st->then_name));

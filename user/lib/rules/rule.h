@@ -60,7 +60,7 @@ enum xrl_load_field {
 	XRL_LOAD_MALFORMED = 1 << 4,
 	XRL_LOAD_SKETCH_WIDTH = 1 << 5,
 	XRL_LOAD_CELLS = 1 << 6,    /* not load options: apply growing the rings (xrl_ruleset_cells), */
-	XRL_LOAD_RULE_IDS = 1 << 7, /* ... and the rules' counter slots (xrl_rules_ids_needed) */
+	XRL_LOAD_RULE_IDS = 1 << 7, /* ... and the rules' counter slots (xrl_rule_ids_for) */
 };
 
 struct xrl_load_line {
