@@ -219,6 +219,26 @@ read -r m lo hi n < <(agg sketch goodput newcomer_share) && {
 read -r m lo hi n < <(agg sketch goodput flood_mpps) &&
 	printf '%-56s %4s  %-22s\n' "the flood meanwhile (Mpps the receiver saw)" "$ncpu" "$(printf '%.3f [%.3f-%.3f]' "$m" "$lo" "$hi")"
 
+# ----------------------------------------------------------------- footprint
+
+printf '\nFootprint, whatever the traffic (issue 21): memory from xdp-ratelimit memory (the kernel'\''s formulas,\n'
+printf 'the defaults), the instructions the kernel'\''s verifier walked to load the program (status -j).\n'
+# foot_line LABEL ROW METRIC GOAL UNIT
+foot_line() {
+	local m t
+
+	m=$(med footprint "$2" "$3")
+	[ -n "$m" ] || { printf '%-56s       not measured\n' "$1"; return; }
+	t=${4:+$(awk -v m="$m" -v g="$4" -v u="$5" 'BEGIN { if (m <= g) printf "<=%s %s: met", g, u; else printf "<=%s %s: MISSED by %d", g, u, m - g }')}
+	printf '%-56s %4s  %-22s %s\n' "$1" "" "$m $5" "$t"
+	echo "footprint,$2,\"$1\",1,$3,$m,$m,$m,1,,,,,,,\"$t\"" >>"$summary"
+}
+foot_line "memory a tracked key (2-bucket windows, any CPU count)" key bytes 128 bytes
+foot_line "all maps at 256 possible CPUs, the defaults" maps256 bytes 104857600 bytes
+foot_line "verifier: every rule kind and feature, 2-bucket windows" verifier-every insns 300000 insns
+foot_line "verifier: the same with a 16-bucket window" verifier-every16 insns 300000 insns
+foot_line "verifier: a port rule alone (specialised)" verifier-under insns "" insns
+
 # ----------------------------------------------------------------- accuracy
 
 printf '\nAccuracy: a flood at 10x a 10000/s per-source limit (window 1s, 2 buckets) from one source on every CPU;\n'

@@ -235,6 +235,23 @@ SKETCH_LOAD=(4096 --new-keys 2) # a small table, one new state a second per CPU
 # Protocol rules (the generator sends UDP): one per-source protocol rule over, as the port rule
 # of "over"; and both, each judged. A SYN meets 'proto tcp-syn' by the same one lookup.
 echo "proto udp rate $OVER_RATE/s per-source" >"$RULES/proto"
+# Every rule kind and feature in one set, for the verifier's walk (footprint): 2-bucket windows,
+# then the same with a 16-bucket window beside them (the longest rings).
+cat >"$RULES/every" <<'EOF2'
+port 53/udp rate 100/s per-source
+port 80/tcp rate 1000/s rate 1MB/s aggregate
+port 81/tcp dst 192.0.2.0/24 rate 10/s per-source
+proto tcp-syn rate 50/s per-source mask4 24
+proto icmp rate 10/s per-source warmup 10s
+prefix 10.0.0.0/8 rate 100/s per-source
+prefix 192.168.0.0/16 allow
+dst 192.0.2.10 rate 100Mbit/s aggregate
+port 9/udp rate 1000/s aggregate global
+EOF2
+{
+	cat "$RULES/every"
+	echo "port 99/udp rate 5/s window 16s buckets 16"
+} >"$RULES/every16"
 printf 'port 9/udp rate %s/s per-source\nproto udp rate %s/s per-source\n' $OVER_RATE $OVER_RATE >"$RULES/portproto"
 # Byte rates and warm-up, beside "over" (64-byte frames from one source): a byte rate over (64
 # bytes a second: one frame, then no room, latched as "over" is); a packet rate over with a byte
@@ -475,6 +492,22 @@ special_rows() {
 	xrl_unload
 }
 
+# What the limiter takes whatever the traffic: memory a tracked key and all maps at 256 possible
+# CPUs with the defaults (xdp-ratelimit memory, the kernel's formulas), and the instructions the
+# verifier walks for a set of every rule kind (status -j verified_insns), with 2-bucket windows
+# and with a 16-bucket one (the longest rings), against a port rule alone (specialised).
+footprint() {
+	record footprint key 1 bytes "$("$CLI" -j memory | jq .bytes_per_key)"
+	record footprint maps256 1 bytes "$("$CLI" -j memory --cpus 256 | jq .total_bytes)"
+	xrl_load precise
+	for r in every every16 under; do
+		xrl_apply "$RULES/$r"
+		record footprint "verifier-$r" 1 insns "$(in_r "$CLI" -j status | jq --arg i "$IF_R" \
+			'.interfaces[] | select(.interface == $i and .this_netns) | .verified_insns')"
+	done
+	xrl_unload
+}
+
 # An upgrade under the accuracy rows' flood (10x a 10000/s limit from one source, every CPU) for
 # 6 s: the program replaced in place three times ('load' with another --malformed, another
 # --max-keys, then nothing changed), against the same three done as 'unload' and
@@ -606,6 +639,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = upgrade ]; then
 	upgrade
 fi
 
+footprint
 lab_down
 if [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ] || [ "$ONLY" = special ]; then
 	"$here/report.sh" "$OUT"
