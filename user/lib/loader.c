@@ -24,6 +24,7 @@
 #include "fleet/agent.h"
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
+#include "xrl_lpm.h"
 
 /*
  * A pin folder without an attached link is what a killed load or unload
@@ -222,6 +223,11 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
 	bpf_map__set_max_entries(skel->maps.xrl_state, o->max_keys);
 	skel->rodata->xrl_cfg.sketch_width = o->sketch_width ?: XRL_SKETCH_DEFAULT_WIDTH;
 	bpf_map__set_max_entries(skel->maps.xrl_sketch, XRL_SKETCH_DEPTH * skel->rodata->xrl_cfg.sketch_width);
+	/* The range structure for the worst case of max_prefixes, each rule set's half (xrl_lpm.h). */
+	bpf_map__set_max_entries(skel->maps.xrl_lpm_ranges,
+				 (__u32)(2 * xrl_lpm_words(o->max_prefixes ?: XRL_PREFIXES_DEFAULT)));
+	bpf_map__set_max_entries(skel->maps.xrl_set_items,
+				 (__u32)(2 * XRL_SET_ITEM_WORDS(o->max_prefixes ?: XRL_PREFIXES_DEFAULT)));
 	return skel;
 }
 

@@ -17,6 +17,7 @@ struct xrl_load_opts {
 	/* The sketch's columns (a power of 2, XRL_SKETCH_MIN_WIDTH to _MAX_WIDTH); 0: the default. */
 	__u32 sketch_width;
 	__u32 malformed; /* enum xrl_mal_policy */
+	__u32 max_prefixes; /* of the prefix and dst rules, sets included: sizes the range structure; 0 the default */
 	bool force;	 /* replace another XDP program */
 	/* Applied before the program is attached, so that it never runs without them; NULL: no rules. */
 	struct xrl_ruleset *rules;

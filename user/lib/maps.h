@@ -12,8 +12,8 @@
 
 struct xrl_maps {
 	char dir[PATH_MAX];
-	int port_idx, port_rules, proto_rules, prefixes, dsts, state, rule_stats, counters, ctl, latches, scratch, eval,
-		sketch, fleet, then;
+	int port_idx, port_rules, proto_rules, lpm_rules, lpm_dir, lpm_ranges, sets, set_items, dsts, state,
+		rule_stats, counters, ctl, latches, scratch, eval, sketch, fleet, then;
 	int lock; /* the pin folder, flocked while rules change */
 	int ncpus;
 };
@@ -95,6 +95,9 @@ int xrl_ctl_get(int fd, struct xrl_ctl *ctl);
 int xrl_ctl_put(int fd, const struct xrl_ctl *ctl);
 int xrl_ctl_read(const struct xrl_maps *m, struct xrl_ctl *ctl);
 int xrl_ctl_write(const struct xrl_maps *m, const struct xrl_ctl *ctl);
+
+/* The --max-prefixes the instance was loaded with, from its range structure's size; 0 if unknown. */
+__u32 xrl_maps_max_prefixes(const struct xrl_maps *m);
 
 /* A buffer for one per-CPU value of size sz, for every possible CPU. */
 void *xrl_percpu_alloc(int ncpus, size_t sz);

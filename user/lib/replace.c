@@ -34,7 +34,7 @@ static void wait_programs(void)
 }
 
 /* The settings not given take the running instance's: a replace changes what it is told to only. */
-static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, char *err, size_t len)
+static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, __u32 max_prefixes, char *err, size_t len)
 {
 	bool generic = ctl->xdp_flags & XDP_FLAGS_SKB_MODE;
 
@@ -56,7 +56,25 @@ static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, char 
 		o->sketch_width = ctl->sketch_width;
 	if (!(o->given & XRL_LOAD_MALFORMED))
 		o->malformed = ctl->malformed;
+	if (!(o->given & XRL_LOAD_MAX_PREFIXES))
+		o->max_prefixes = max_prefixes;
 	return 0;
+}
+
+/* The --max-prefixes of the instance pinned in dir; 0 (the default) for a build of before sets. */
+static __u32 running_max_prefixes(const char *dir)
+{
+	struct xrl_maps m = { .lpm_ranges = -1 };
+	char path[PATH_MAX + 32];
+	__u32 n;
+
+	snprintf(path, sizeof(path), "%s/" XRL_MAP_LPM_RANGES, dir);
+	m.lpm_ranges = bpf_obj_get(path);
+	if (m.lpm_ranges < 0)
+		return 0;
+	n = xrl_maps_max_prefixes(&m);
+	close(m.lpm_ranges);
+	return n;
 }
 
 int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
@@ -85,7 +103,7 @@ int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
 	}
 	ret = xrl_carry_ctl(&c, &ctl);
 	if (!ret)
-		ret = settle_opts(o, &ctl, err, len);
+		ret = settle_opts(o, &ctl, running_max_prefixes(dir), err, len);
 	if (ret)
 		goto out;
 	snprintf(path, sizeof(path), "%s/link", dir);
