@@ -18,6 +18,8 @@ json_t *cli_rule_json(const struct xrl_spec *s)
 	xrl_spec_format_match(s, match, sizeof(match));
 	o = json_pack("{s:s,s:s,s:s,s:s}", "rule", line, "match", match, "kind", xrl_kind_name(s->kind), "action",
 		      allow ? "allow" : "limit");
+	if (s->set[0])
+		json_object_set_new(o, "set", json_string(s->set));
 	if (allow)
 		return o;
 	if (!(s->r.flags & XRL_F_NO_PKT_RATE))
