@@ -16,6 +16,17 @@ lab_undo "$XRL unload $H"
 tmp=$(mktemp -d)
 lab_undo "rm -rf $tmp"
 rule_stat() { "$XRL" -j stats $H | jq -r ".rules[0].$1"; }
+# conforms DEF COMMAND...: its -j document is DEF of docs/json-schema.json.
+conforms() {
+	local def=$1 out why
+	shift
+	out=$("$@" 2>/dev/null)
+	if why=$(python3 "$ROOT/tests/e2e/json_check.py" "$ROOT/docs/json-schema.json" "$def" <<<"$out" 2>&1); then
+		pass "$* -j conforms to the schema's $def"
+	else
+		fail "$* -j conforms to the schema's $def" "$why"
+	fi
+}
 
 # 899,998 random IPv4 /24s, 100,000 IPv6 /48s, and the lab's client's /24 and /64: 1M lines.
 awk 'BEGIN { srand(7)
@@ -65,6 +76,9 @@ expect_eq "explain: the set" "$(json '.rules[0].set' <<<"$e")" feed
 expect_eq "explain: its prefix that holds the source" "$(json '.rules[0].set_prefix' <<<"$e")" 10.236.0.0/24
 expect_eq "explain: an IPv6 source" "$($XRL -j explain $H --src fd00:236::9 | json '.rules[0].set_prefix')" \
 	fd00:236::/64
+conforms explain "$XRL" -j explain $H --src 10.236.0.77
+conforms dump "$XRL" -j dump $H
+conforms stats "$XRL" -j stats $H
 expect_eq "explain: a source in no prefix meets no rule" "$($XRL -j explain $H --src 10.1.1.1 | json '.rules | length')" 0
 
 # 4. A bad line deep in a million-line file: refused with file, line and word; nothing changes.
@@ -108,6 +122,7 @@ expect_eq "and --max-prefixes with them" "$(grep -o 'max-prefixes [0-9]*' "$tmp/
 # 7. set update: one set's prefixes replaced, the rules as they were.
 printf '192.0.2.0/24\n2001:db8::/32\n' >"$tmp/other.txt"
 expect_err "set update" 0 "set feed now holds the 2 prefixes of" "$XRL" set update $H feed "$tmp/other.txt"
+conforms set_update "$XRL" -j set update $H feed "$tmp/other.txt"
 expect_eq "... the client is in it no more" "$($XRL -j explain $H --src fd00:236::2 | json '.rules | length')" 0
 expect_eq "... dump names the new file" "$($XRL dump $H | head -n 1)" "set feed file $tmp/other.txt"
 expect_err "set update of a set there is not" 1 "has no set 'nope'" "$XRL" set update $H nope "$tmp/other.txt"

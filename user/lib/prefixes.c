@@ -64,13 +64,14 @@ static u128 pfx_start(const struct xrl_pfx *p)
 	return v;
 }
 
+/* By family, then address (its family's bytes only), then length: the order flatten needs. */
 static int entry_cmp(const void *a, const void *b)
 {
 	const struct xrl_lpm_entry *x = a, *y = b;
 	int c = (int)x->p.family - (int)y->p.family;
 
 	if (!c)
-		c = memcmp(x->p.addr, y->p.addr, 16);
+		c = memcmp(x->p.addr, y->p.addr, x->p.family == XRL_FAMILY_V4 ? 4 : 16);
 	return c ? c : (int)x->p.plen - (int)y->p.plen;
 }
 
@@ -121,6 +122,11 @@ static void flatten(const struct xrl_lpm_entry *e, size_t n, int bits, struct fl
 			flat_emit(f, st[sp].end + 1, sp ? st[sp - 1].slot : 0);
 		}
 		flat_emit(f, s, e[i].slot);
+		/* The same prefix again (the caller should have settled it): the last one holds it. */
+		if (sp && st[sp - 1].end == end && i && !entry_cmp(&e[i - 1], &e[i])) {
+			st[sp - 1].slot = e[i].slot;
+			continue;
+		}
 		st[sp].end = end;
 		st[sp++].slot = e[i].slot;
 	}
