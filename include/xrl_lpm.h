@@ -26,9 +26,8 @@
 #endif
 
 /* A directory word holds two chunks' entries (a mmapable array's values are 8 bytes apart). */
-#define XRL_LPM_DIR(kind, set, v6, chunk)                                                                   \
-	((((((__u32)(kind)&1) * 2 + ((__u32)(set)&1)) * 2 + ((v6) ? 1U : 0U)) << 15) | \
-	 (((__u32)(chunk)&0xffff) >> 1))
+#define XRL_LPM_DIR(kind, set, v6, chunk) \
+	((((((__u32)(kind)&1) * 2 + ((__u32)(set)&1)) * 2 + ((v6) ? 1U : 0U)) << 15) | (((__u32)(chunk)&0xffff) >> 1))
 #define XRL_LPM_DIR_WORDS (8U << 15)
 /* A chunk's entry: 0 none; XRL_LPM_DIRECT | slot, one rule for the chunk; else its ranges' header. */
 #define XRL_LPM_DIRECT (1U << 31)
@@ -82,8 +81,8 @@ static inline __u32 xrl_lpm_max_prefixes(__u64 max_entries)
  * IPv4 in the first 4), as the program finds it: dir and ranges are the
  * maps' whole arrays. 0: none.
  */
-static inline __u32 xrl_lpm_lookup(const __u64 *dir, const __u64 *ranges, __u64 nranges, __u32 kind, __u32 set,
-				   int v6, const __u8 *addr)
+static inline __u32 xrl_lpm_lookup(const __u64 *dir, const __u64 *ranges, __u64 nranges, __u32 kind, __u32 set, int v6,
+				   const __u8 *addr)
 {
 	__u32 c = ((__u32)addr[0] << 8) | addr[1], dv, lo = 0, n, h, i;
 	__u64 hdr, k0 = 0, k1 = 0;

@@ -119,7 +119,7 @@ static void check_kind(struct fx *f, __u8 kind)
 		p->addr[1] = (__u8)(rnd() % 3);
 		p->plen = (__u8)(p->family == XRL_FAMILY_V4 ? 12 + rnd() % 21 : 20 + rnd() % 109);
 		for (b = p->plen; b < bits; b++)
-			p->addr[b / 8] &= (__u8)~(0x80 >> (b % 8));
+			p->addr[b / 8] &= (__u8) ~(0x80 >> (b % 8));
 		ent[i].slot = (__u16)XRL_LPM_SLOT(f->set, rnd() % RULES);
 	}
 	qsort(ent, PREFIXES, sizeof(ent[0]), pfx_cmp);

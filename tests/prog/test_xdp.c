@@ -1642,8 +1642,8 @@ static void test_memory_model(void **state)
 			fail_msg("%s: the model says %llu bytes, the kernel %llu", mem.map[i].name,
 				 (unsigned long long)mem.map[i].bytes, (unsigned long long)kernel);
 	}
-	assert_int_equal(xrl_memory(64, 65536, XRL_PREFIXES_DEFAULT, 0, XRL_SKETCH_DEFAULT_WIDTH, &mem64, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		xrl_memory(64, 65536, XRL_PREFIXES_DEFAULT, 0, XRL_SKETCH_DEFAULT_WIDTH, &mem64, err, sizeof(err)), 0);
 	assert_int_equal(xrl_memory(256, 65536, XRL_PREFIXES_DEFAULT, 0, XRL_SKETCH_DEFAULT_WIDTH, &mem256, err,
 				    sizeof(err)),
 			 0);

@@ -36,7 +36,7 @@ static struct xrl_pfx rnd_pfx(__u8 fam)
 	p.addr[1] = (__u8)(rnd() % 4);
 	p.plen = (__u8)(fam == XRL_FAMILY_V4 ? 8 + rnd() % 25 : 12 + rnd() % 117);
 	for (i = p.plen; i < bits; i++)
-		p.addr[i / 8] &= (__u8)~(0x80 >> (i % 8));
+		p.addr[i / 8] &= (__u8) ~(0x80 >> (i % 8));
 	return p;
 }
 
@@ -106,8 +106,8 @@ static void check_random(__u8 set, size_t n, int queries)
 			__u32 want = brute(e, m, fam, addr), got = xrl_lpm_find(&lm, (__u8)kind, set, fam, addr);
 
 			if (want != got)
-				fail_msg("query %d (family %u, %02x%02x:%02x%02x...): slot %u, the longest match is %u", q,
-					 fam, addr[0], addr[1], addr[2], addr[3], got, want);
+				fail_msg("query %d (family %u, %02x%02x:%02x%02x...): slot %u, the longest match is %u",
+					 q, fam, addr[0], addr[1], addr[2], addr[3], got, want);
 		}
 	}
 	/* The other rule set's half is untouched: nothing is found there. */

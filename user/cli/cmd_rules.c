@@ -429,7 +429,8 @@ const struct cli_cmd cmd_lint = {
 
 const struct cli_cmd cmd_dump = {
 	.name = "dump",
-	.summary = "Prints IFACE's rules in the rules grammar, their sets first: 'dump IFACE | apply IFACE -' round-trips.",
+	.summary =
+		"Prints IFACE's rules in the rules grammar, their sets first: 'dump IFACE | apply IFACE -' round-trips.",
 	CLI_ONE_IFACE(CLI_MAPS | CLI_READS),
 	.opts = dump_opts,
 	.opts_size = sizeof(struct dump_opts),

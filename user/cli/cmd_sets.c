@@ -66,7 +66,8 @@ static int update_run(struct cli_ctx *ctx)
 	ps->n = so->ps.n;
 	ps->cap = so->ps.cap;
 	memset(&so->ps, 0, sizeof(so->ps));
-	if (xrl_ruleset_check_sets(&set, so->file, err, sizeof(err)) || xrl_rules_apply(&ctx->maps, &set, err, sizeof(err))) {
+	if (xrl_ruleset_check_sets(&set, so->file, err, sizeof(err)) ||
+	    xrl_rules_apply(&ctx->maps, &set, err, sizeof(err))) {
 		code = cli_fail(EXIT_FAIL, "%s; nothing was changed", err);
 		goto out;
 	}

@@ -222,11 +222,11 @@ static __u8 set_kinds(const struct xrl_ruleset *set)
 	size_t i;
 
 	for (i = 0; i < set->n; i++)
-		kinds |= set->v[i].kind == XRL_KIND_DST	  ? XRL_HAS_DSTS :
+		kinds |= set->v[i].kind == XRL_KIND_DST			     ? XRL_HAS_DSTS :
 			 set->v[i].kind == XRL_KIND_PORT && set->v[i].family ? XRL_HAS_PORT_DSTS :
-			 set->v[i].kind == XRL_KIND_PORT  ? XRL_HAS_PORTS :
-			 set->v[i].kind == XRL_KIND_PROTO ? XRL_HAS_PROTOS :
-							    XRL_HAS_PREFIXES;
+			 set->v[i].kind == XRL_KIND_PORT		     ? XRL_HAS_PORTS :
+			 set->v[i].kind == XRL_KIND_PROTO		     ? XRL_HAS_PROTOS :
+									       XRL_HAS_PREFIXES;
 	return kinds;
 }
 

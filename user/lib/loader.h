@@ -16,9 +16,9 @@ struct xrl_load_opts {
 	__u32 new_keys; /* per-source states created per second at most; 0: no cap */
 	/* The sketch's columns (a power of 2, XRL_SKETCH_MIN_WIDTH to _MAX_WIDTH); 0: the default. */
 	__u32 sketch_width;
-	__u32 malformed; /* enum xrl_mal_policy */
+	__u32 malformed;    /* enum xrl_mal_policy */
 	__u32 max_prefixes; /* of the prefix and dst rules, sets included: sizes the range structure; 0 the default */
-	bool force;	 /* replace another XDP program */
+	bool force;	    /* replace another XDP program */
 	/* Applied before the program is attached, so that it never runs without them; NULL: no rules. */
 	struct xrl_ruleset *rules;
 	/* The program passed frames go on to (chain.h: an id or a pinned path); NULL: as it is. */

@@ -43,8 +43,8 @@ static int entry_cmp(const void *a, const void *b)
 }
 
 /* One kind's structure for rule set half: the slots of its rules, slot[i] for set->v[i]. */
-static int build_kind(struct xrl_lpm_map *lm, __u8 kind, __u8 half, const struct xrl_ruleset *set,
-		      const __u16 *slot, __u64 *used)
+static int build_kind(struct xrl_lpm_map *lm, __u8 kind, __u8 half, const struct xrl_ruleset *set, const __u16 *slot,
+		      __u64 *used)
 {
 	int want = kind == XRL_LPM_SRC ? XRL_KIND_PREFIX : XRL_KIND_DST;
 	struct xrl_lpm_entry *out;
@@ -94,8 +94,8 @@ static int build_kind(struct xrl_lpm_map *lm, __u8 kind, __u8 half, const struct
 	return ret;
 }
 
-int xrl_lpm_write(const struct xrl_maps *m, struct xrl_lpm_map *lm, __u8 half, const struct xrl_ruleset *set,
-		  char *err, size_t len)
+int xrl_lpm_write(const struct xrl_maps *m, struct xrl_lpm_map *lm, __u8 half, const struct xrl_ruleset *set, char *err,
+		  size_t len)
 {
 	__u16 *slot = calloc(set->n ? set->n : 1, sizeof(*slot));
 	__u64 used = 1, items = 0;

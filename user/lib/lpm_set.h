@@ -26,8 +26,8 @@ int xrl_lpm_check(const struct xrl_lpm_map *lm, const struct xrl_ruleset *set, c
  * force): their rules, their sets and prefixes, the structure. A prefix of
  * a single rule and of a set is the single rule's (see the README).
  */
-int xrl_lpm_write(const struct xrl_maps *m, struct xrl_lpm_map *lm, __u8 half, const struct xrl_ruleset *set,
-		  char *err, size_t len);
+int xrl_lpm_write(const struct xrl_maps *m, struct xrl_lpm_map *lm, __u8 half, const struct xrl_ruleset *set, char *err,
+		  size_t len);
 
 /* Empties rule set half: no prefix or dst rule found there, its slots and sets free. */
 int xrl_lpm_clear_half(const struct xrl_maps *m, struct xrl_lpm_map *lm, __u8 half);

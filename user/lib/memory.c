@@ -72,7 +72,7 @@ static __u64 map_bytes(const struct bpf_map *m, const struct kernel_sizes *k, in
 			bytes += (k->htab_elem + ROUND8(key) + ROUND8(value)) * ncpus + 8ULL * ncpus;
 		return bytes;
 	case BPF_MAP_TYPE_ARRAY:
-	case BPF_MAP_TYPE_PROG_ARRAY: /* a pointer a slot: the value, rounded to 8 */
+	case BPF_MAP_TYPE_PROG_ARRAY:			    /* a pointer a slot: the value, rounded to 8 */
 		if (bpf_map__map_flags(m) & BPF_F_MMAPABLE) /* the header and the values, each in whole pages */
 			return page_align(k->array) + page_align(ROUND8(value) * n);
 		return k->array + ROUND8(value) * n;

@@ -188,9 +188,10 @@ static int parse_match(int argc, char **argv, struct xrl_spec *out, char *err, s
 					err, len,
 					"'dst' needs a value: expected ADDR/LEN like 203.0.113.0/24, or an address");
 			if (argv[3][0] == '@')
-				return fail(err, len,
-					    "a port rule narrows to one destination prefix, not a set: write a dst rule, 'dst %s rate ...'",
-					    argv[3]);
+				return fail(
+					err, len,
+					"a port rule narrows to one destination prefix, not a set: write a dst rule, 'dst %s rate ...'",
+					argv[3]);
 			ret = parse_addr("dst", argv[3], out, err, len);
 			if (ret)
 				return ret;
@@ -362,9 +363,10 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			i++;
 		} else if (!strcmp(w, "mask")) {
 			if (out->set[0])
-				return fail(err, len,
-					    "'mask' is for a prefix of one family: set @%s may hold both, give mask4 and mask6",
-					    out->set);
+				return fail(
+					err, len,
+					"'mask' is for a prefix of one family: set @%s may hold both, give mask4 and mask6",
+					out->set);
 			if (out->kind != XRL_KIND_PREFIX)
 				return fail(err, len, "'mask' is for prefix rules: a %s rule takes mask4 and mask6",
 					    xrl_kind_word(out->kind));

@@ -67,8 +67,7 @@ int xrl_parse_prefix(const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *
 	return 0;
 }
 
-int xrl_parse_match_prefix(const char *word, const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *err,
-			   size_t len)
+int xrl_parse_match_prefix(const char *word, const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *err, size_t len)
 {
 	static const __u8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 	int ret = xrl_parse_prefix(s, family, addr, plen, err, len);

@@ -38,9 +38,9 @@ struct xrl_spec {
 	__u8 family;
 	__u8 plen;
 	__u8 addr[16];
-	__u16 sel;	   /* protocol rules: XRL_SEL_* or a protocol number */
-	struct xrl_rule r; /* id and gen are set when the rule is applied */
-	int line;	   /* where it came from, for messages; 0 if not from a file */
+	__u16 sel;		    /* protocol rules: XRL_SEL_* or a protocol number */
+	struct xrl_rule r;	    /* id and gen are set when the rule is applied */
+	int line;		    /* where it came from, for messages; 0 if not from a file */
 	char set[XRL_SET_NAME_MAX]; /* a prefix or dst rule of a named set ('prefix @NAME'): family 0 then */
 };
 

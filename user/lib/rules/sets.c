@@ -197,8 +197,8 @@ static int inline_words(struct xrl_pset *ps, int argc, char **argv, int line, bo
 				*close = '\0';
 				*closed = true;
 				if (close[1] || i + 1 < argc)
-					return fail(err, len, "'%s' after '}': a set ends there", close[1] ? close + 1 :
-												argv[i + 1]);
+					return fail(err, len, "'%s' after '}': a set ends there",
+						    close[1] ? close + 1 : argv[i + 1]);
 			}
 			if (*w && add_word(ps, w, line, err, len))
 				return -EINVAL;
@@ -219,8 +219,10 @@ int xrl_set_parse(int argc, char **argv, FILE *f, const char *file, int *lineno,
 	int col = 0, got, i;
 
 	if (argc < 2)
-		return fail(err, len, "%s:%d: a set needs a name and its prefixes: 'set NAME file PATH' or 'set NAME { PREFIX, ... }'",
-			    file, *lineno);
+		return fail(
+			err, len,
+			"%s:%d: a set needs a name and its prefixes: 'set NAME file PATH' or 'set NAME { PREFIX, ... }'",
+			file, *lineno);
 	for (i = 0; argv[0][i]; i++)
 		if (!isalnum((unsigned char)argv[0][i]) && argv[0][i] != '_' && argv[0][i] != '-' && argv[0][i] != '.')
 			break;
@@ -237,8 +239,8 @@ int xrl_set_parse(int argc, char **argv, FILE *f, const char *file, int *lineno,
 	strcpy(ps.name, argv[0]);
 	if (!strcmp(argv[1], "file")) {
 		if (argc != 3)
-			return fail(err, len, "%s:%d: 'set %s file' takes one path, with no space in it", file,
-				    *lineno, ps.name);
+			return fail(err, len, "%s:%d: 'set %s file' takes one path, with no space in it", file, *lineno,
+				    ps.name);
 		if (set_path(argv[2], file, ps.path, msg, sizeof(msg)) ||
 		    xrl_set_read_file(&ps, ps.path, msg, sizeof(msg))) {
 			free(ps.v);
@@ -339,13 +341,15 @@ int xrl_ruleset_check_sets(struct xrl_ruleset *set, const char *file, char *err,
 		if (!s->set[0])
 			continue;
 		if (!xrl_ruleset_set(set, s->set))
-			return fail(err, len, "%s:%d: set @%s is not defined: add 'set %s file PATH' or 'set %s { ... }'",
-				    file, s->line, s->set, s->set, s->set);
+			return fail(err, len,
+				    "%s:%d: set @%s is not defined: add 'set %s file PATH' or 'set %s { ... }'", file,
+				    s->line, s->set, s->set, s->set);
 		for (j = 0; j < i; j++)
 			if (set->v[j].kind == s->kind && !strcmp(set->v[j].set, s->set))
-				return fail(err, len,
-					    "%s:%d: set @%s already has a %s rule (line %d): which would hold its prefixes is ambiguous",
-					    file, s->line, s->set, xrl_kind_word(s->kind), set->v[j].line);
+				return fail(
+					err, len,
+					"%s:%d: set @%s already has a %s rule (line %d): which would hold its prefixes is ambiguous",
+					file, s->line, s->set, xrl_kind_word(s->kind), set->v[j].line);
 	}
 	for (i = 0; i < set->nsets; i++) {
 		for (j = 0; j < set->n && strcmp(set->v[j].set, set->sets[i].name); j++)
@@ -381,9 +385,10 @@ int xrl_ruleset_check_sets(struct xrl_ruleset *set, const char *file, char *err,
 		xrl_format_addr(h[i].p.family, h[i].p.addr, a, sizeof(a));
 		where(p1, h[i - 1].at, file, w1, sizeof(w1));
 		where(p2, h[i].at, file, w2, sizeof(w2));
-		ret = fail(err, len,
-			   "%s/%u is in set %s (%s) and in set %s (%s), both of %s rules: which rule holds it is ambiguous; keep it in one",
-			   a, h[i].p.plen, p1->name, w1, p2->name, w2, xrl_kind_word(h[i].kind));
+		ret = fail(
+			err, len,
+			"%s/%u is in set %s (%s) and in set %s (%s), both of %s rules: which rule holds it is ambiguous; keep it in one",
+			a, h[i].p.plen, p1->name, w1, p2->name, w2, xrl_kind_word(h[i].kind));
 	}
 	free(h);
 	return ret;
