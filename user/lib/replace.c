@@ -22,6 +22,7 @@
 #include "carry.h"
 #include "chain.h"
 #include "loader.h"
+#include "lpm_set.h"
 #include "replace.h"
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
@@ -77,6 +78,40 @@ static __u32 running_max_prefixes(const char *dir)
 	return n;
 }
 
+/*
+ * An instance of a build of before sets keeps its prefix and dst rules in
+ * LPM tries: its rules in force go into the new program's range structure,
+ * made empty (*trie: so it did; its pin goes after the swap).
+ */
+static int carry_prefix_trie(const char *dir, struct xdp_ratelimit_bpf *skel, const struct xrl_ctl *ctl, bool *trie,
+			     char *err, size_t len)
+{
+	struct xrl_maps nm = {
+		.lpm_rules = bpf_map__fd(skel->maps.xrl_lpm_rules),
+		.lpm_dir = bpf_map__fd(skel->maps.xrl_lpm_dir),
+		.lpm_ranges = bpf_map__fd(skel->maps.xrl_lpm_ranges),
+		.sets = bpf_map__fd(skel->maps.xrl_sets),
+		.set_items = bpf_map__fd(skel->maps.xrl_set_items),
+	};
+	char path[PATH_MAX + 32];
+	int pfx, dsts, ret;
+
+	snprintf(path, sizeof(path), "%s/xrl_prefixes", dir);
+	pfx = bpf_obj_get(path);
+	if (pfx < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/" XRL_MAP_DSTS, dir);
+	dsts = bpf_obj_get(path);
+	ret = xrl_lpm_from_tries(&nm, pfx, dsts, ctl->active_set & 1, err, len);
+	if (ret)
+		snprintf(err + strlen(err), len - strlen(err), "; the running program was left in place");
+	*trie = !ret;
+	close(pfx);
+	if (dsts >= 0)
+		close(dsts);
+	return ret;
+}
+
 int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
 {
 	LIBBPF_OPTS(bpf_link_update_opts, uopts);
@@ -89,6 +124,7 @@ int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
 	char path[PATH_MAX + 32];
 	struct utsname u;
 	int link = -1, old_prog = -1, ret;
+	bool trie = false;
 
 	ret = xrl_carry_open(&c, dir, o->iface, err, len);
 	if (ret)
@@ -132,6 +168,8 @@ int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
 	/* The old program goes on counting into the old maps until the swap: carried again after it. */
 	ret = xrl_carry_fill(&c, err, len);
 	if (!ret)
+		ret = carry_prefix_trie(dir, skel, &ctl, &trie, err, len);
+	if (!ret)
 		ret = xrl_carry_pin(&c, bpf_program__fd(skel->progs.xdp_ratelimit), err, len);
 	if (ret)
 		goto out;
@@ -151,6 +189,10 @@ int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
 	ret = xrl_carry_commit(&c, err, len);
 	if (ret)
 		goto out;
+	if (trie) { /* the old build's trie, its rules in the range structure now */
+		snprintf(path, sizeof(path), "%s/xrl_prefixes", dir);
+		unlink(path);
+	}
 	ctl.layout = XRL_LAYOUT_VERSION;
 	ctl.clock = o->clock;
 	ctl.malformed = o->malformed;
