@@ -122,6 +122,7 @@ static void test_file_sets(void **state)
 	snprintf(rules, sizeof(rules), "set b file %s\nprefix @b allow\n", p);
 	refused(rules, "host.txt:1: prefix '10.0.0.1/8' has host bits set: did you mean 10.0.0.0/8?");
 	refused("set b file /nonexistent/x.txt\nprefix @b allow\n", "cannot read set file /nonexistent/x.txt");
+	refused("set b file /dev/zero\nprefix @b allow\n", "set file /dev/zero is not a regular file");
 }
 
 static void test_sets_refused(void **state)

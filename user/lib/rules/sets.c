@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "rules/rule.h"
 #include "rules/internal.h"
 #include "err.h"
@@ -169,6 +170,7 @@ static int set_path(const char *path, const char *file, char *out, char *err, si
 {
 	char joined[PATH_MAX * 2], dir[PATH_MAX];
 	const char *slash = strrchr(file, '/');
+	struct stat st;
 
 	if (path[0] == '/' || !strcmp(file, "<stdin>") || !slash)
 		snprintf(joined, sizeof(joined), "%s", path);
@@ -176,6 +178,9 @@ static int set_path(const char *path, const char *file, char *out, char *err, si
 		snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - file), file, path);
 	if (!realpath(joined, dir))
 		return fail(err, len, "cannot read set file %s: %s", joined, strerror(errno));
+	/* A device or a pipe could be read forever, or block: a set's file is a file. */
+	if (stat(dir, &st) || !S_ISREG(st.st_mode))
+		return fail(err, len, "set file %s is not a regular file", dir);
 	if (strlen(dir) >= XRL_SET_PATH_MAX)
 		return fail(err, len, "set file %s: its path is longer than %d bytes", dir, XRL_SET_PATH_MAX - 1);
 	strcpy(out, dir);
