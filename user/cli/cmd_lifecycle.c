@@ -414,6 +414,10 @@ static int status_run(struct cli_ctx *ctx)
 					    st[i].ctl.sketch_width ? json_integer((json_int_t)st[i].ctl.sketch_width) :
 								     json_null());
 			json_object_set_new(o, "sketch_bytes", json_integer((json_int_t)st[i].sketch_memlock));
+			json_object_set_new(o, "max_prefixes",
+					    st[i].max_prefixes ? json_integer((json_int_t)st[i].max_prefixes) :
+								 json_null());
+			json_object_set_new(o, "prefixes", json_integer((json_int_t)st[i].prefixes));
 			json_object_set_new(o, "malformed", json_string(xrl_mal_policy_name(st[i].ctl.malformed)));
 			json_object_set_new(o, "ifindex", json_integer((json_int_t)st[i].id.ifindex));
 			json_object_set_new(o, "netns_cookie", json_integer((json_int_t)st[i].id.netns));
@@ -452,6 +456,9 @@ static int status_run(struct cli_ctx *ctx)
 		       xrl_mal_policy_name(st[i].ctl.malformed));
 		cost_text(&cost[2 * i], &cost[2 * i + 1], so->cost);
 		counted |= cost[2 * i + 1].on;
+		if (st[i].prefixes)
+			printf("%-16s prefixes: %zu of %u (load --max-prefixes)\n", "", st[i].prefixes,
+			       st[i].max_prefixes);
 		if (st[i].then_id)
 			printf("%-16s then: passed frames go on to XDP program '%s' (id %u)\n", "", st[i].then_name,
 			       st[i].then_id);

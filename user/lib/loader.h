@@ -66,7 +66,9 @@ struct xrl_status {
 	__u32 prog_id;
 	struct xrl_ctl ctl;
 	size_t rules, keys;
-	__u32 then_id; /* the program passed frames go on to (chain.h); 0: none */
+	__u32 max_prefixes; /* load --max-prefixes; 0 when unknown */
+	size_t prefixes;    /* what the rules in force hold of them */
+	__u32 then_id;	    /* the program passed frames go on to (chain.h); 0: none */
 	char then_name[16];
 	__u64 memlock;	      /* bytes charged for the maps */
 	__u64 state_memlock;  /* ... of which the window states: max_keys of them */

@@ -53,8 +53,11 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	}
 	if (fd >= 0)
 		close(fd);
-	if (!xrl_rules_read(&m, &set))
+	if (!xrl_rules_read(&m, &set)) {
 		st->rules = set.n;
+		st->prefixes = xrl_ruleset_prefixes(&set);
+	}
+	st->max_prefixes = xrl_maps_max_prefixes(&m);
 	st->then_id = xrl_chain_get(m.then, st->then_name, sizeof(st->then_name));
 	for (i = 0; i < set.n && st->nglobal < XRL_STATUS_GLOBALS; i++) {
 		struct xrl_status_global *g = &st->global[st->nglobal];
