@@ -61,6 +61,9 @@ expect_eq "stats: every frame sent was judged by the one rule" \
 	"$(($(rule_stat passed) + $(rule_stat blocked)))" "$sent"
 expect_eq "stats: the rule passed what the receiver got" "$(rule_stat passed)" "$got"
 expect_eq "one rule, one line in stats, however many prefixes" "$($XRL -j stats $H | jq '.rules | length')" 1
+expect_eq "status: the prefixes in force, of --max-prefixes" \
+	"$($XRL -j status | jq -c --arg i $H '.interfaces[] | select(.interface == $i) | [.prefixes, .max_prefixes]')" \
+	"[$big,1000000]"
 expect_eq "dump writes the set back by its file" "$($XRL dump $H | head -n 1)" "set feed file $tmp/big.txt"
 expect_eq "dump -j counts its prefixes" "$($XRL -j dump $H | json '.sets[0].prefixes')" "$big"
 
