@@ -107,7 +107,7 @@ expect_eq "the single rule holds its prefix" "$($XRL -j explain $H --src 10.236.
 	"prefix 10.236.0.0/24 allow"
 expect_eq "the set's rule the rest" "$($XRL -j explain $H --src fd00:236::2 | json '.rules[0].match')" "prefix @feed"
 expect_eq "a dst rule of the same set" \
-	"$($XRL -j explain $H --src 10.9.9.9 --dst fd00:236::1 | json '.rules[0].match')" "dst @feed"
+	"$($XRL -j explain $H --src fd00:9::9 --dst fd00:236::1 | json '.rules[0].match')" "dst @feed"
 
 # 6. Round trips: dump | apply, dump --inline | apply, save | load --config.
 dump=$($XRL dump $H)
