@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "apply.h"
+#include "lpm_set.h"
 #include "cli.h"
 #include "config.h"
 

@@ -6,6 +6,14 @@
 #include "err.h"
 #include "lpm_set.h"
 
+__u32 xrl_maps_max_prefixes(const struct xrl_maps *m)
+{
+	struct bpf_map_info info = {};
+	__u32 ilen = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(m->lpm_ranges, &info, &ilen) ? 0 : xrl_lpm_max_prefixes(info.max_entries);
+}
+
 bool xrl_spec_in_lpm(const struct xrl_spec *s)
 {
 	return s->kind == XRL_KIND_PREFIX || s->kind == XRL_KIND_DST;

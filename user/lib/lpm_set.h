@@ -12,6 +12,9 @@
 #include "prefixes.h"
 #include "rules/rule.h"
 
+/* The --max-prefixes the instance was loaded with, from its range structure's size; 0 if unknown. */
+__u32 xrl_maps_max_prefixes(const struct xrl_maps *m);
+
 /* Whether the rule is found through the range structure: a prefix or dst rule. */
 bool xrl_spec_in_lpm(const struct xrl_spec *s);
 

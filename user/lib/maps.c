@@ -18,7 +18,6 @@
 #include <bpf/libbpf.h>
 #include "maps.h"
 #include "err.h"
-#include "xrl_lpm.h"
 
 int xrl_iface_check(const char *iface, char *err, size_t len)
 {
@@ -481,14 +480,6 @@ int xrl_ctl_read(const struct xrl_maps *m, struct xrl_ctl *ctl)
 int xrl_ctl_write(const struct xrl_maps *m, const struct xrl_ctl *ctl)
 {
 	return xrl_ctl_put(m->ctl, ctl);
-}
-
-__u32 xrl_maps_max_prefixes(const struct xrl_maps *m)
-{
-	struct bpf_map_info info = {};
-	__u32 ilen = sizeof(info);
-
-	return bpf_obj_get_info_by_fd(m->lpm_ranges, &info, &ilen) ? 0 : xrl_lpm_max_prefixes(info.max_entries);
 }
 
 size_t xrl_percpu_stride(size_t sz)

@@ -96,9 +96,6 @@ int xrl_ctl_put(int fd, const struct xrl_ctl *ctl);
 int xrl_ctl_read(const struct xrl_maps *m, struct xrl_ctl *ctl);
 int xrl_ctl_write(const struct xrl_maps *m, const struct xrl_ctl *ctl);
 
-/* The --max-prefixes the instance was loaded with, from its range structure's size; 0 if unknown. */
-__u32 xrl_maps_max_prefixes(const struct xrl_maps *m);
-
 /* A buffer for one per-CPU value of size sz, for every possible CPU. */
 void *xrl_percpu_alloc(int ncpus, size_t sz);
 size_t xrl_percpu_stride(size_t sz);

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "apply.h"
+#include "lpm_set.h"
 #include "chain.h"
 #include "loader.h"
 #include "memory.h"

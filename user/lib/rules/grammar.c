@@ -125,23 +125,6 @@ static int parse_addr(const char *word, const char *arg, struct xrl_spec *out, c
 	return xrl_parse_match_prefix(word, arg, &out->family, out->addr, &out->plen, err, len);
 }
 
-/* 'prefix @NAME', 'dst @NAME': a rule of a named set. */
-static int parse_set_ref(const char *word, const char *arg, struct xrl_spec *out, char *err, size_t len)
-{
-	const char *name = arg + 1;
-	size_t i;
-
-	for (i = 0; name[i]; i++)
-		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '-' && name[i] != '.')
-			break;
-	if (!name[0] || name[i] || i >= XRL_SET_NAME_MAX || !isalpha((unsigned char)name[0]))
-		return fail(
-			err, len,
-			"'%s' is not a set's name: write '%s @NAME', NAME a letter then letters, digits, '_', '-' or '.', at most %d",
-			arg, word, XRL_SET_NAME_MAX - 1);
-	memcpy(out->set, name, i + 1);
-	return 0;
-}
 /* 'dst' after a match that cannot take one: what to write instead. */
 static int dst_refused(const struct xrl_spec *s, char *err, size_t len)
 {
@@ -203,10 +186,13 @@ static int parse_match(int argc, char **argv, struct xrl_spec *out, char *err, s
 			return n;
 	} else if (!strcmp(argv[0], "prefix") || !strcmp(argv[0], "dst")) {
 		out->kind = argv[0][0] == 'p' ? XRL_KIND_PREFIX : XRL_KIND_DST;
-		ret = argv[1][0] == '@' ? parse_set_ref(argv[0], argv[1], out, err, len) :
+		/* 'prefix @NAME', 'dst @NAME': a rule of a named set. */
+		ret = argv[1][0] == '@' ? xrl_set_name_check(argv[1] + 1, err, len) :
 					  parse_addr(argv[0], argv[1], out, err, len);
 		if (ret)
 			return ret;
+		if (argv[1][0] == '@')
+			strcpy(out->set, argv[1] + 1);
 		n = 2;
 	} else {
 		return fail(err, len, "unknown rule '%s': expected 'port', 'proto', 'fragments', 'prefix' or 'dst'",

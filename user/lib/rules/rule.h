@@ -162,6 +162,8 @@ int xrl_set_read_file(struct xrl_pset *ps, const char *path, char *err, size_t l
 /* Sorts a set's prefixes and drops repeats. */
 void xrl_pset_sort(struct xrl_pset *ps);
 int xrl_pset_add(struct xrl_pset *ps, const struct xrl_pfx *p, int line);
+/* Whether name can be a set's: a letter, then letters, digits, '_', '-' or '.'. -EINVAL and why otherwise. */
+int xrl_set_name_check(const char *name, char *err, size_t len);
 /* The set named name, or NULL. */
 struct xrl_pset *xrl_ruleset_set(const struct xrl_ruleset *set, const char *name);
 /*

@@ -13,6 +13,20 @@
 #include "err.h"
 #include "xrl_lpm.h"
 
+int xrl_set_name_check(const char *name, char *err, size_t len)
+{
+	size_t i;
+
+	for (i = 0; name[i]; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '-' && name[i] != '.')
+			break;
+	if (!name[0] || name[i] || i >= XRL_SET_NAME_MAX || !isalpha((unsigned char)name[0]))
+		return fail(err, len,
+			    "'%s' is not a set's name: a letter, then letters, digits, '_', '-' or '.', at most %d",
+			    name, XRL_SET_NAME_MAX - 1);
+	return 0;
+}
+
 struct xrl_pset *xrl_ruleset_set(const struct xrl_ruleset *set, const char *name)
 {
 	size_t i;
@@ -221,21 +235,15 @@ int xrl_set_parse(int argc, char **argv, FILE *f, const char *file, int *lineno,
 	char msg[XRL_ERRLEN], buf[XRL_MAX_LINE + 2];
 	bool closed = false;
 	size_t total = 0;
-	int col = 0, got, i;
+	int col = 0, got;
 
 	if (argc < 2)
 		return fail(
 			err, len,
 			"%s:%d: a set needs a name and its prefixes: 'set NAME file PATH' or 'set NAME { PREFIX, ... }'",
 			file, *lineno);
-	for (i = 0; argv[0][i]; i++)
-		if (!isalnum((unsigned char)argv[0][i]) && argv[0][i] != '_' && argv[0][i] != '-' && argv[0][i] != '.')
-			break;
-	if (argv[0][i] || i >= XRL_SET_NAME_MAX || !isalpha((unsigned char)argv[0][0]))
-		return fail(
-			err, len,
-			"%s:%d: '%s' is not a set's name: a letter then letters, digits, '_', '-' or '.', at most %d",
-			file, *lineno, argv[0], XRL_SET_NAME_MAX - 1);
+	if (xrl_set_name_check(argv[0], msg, sizeof(msg)))
+		return fail(err, len, "%s:%d: %s", file, *lineno, msg);
 	if (xrl_ruleset_set(set, argv[0]))
 		return fail(err, len, "%s:%d: set '%s' is defined twice (line %d): give each set once", file, *lineno,
 			    argv[0], xrl_ruleset_set(set, argv[0])->line);
