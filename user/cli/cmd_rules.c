@@ -228,7 +228,9 @@ static int rule_run(struct cli_ctx *ctx)
 					match, iface);
 			goto out;
 		}
-		set.v[idx] = set.v[--set.n];
+		/* The others keep their order: dump lists them as they were. */
+		memmove(&set.v[idx], &set.v[idx + 1], (set.n - idx - 1) * sizeof(set.v[0]));
+		set.n--;
 		snprintf(what, sizeof(what), "deleted %s", match);
 	}
 	code = apply_set(iface, &ctx->maps, &set, what);
