@@ -71,6 +71,6 @@ expect_eq "the load options too" \
 	"$("$XRL" -j status | jq -c --arg i $IF '.interfaces[] | select(.interface == $i) | [.clock, .max_keys, .malformed]')" \
 	'["coarse",2048,"drop"]'
 check "this build changes its rules" "$XRL" rule add $IF port 80/tcp rate 10/s
-expect_err "the old build refuses the new layout's maps" 1 "another version of xdp-ratelimit" "$OLD" stats $IF
+expect_err "the old build refuses the new layout's maps" 1 "another version" "$OLD" stats $IF
 check "unload" "$XRL" unload $IF
 finish
