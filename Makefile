@@ -249,4 +249,4 @@ vmlinux:
 clean:
 	rm -rf --one-file-system $(OUT)
 
--include $(wildcard $(OUT)/*.d $(OUT)/*/*.d $(OUT)/*/*/*.d)
+-include $(wildcard $(OUT)/*.d $(OUT)/*/*.d $(OUT)/*/*/*.d $(OUT)/*/*/*/*.d)

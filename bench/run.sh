@@ -19,6 +19,7 @@
 # about a minute), XRLB_ONLY=bytes (only the byte-rate and warm-up rows and those
 # they are measured against), XRLB_ONLY=upgrade (only the upgrade rows: about a minute),
 # XRLB_ONLY=special (only the specialised program's rows and those they are measured against).
+# XRLB_ONLY=sets (only the named sets' rows and those they are measured against: about 2 minutes).
 # The defaults take about
 # 10 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
@@ -267,6 +268,21 @@ echo "port 9/udp rate 3/s window 3s buckets 3 per-source warmup 1ms" >"$RULES/wa
 # place of the port array.
 echo "dst 192.168.77.1 rate $OVER_RATE/s per-source" >"$RULES/dst"
 echo "port 9/udp dst 192.168.77.0/24 rate $OVER_RATE/s per-source" >"$RULES/portdst"
+# Named sets: one per-source rule over a set holding the generator's source (10.0.0.0/24) among
+# random /24s over the whole IPv4 space and /48s of IPv6, 1000 of them or a million (the same
+# seeds: the 1000 are the million's first lines). Two million-prefix files of other seeds too,
+# which an apply swaps under a flood.
+for seed in 1 2 3; do
+	awk -v s=$seed 'BEGIN { srand(s); print "10.0.0.0/24"
+		for (i = 1; i < 1000000; i++)
+			if (i % 10) printf "%d.%d.%d.0/24\n", 1 + int(rand() * 223), int(rand() * 256), int(rand() * 256)
+			else printf "2001:%x:%x::/48\n", int(rand() * 65536), int(rand() * 65536) }' >"$RULES/set1m-$seed.txt"
+done
+head -n 1000 "$RULES/set1m-1.txt" >"$RULES/set1k.txt"
+for f in set1k set1m-1 set1m-2 set1m-3; do
+	printf 'set feed file %s.txt\nprefix @feed rate %s/s per-source\n' $f $OVER_RATE >"$RULES/$f"
+	printf 'set feed file %s.txt\nprefix @feed rate %s/s per-source\n' $f $ACC_RATE >"$RULES/acc-$f"
+done
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
@@ -508,6 +524,55 @@ footprint() {
 	xrl_unload
 }
 
+# The sets' rows, beside the port rule's "over" (same limit, one source): the per-packet cost of
+# a rule over a set of 1000 prefixes and over one of a million.
+sets_rows() {
+	local rep=$1
+
+	xrl_load precise 262144 --max-prefixes 1000000
+	xrl_apply "$RULES/set1k"
+	rate "$rep" "precise-set1k-all" all 1
+	cost "$rep" "precise-set1k" "link:$XRL_PIN/link"
+	xrl_apply "$RULES/set1m-1"
+	rate "$rep" "precise-set1m-all" all 1
+	cost "$rep" "precise-set1m" "link:$XRL_PIN/link"
+	xrl_unload
+}
+
+# A set of a million prefixes replaced by apply under the accuracy rows' flood (10x a 10000/s
+# limit from one source, every CPU) for 6 s: three applies of another million each. Unjudged:
+# frames sent that the receiving veth's XDP never saw; apply_s: each apply's seconds.
+sets_apply() {
+	local rep i pid s0 d0 s1 d1 out sent t0 tmp=$OUT/.sets-gen.json
+
+	for rep in $(seq 1 "$ACC_REPS"); do
+		log "sets: apply of a million prefixes under a flood, run $rep"
+		xrl_load precise 262144 --max-prefixes 1000000
+		xrl_apply "$RULES/acc-set1m-1"
+		read -r s0 d0 < <(rx_counters)
+		tg -c "$(cpu_list all)" -r $((10 * ACC_RATE)) -d 6 -j >"$tmp" &
+		pid=$!
+		LAB_PIDS+=("$pid")
+		for i in 2 3 1; do
+			sleep 1
+			t0=$(date +%s%N)
+			xrl_apply "$RULES/acc-set1m-$i"
+			record sets apply "$rep" apply_s "$(awk -v n=$(($(date +%s%N) - t0)) 'BEGIN { printf "%.3f", n / 1e9 }')"
+		done
+		wait "$pid"
+		LAB_PIDS=()
+		sleep 0.2
+		read -r s1 d1 < <(rx_counters)
+		out=$(cat "$tmp")
+		sent=$(tg_sent "$out")
+		record sets apply "$rep" unjudged $((sent - (s1 - s0)))
+		record sets apply "$rep" run_ratio "$(awk -v p=$((s1 - s0 - (d1 - d0))) -v r=$ACC_RATE \
+			-v s="$(tg_secs "$out")" 'BEGIN { printf "%.5f", p / (r * s) }')"
+		xrl_unload
+	done
+	rm -f "$tmp"
+}
+
 # An upgrade under the accuracy rows' flood (10x a 10000/s limit from one source, every CPU) for
 # 6 s: the program replaced in place three times ('load' with another --malformed, another
 # --max-keys, then nothing changed), against the same three done as 'unload' and
@@ -562,8 +627,9 @@ lab_up
 # does not land on all of them.
 for rep in $(seq 1 "$REPS"); do
 	[ "$ONLY" = upgrade ] && break
-	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = special ]; then
-		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows, special_rows) and what they are measured against.
+	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = special ] ||
+		[ "$ONLY" = sets ]; then
+		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows, special_rows, sets_rows) and what they are measured against.
 		bare_attach drop
 		rate "$rep" drop-all all 1
 		cost "$rep" drop drop
@@ -572,6 +638,13 @@ for rep in $(seq 1 "$REPS"); do
 		rate "$rep" precise-over-all all 1
 		cost "$rep" precise-over "link:$XRL_PIN/link"
 		xrl_unload
+		if [ "$ONLY" = sets ]; then
+			# What the sets are measured against: 1000 prefix rules, each its own.
+			xrl_load precise
+			xrl_apply "$RULES/pfx"
+			cost "$rep" precise-pfx "link:$XRL_PIN/link"
+			xrl_unload
+		fi
 		"${ONLY}_rows" "$rep"
 		continue
 	fi
@@ -613,6 +686,7 @@ for rep in $(seq 1 "$REPS"); do
 	dst_rows "$rep"
 	bytes_rows "$rep"
 	special_rows "$rep"
+	sets_rows "$rep"
 
 	# nftables and iptables, behind bare XDP_PASS.
 	bare_attach pass
@@ -627,6 +701,7 @@ for rep in $(seq 1 "$REPS"); do
 done
 
 [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ] || [ "$ONLY" = special ] ||
+	[ "$ONLY" = sets ] ||
 	sketch_goodput
 for clock in precise coarse; do
 	[ -z "$ONLY" ] || break
@@ -638,10 +713,14 @@ done
 if [ -z "$ONLY" ] || [ "$ONLY" = upgrade ]; then
 	upgrade
 fi
+if [ -z "$ONLY" ] || [ "$ONLY" = sets ]; then
+	sets_apply
+fi
 
 footprint
 lab_down
-if [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ] || [ "$ONLY" = special ]; then
+if [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ] || [ "$ONLY" = special ] ||
+	[ "$ONLY" = sets ]; then
 	"$here/report.sh" "$OUT"
 	exit 0
 fi

@@ -10,6 +10,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "xrl_common.h"
+#include "xrl_lpm.h"
 
 /* Port rules of both sets: see XRL_PORT_IDX. */
 struct {
@@ -34,15 +35,49 @@ struct {
 	__type(value, struct xrl_proto_rule);
 } xrl_proto_rules SEC(".maps");
 
+/* Prefix and dst rules of both sets, single or of a set (XRL_LPM_SLOT), found through the range structure. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 2 * XRL_MAX_RULES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct xrl_prefix_key);
-	__type(value, struct xrl_rule);
-} xrl_prefixes SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XRL_LPM_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xrl_lpm_rule);
+} xrl_lpm_rules SEC(".maps");
 
-/* Destination rules and narrowed port rules of both sets: see struct xrl_dst_key. */
+/* The range structure (xrl_lpm.h): its directory, and its ranges, which the loader sizes (--max-prefixes). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XRL_LPM_DIR_WORDS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+} xrl_lpm_dir SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * XRL_LPM_WORDS(XRL_PREFIXES_DEFAULT)); /* both sets' */
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+} xrl_lpm_ranges SEC(".maps");
+
+/* The named sets of both rule sets (XRL_SET_IX): userspace's, for what dump writes back. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * XRL_MAX_SETS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct xrl_set));
+} xrl_sets SEC(".maps");
+
+/* The sets' prefixes, each rule set's in its half (XRL_SET_ITEM_WORDS): the loader sizes it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * XRL_SET_ITEM_WORDS(XRL_PREFIXES_DEFAULT));
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u64));
+} xrl_set_items SEC(".maps");
+
+/* Port rules narrowed to a destination, of both sets: see struct xrl_dst_key. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__uint(max_entries, 2 * XRL_MAX_RULES);

@@ -741,8 +741,86 @@ static __always_inline void xrl_commit_bytes(__u32 bix, const struct xrl_eval *e
 		xrl_judge_undo(bev);
 }
 
+/* What xrl_lpm_find looks up: an address of a kind (XRL_LPM_SRC or XRL_LPM_DST) in a rule set. */
+struct xrl_lpm_q {
+	__u8 addr[16];
+	__u32 kind;
+	__u32 set;
+	__u32 family;
+};
+
 /*
- * Destination rules and port rules narrowed to a destination (xrl_dsts):
+ * The slot of the prefix or dst rule whose prefix, single or of a set, is
+ * the longest to hold the address; 0 for none: the range structure of
+ * xrl_lpm.h (the same search as xrl_lpm_lookup). A global function, its
+ * loop verified once; every lookup in it an array the verifier inlines.
+ */
+__noinline __u32 xrl_lpm_find(const struct xrl_lpm_q *q)
+{
+	__u32 ix, dv, c, hdr, lo = 0, n, h, i, key;
+	__u64 *w, *w2, k0 = 0, k1 = 0;
+
+	if (!q)
+		return 0;
+	c = ((__u32)q->addr[0] << 8) | q->addr[1];
+	ix = XRL_LPM_DIR(q->kind, q->set, q->family == XRL_FAMILY_V6, c);
+	w = bpf_map_lookup_elem(&xrl_lpm_dir, &ix);
+	if (!w)
+		return 0;
+	dv = (__u32)(*w >> (32 * (c & 1)));
+	if (!dv || (dv & XRL_LPM_DIRECT))
+		return dv & XRL_LPM_SLOT_MASK;
+	hdr = dv;
+	w = bpf_map_lookup_elem(&xrl_lpm_ranges, &hdr);
+	if (!w)
+		return 0;
+	n = (__u32)*w;
+	if (q->family == XRL_FAMILY_V4) {
+		key = ((__u32)q->addr[0] << 24) | ((__u32)q->addr[1] << 16) | ((__u32)q->addr[2] << 8) | q->addr[3];
+		for (i = 0; i < XRL_LPM_STEPS && n > 1; i++) {
+			h = n / 2;
+			ix = hdr + 1 + lo + h;
+			w = bpf_map_lookup_elem(&xrl_lpm_ranges, &ix);
+			if (!w)
+				return 0;
+			if ((__u32)(*w >> 32) <= key)
+				lo += h;
+			n -= h;
+		}
+		ix = hdr + 1 + lo;
+	} else {
+		for (i = 2; i < 10; i++)
+			k0 = k0 << 8 | q->addr[i];
+		for (i = 10; i < 16; i++)
+			k1 = k1 << 8 | q->addr[i];
+		for (i = 0; i < XRL_LPM_STEPS && n > 1; i++) {
+			h = n / 2;
+			ix = hdr + 1 + 2 * (lo + h);
+			w = bpf_map_lookup_elem(&xrl_lpm_ranges, &ix);
+			ix++;
+			w2 = bpf_map_lookup_elem(&xrl_lpm_ranges, &ix);
+			if (!w || !w2)
+				return 0;
+			if (*w < k0 || (*w == k0 && (*w2 >> 16) <= k1))
+				lo += h;
+			n -= h;
+		}
+		ix = hdr + 2 + 2 * lo;
+	}
+	w = bpf_map_lookup_elem(&xrl_lpm_ranges, &ix);
+	return w ? (__u32)*w & XRL_LPM_SLOT_MASK : 0;
+}
+
+/* The rule of slot, when it is one of kind. */
+static __always_inline struct xrl_rule *xrl_lpm_rule_at(__u32 slot, __u32 kind)
+{
+	struct xrl_lpm_rule *lr = slot ? bpf_map_lookup_elem(&xrl_lpm_rules, &slot) : NULL;
+
+	return lr && lr->used && lr->kind == kind ? &lr->r : NULL;
+}
+
+/*
+ * Destination rules (the range structure) and port rules narrowed to a destination (xrl_dsts):
  * found, judged and committed by global functions, each verified once, with
  * no pointer held by the program between them. A fourth inlined judgement
  * took the verifier past its 1M instructions: it walks every combination of
@@ -786,7 +864,13 @@ __noinline int xrl_dst_find(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 s
 	}
 	dk.set = set & 1;
 	dk.family = p->family;
-	r = xrl_uses(kinds, XRL_HAS_DSTS) ? bpf_map_lookup_elem(&xrl_dsts, &dk) : NULL;
+	r = NULL;
+	if (xrl_uses(kinds, XRL_HAS_DSTS)) {
+		struct xrl_lpm_q q = { .kind = XRL_LPM_DST, .set = set & 1, .family = p->family };
+
+		__builtin_memcpy(q.addr, dk.addr, 16);
+		r = xrl_lpm_rule_at(xrl_lpm_find(&q), XRL_LPM_DST);
+	}
 	if (r && (r->flags & XRL_F_ALLOW)) {
 		xrl_count_rule(xrl_rule_stats_at(r, xrl_now(), 0), 0);
 		return XRL_DST_ALLOW;
@@ -974,13 +1058,10 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		return xrl_drop(cnt);
 	if (xrl_uses(kinds, XRL_HAS_PREFIXES)) {
 		/* In a block of its own: the compiler may reuse its stack, which the slow path's needs. */
-		struct xrl_prefix_key pk = {};
+		struct xrl_lpm_q q = { .kind = XRL_LPM_SRC, .set = set, .family = p.family };
 
-		pk.set = set;
-		pk.family = p.family;
-		__builtin_memcpy(pk.addr, p.src, 16);
-		pk.prefixlen = XRL_PREFIX_HDR_BITS + (p.family == XRL_FAMILY_V4 ? 32 : 128);
-		prule = bpf_map_lookup_elem(&xrl_prefixes, &pk);
+		__builtin_memcpy(q.addr, p.src, 16);
+		prule = xrl_lpm_rule_at(xrl_lpm_find(&q), XRL_LPM_SRC);
 	}
 	if (prule && (prule->flags & XRL_F_ALLOW)) {
 		cnt->allowed++;

@@ -37,7 +37,11 @@
 /* Map names (at most 15 characters: the kernel's object name limit). */
 #define XRL_MAP_PORT_IDX "xrl_port_idx"
 #define XRL_MAP_PORT_RULES "xrl_port_rules"
-#define XRL_MAP_PREFIXES "xrl_prefixes"
+#define XRL_MAP_LPM_RULES "xrl_lpm_rules"
+#define XRL_MAP_LPM_DIR "xrl_lpm_dir"
+#define XRL_MAP_LPM_RANGES "xrl_lpm_ranges"
+#define XRL_MAP_SETS "xrl_sets"
+#define XRL_MAP_SET_ITEMS "xrl_set_items"
 #define XRL_MAP_DSTS "xrl_dsts"
 #define XRL_MAP_PROTO_RULES "xrl_proto_rules"
 #define XRL_MAP_STATE "xrl_state"
@@ -158,27 +162,47 @@ struct xrl_proto_rule {
 _Static_assert(sizeof(struct xrl_proto_rule) == 80, "xrl_proto_rule layout");
 
 /*
- * Prefix rules: an LPM trie whose data starts with the set and the family, so
- * both sets and both families live in one trie without matching each other.
- * prefixlen counts those 16 bits plus the address prefix.
+ * Prefix and dst rules, each a single prefix or a named set of them: one
+ * array of rules, both rule sets' (slot XRL_LPM_SLOT(set, i); 0 is no rule),
+ * found by the address through the range structure of include/xrl_lpm.h.
  */
-struct xrl_prefix_key {
-	__u32 prefixlen;
-	__u8 set;
-	__u8 family; /* XRL_FAMILY_V4 or XRL_FAMILY_V6 */
-	__u8 addr[16];
-	__u8 pad[2]; /* never inside a prefix: at most 16 + 128 bits are matched */
+#define XRL_LPM_SLOT(set, i) (1 + ((__u32)(set)&1) * XRL_MAX_RULES + (__u32)(i))
+#define XRL_LPM_SLOTS (1 + 2 * XRL_MAX_RULES)
+#define XRL_LPM_SRC 0 /* prefix rules: matched by the source address */
+#define XRL_LPM_DST 1 /* dst rules: matched by the destination address */
+
+struct xrl_lpm_rule {
+	struct xrl_rule r;
+	__u8 addr[16]; /* a single rule's prefix */
+	__u8 family;   /* a single rule's: XRL_FAMILY_V4 or V6; 0 for a set's rule */
+	__u8 plen;
+	__u8 kind; /* XRL_LPM_SRC or XRL_LPM_DST */
+	__u8 used; /* 0: a free slot */
+	__u32 set; /* a set's rule: 1 + its set's index in xrl_sets (of the same rule set); 0: a single prefix */
 };
-_Static_assert(sizeof(struct xrl_prefix_key) == 24, "xrl_prefix_key layout");
-#define XRL_PREFIX_HDR_BITS 16
+_Static_assert(sizeof(struct xrl_lpm_rule) == 96, "xrl_lpm_rule layout");
+
+/* Named prefix sets: XRL_MAX_SETS a rule set, what 'dump' writes back of each. */
+#define XRL_MAX_SETS 256
+#define XRL_SET_NAME_MAX 32  /* a name's bytes, its NUL included */
+#define XRL_SET_PATH_MAX 256 /* a set file's absolute path, its NUL included; "" for a set written inline */
+#define XRL_SET_IX(set, i) (((__u32)(set)&1) * XRL_MAX_SETS + (__u32)(i))
+
+struct xrl_set {
+	char name[XRL_SET_NAME_MAX];
+	char path[XRL_SET_PATH_MAX];
+	__u32 n4, n6; /* its prefixes of each family */
+	__u32 used;
+	__u32 items; /* where its prefixes start in its rule set's half of xrl_set_items, in bytes */
+};
+_Static_assert(sizeof(struct xrl_set) == 304, "xrl_set layout");
 
 /*
- * Destination rules and port rules narrowed to a destination: one LPM trie
- * keyed by set, family, protocol and port, then the destination address. A
- * dst rule has proto and port 0; a narrowed port rule has its own, so the
- * two never match each other and the packet path looks each up only when
- * the active set has some (XRL_HAS_DSTS, XRL_HAS_PORT_DSTS). prefixlen counts
- * the 64 header bits plus the address prefix.
+ * Port rules narrowed to a destination: one LPM trie keyed by set, family,
+ * protocol and port, then the destination address; looked up only when the
+ * active set has some (XRL_HAS_PORT_DSTS). prefixlen counts the 64 header
+ * bits plus the address prefix. (Entries of proto 0 were dst rules, before
+ * they moved to the range structure: never looked up.)
  */
 struct xrl_dst_key {
 	__u32 prefixlen;
@@ -410,9 +434,9 @@ _Static_assert(sizeof(struct xrl_ctl) == 64, "xrl_ctl layout");
  * lookup in a map where the active set has none (the trie's is a helper call).
  */
 #define XRL_HAS_PORTS (1U << 0)
-#define XRL_HAS_PREFIXES (1U << 1)
+#define XRL_HAS_PREFIXES (1U << 1) /* prefix rules in the range structure */
 #define XRL_HAS_PROTOS (1U << 2)
-#define XRL_HAS_DSTS (1U << 3)	    /* dst rules in xrl_dsts */
+#define XRL_HAS_DSTS (1U << 3)	    /* dst rules in the range structure */
 #define XRL_HAS_PORT_DSTS (1U << 4) /* port rules narrowed to a destination, in xrl_dsts */
 
 /*

@@ -67,7 +67,7 @@ conforms help 0 "$XRL" -j stats -h
 conforms commands 0 "$XRL" -j help
 conforms version 0 "$XRL" -j -V
 conforms memory 0 "$XRL" -j memory --cpus 64 --max-keys 4096
-conforms memory 0 "$XRL" -j memory --dsts 100 --prefixes 10
+conforms memory 0 "$XRL" -j memory --dsts 100 --prefixes 100000
 conforms metrics 0 "$XRL" -j metrics xrlej0
 conforms metrics 0 "$XRL" -j metrics
 conforms metrics_textfile 0 "$XRL" -j metrics --textfile "$dir/xrl.prom"

@@ -35,7 +35,7 @@ expect_eq "the options in force" "$want_opts" '["generic","coarse",1024,300,1024
 check "save to a file" "$XRL" save $IF "$dir/saved.conf"
 expect_eq "... mode 0644" "$(stat -c %a "$dir/saved.conf")" 644
 expect_eq "... its load line" "$(grep '^load' "$dir/saved.conf")" \
-	"load mode generic clock coarse max-keys 1024 new-keys 300 sketch-width 1024 malformed drop"
+	"load mode generic clock coarse max-keys 1024 new-keys 300 sketch-width 1024 max-prefixes 65536 malformed drop"
 check "... which lint reads" "$XRL" lint "$dir/saved.conf"
 ino=$(stat -c %i "$dir/saved.conf")
 check "save again over it" "$XRL" save $IF "$dir/saved.conf"
@@ -120,7 +120,7 @@ dead=no live=no
 [ -e "$dir/.saved.conf.$$.AbCdEf" ] && live=yes
 expect_eq "... removes the dead writer's temporary file, not a live one's" "$dead $live" "no yes"
 rm -f "$dir/.saved.conf.$$.AbCdEf"
-expect_err "save - prints the file" 0 "^load mode native clock precise max-keys 65536 new-keys 65536 sketch-width 65536 malformed drop-evasive" \
+expect_err "save - prints the file" 0 "^load mode native clock precise max-keys 65536 new-keys 65536 sketch-width 65536 max-prefixes 65536 malformed drop-evasive" \
 	"$XRL" save $IF -
 etc=/etc/xdp-ratelimit
 if [ -e "$etc/$IF.conf" ]; then

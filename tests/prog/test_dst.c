@@ -276,11 +276,13 @@ static void test_kinds_bits_gate_trie(void **state)
 	__u32 zero = 0;
 	struct pkt p;
 
-	xrl_dst_key(&k, f->set, 0, 0, XRL_FAMILY_V4, a, 24);
-	assert_int_equal(xrl_dst_put(f->dsts, &k, &dst), 0);
+	put_dst(f, "203.0.113.0", 24, &dst);
 	xrl_dst_key(&k, f->set, XRL_PROTO_UDP, 53, XRL_FAMILY_V4, a, 24);
 	assert_int_equal(xrl_dst_put(f->dsts, &k, &narrowed), 0);
+	/* The rules are in their maps, but the set's kinds say none: neither is looked up. */
 	assert_int_equal(bpf_map_lookup_elem(f->ctl, &zero, &ctl), 0);
+	ctl.kinds[f->set & 1] &= ~(XRL_HAS_DSTS | XRL_HAS_PORT_DSTS);
+	assert_int_equal(bpf_map_update_elem(f->ctl, &zero, &ctl, BPF_ANY), 0);
 	assert_int_equal(ctl.kinds[f->set & 1] & (XRL_HAS_DSTS | XRL_HAS_PORT_DSTS), 0);
 	udp4_to(&p, SRC4, "203.0.113.1", 53);
 	assert_int_equal(run_n(f, &p, 3), 3);

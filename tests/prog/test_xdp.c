@@ -1628,7 +1628,7 @@ static void test_memory_model(void **state)
 	put_prefix(f, "192.0.2.0", 24, &r);
 	put_dst(f, "203.0.113.0", 24, &r);
 	put_dst_rule(f, XRL_PROTO_UDP, 53, "2001:db8:ffff::", 48, &r);
-	assert_int_equal(xrl_memory(f->ncpus, bpf_map__max_entries(f->skel->maps.xrl_state), 3, 2,
+	assert_int_equal(xrl_memory(f->ncpus, bpf_map__max_entries(f->skel->maps.xrl_state), XRL_PREFIXES_DEFAULT, 1,
 				    f->skel->rodata->xrl_cfg.sketch_width, f->skel->rodata->xrl_cfg.cells,
 				    bpf_map__max_entries(f->skel->maps.xrl_rule_stats), &mem, err, sizeof(err)),
 			 0);
@@ -1643,11 +1643,11 @@ static void test_memory_model(void **state)
 			fail_msg("%s: the model says %llu bytes, the kernel %llu", mem.map[i].name,
 				 (unsigned long long)mem.map[i].bytes, (unsigned long long)kernel);
 	}
-	assert_int_equal(xrl_memory(64, 65536, 0, 0, XRL_SKETCH_DEFAULT_WIDTH, 3, XRL_MIN_RULE_IDS, &mem64, err,
-				    sizeof(err)),
+	assert_int_equal(xrl_memory(64, 65536, XRL_PREFIXES_DEFAULT, 0, XRL_SKETCH_DEFAULT_WIDTH, 3, XRL_MIN_RULE_IDS,
+				    &mem64, err, sizeof(err)),
 			 0);
-	assert_int_equal(xrl_memory(256, 65536, 0, 0, XRL_SKETCH_DEFAULT_WIDTH, 3, XRL_MIN_RULE_IDS, &mem256, err,
-				    sizeof(err)),
+	assert_int_equal(xrl_memory(256, 65536, XRL_PREFIXES_DEFAULT, 0, XRL_SKETCH_DEFAULT_WIDTH, 3, XRL_MIN_RULE_IDS,
+				    &mem256, err, sizeof(err)),
 			 0);
 	print_message("state per key: %.0f bytes at %d CPUs, %.0f at 64, %.0f at 256\n", mem.per_key, f->ncpus,
 		      mem64.per_key, mem256.per_key);

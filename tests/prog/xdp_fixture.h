@@ -37,8 +37,16 @@
 
 struct fx {
 	struct xdp_ratelimit_bpf *skel;
-	int prog, port_idx, port_rules, proto_rules, prefixes, dsts, state, rule_stats, counters, ctl, latches, sketch,
+	int prog, port_idx, port_rules, proto_rules, lpm_rules, dsts, state, rule_stats, counters, ctl, latches, sketch,
 		fleet;
+	struct xrl_lpm_map lm; /* the range structure, mapped */
+	/* The prefix and dst rules put in each set, as apply would write them: rebuilt on each put. */
+	struct fx_lpm {
+		__u8 kind;
+		struct xrl_pfx p;
+		struct xrl_rule r;
+	} lpm[2][64];
+	size_t nlpm[2];
 	__u32 nports[2]; /* port rules put in each set: the next free slot */
 	int ncpus;
 	struct xrl_ctl ctl0; /* as loaded */
@@ -124,8 +132,11 @@ static inline void fx_load(struct fx *f, __u32 malformed)
 	f->port_idx = bpf_map__fd(f->skel->maps.xrl_port_idx);
 	f->port_rules = bpf_map__fd(f->skel->maps.xrl_port_rules);
 	f->proto_rules = bpf_map__fd(f->skel->maps.xrl_proto_rules);
-	f->prefixes = bpf_map__fd(f->skel->maps.xrl_prefixes);
+	f->lpm_rules = bpf_map__fd(f->skel->maps.xrl_lpm_rules);
 	f->dsts = bpf_map__fd(f->skel->maps.xrl_dsts);
+	if (xrl_lpm_map_open(bpf_map__fd(f->skel->maps.xrl_lpm_dir), bpf_map__fd(f->skel->maps.xrl_lpm_ranges),
+			     bpf_map__fd(f->skel->maps.xrl_set_items), &f->lm))
+		snprintf(f->err, sizeof(f->err), "mapping the range structure: %s", strerror(errno));
 	f->state = bpf_map__fd(f->skel->maps.xrl_state);
 	f->rule_stats = bpf_map__fd(f->skel->maps.xrl_rule_stats);
 	f->counters = bpf_map__fd(f->skel->maps.xrl_counters);
@@ -199,9 +210,12 @@ static inline int fx_reset(struct fx *f)
 	if (!zeros)
 		return -ENOMEM;
 	if (xrl_ports_clear(f->port_idx, f->port_rules, 0) || xrl_ports_clear(f->port_idx, f->port_rules, 1) ||
-	    xrl_protos_clear(f->proto_rules, 0) || xrl_protos_clear(f->proto_rules, 1) || map_clear(f->prefixes) ||
-	    map_clear(f->dsts) || map_clear(f->state))
+	    xrl_protos_clear(f->proto_rules, 0) || xrl_protos_clear(f->proto_rules, 1) || map_clear(f->dsts) ||
+	    map_clear(f->state))
 		err = -1;
+	xrl_lpm_clear(&f->lm, 0);
+	xrl_lpm_clear(&f->lm, 1);
+	f->nlpm[0] = f->nlpm[1] = 0;
 	for (id = 0; id < XRL_LATCHES && !err; id++)
 		err = bpf_map_update_elem(f->latches, &id, zeros, BPF_ANY);
 	f->nports[0] = f->nports[1] = 0;
@@ -342,13 +356,54 @@ static inline void put_proto(struct fx *f, __u16 sel, const struct xrl_rule *r)
 	set_has(f, f->set, XRL_HAS_PROTOS);
 }
 
+/* Writes set's prefix and dst rules and their range structure again, as apply does. */
+static inline void lpm_rebuild(struct fx *f, __u8 set)
+{
+	struct xrl_lpm_entry e[64];
+	__u64 used = 1;
+	size_t i, n;
+	__u8 kind;
+
+	xrl_lpm_clear(&f->lm, set);
+	for (i = 0; i < f->nlpm[set]; i++) {
+		struct xrl_lpm_rule lr = { .r = f->lpm[set][i].r, .kind = f->lpm[set][i].kind, .used = 1 };
+		__u32 slot = XRL_LPM_SLOT(set, i);
+
+		memcpy(lr.addr, f->lpm[set][i].p.addr, 16);
+		lr.family = f->lpm[set][i].p.family;
+		lr.plen = f->lpm[set][i].p.plen;
+		assert_int_equal(bpf_map_update_elem(f->lpm_rules, &slot, &lr, BPF_ANY), 0);
+	}
+	for (kind = 0; kind < 2; kind++) {
+		for (i = 0, n = 0; i < f->nlpm[set]; i++)
+			if (f->lpm[set][i].kind == kind)
+				e[n++] = (struct xrl_lpm_entry){ f->lpm[set][i].p, (__u16)XRL_LPM_SLOT(set, i) };
+		assert_int_equal(xrl_lpm_build(&f->lm, kind, set, e, n, &used), 0);
+	}
+}
+
+/* A prefix or dst rule for addr/plen in set: a prefix put again keeps its slot, the rule changes in place. */
+static inline void put_lpm(struct fx *f, __u8 kind, __u8 set, const char *addr, int plen, const struct xrl_rule *r)
+{
+	struct xrl_pfx p = { .family = strchr(addr, ':') ? XRL_FAMILY_V6 : XRL_FAMILY_V4, .plen = (__u8)plen };
+	size_t i;
+
+	set &= 1;
+	assert_int_equal(inet_pton(p.family == XRL_FAMILY_V6 ? AF_INET6 : AF_INET, addr, p.addr), 1);
+	for (i = 0; i < f->nlpm[set]; i++)
+		if (f->lpm[set][i].kind == kind && !memcmp(&f->lpm[set][i].p, &p, sizeof(p)))
+			break;
+	assert_true(i < 64);
+	if (i == f->nlpm[set])
+		f->nlpm[set]++;
+	f->lpm[set][i] = (struct fx_lpm){ kind, p, *r };
+	lpm_rebuild(f, set);
+	set_has(f, set, kind == XRL_LPM_SRC ? XRL_HAS_PREFIXES : XRL_HAS_DSTS);
+}
+
 static inline void put_prefix_in(struct fx *f, __u8 set, const char *addr, int plen, const struct xrl_rule *r)
 {
-	__u8 a[16] = {}, family = strchr(addr, ':') ? XRL_FAMILY_V6 : XRL_FAMILY_V4;
-
-	assert_int_equal(inet_pton(family == XRL_FAMILY_V6 ? AF_INET6 : AF_INET, addr, a), 1);
-	assert_int_equal(xrl_prefix_put(f->prefixes, set, family, a, (__u8)plen, r), 0);
-	set_has(f, set, XRL_HAS_PREFIXES);
+	put_lpm(f, XRL_LPM_SRC, set, addr, plen, r);
 }
 
 static inline void put_prefix(struct fx *f, const char *addr, int plen, const struct xrl_rule *r)
@@ -366,6 +421,10 @@ static inline void put_dst_rule(struct fx *f, __u8 proto, __u16 port, const char
 	__u8 a[16] = {}, family = strchr(addr, ':') ? XRL_FAMILY_V6 : XRL_FAMILY_V4;
 	struct xrl_dst_key k;
 
+	if (!proto) {
+		put_lpm(f, XRL_LPM_DST, f->set, addr, plen, r);
+		return;
+	}
 	assert_int_equal(inet_pton(family == XRL_FAMILY_V6 ? AF_INET6 : AF_INET, addr, a), 1);
 	xrl_dst_key(&k, f->set, proto, port, family, a, (__u8)plen);
 	assert_int_equal(xrl_dst_put(f->dsts, &k, r), 0);

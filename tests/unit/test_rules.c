@@ -1359,7 +1359,7 @@ static void test_load_line_refused(void **state)
 		{ "load max-keys 1k\n", "max-keys '1k' is not a whole number" },
 		{ "load new-keys 100000001\n", "new-keys '100000001' is not a whole number from 0 to 100000000" },
 		{ "load force yes\n",
-		  "unknown option 'force': expected mode, clock, max-keys, new-keys, sketch-width or malformed" },
+		  "unknown option 'force': expected mode, clock, max-keys, new-keys, sketch-width, max-prefixes or malformed" },
 		{ "port 53/udp rate 1/s\nload malformed maybe\n",
 		  "x:2: load line: malformed 'maybe' is not pass, drop or drop-evasive" },
 	};

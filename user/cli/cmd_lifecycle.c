@@ -14,6 +14,7 @@
 #include "memory.h"
 #include "specialise.h"
 #include "stats.h"
+#include "xrl_lpm.h"
 
 static const char *clock_name(__u32 c)
 {
@@ -21,8 +22,9 @@ static const char *clock_name(__u32 c)
 }
 
 struct load_opts {
-	__u32 mode, clock, max_keys, new_keys, sketch_width, malformed;
-	bool force, mode_given, clock_given, max_keys_given, new_keys_given, sketch_width_given, malformed_given;
+	__u32 mode, clock, max_keys, new_keys, sketch_width, malformed, max_prefixes;
+	bool force, mode_given, clock_given, max_keys_given, new_keys_given, sketch_width_given, malformed_given,
+		max_prefixes_given;
 	const char *config;
 	const char *then;
 	struct xrl_ruleset set; /* --config's */
@@ -58,6 +60,12 @@ static const struct cli_opt load_opts[] = {
 		.help = "columns of the sketch that judges new sources past --new-keys, a power of 2\n"
 			"(default 65536: 2 rows of it, 2 MiB; a newcomer stays fair while new sources a\n"
 			"second stay well under width x limit per second)"),
+	CLI_OPT(struct load_opts, max_prefixes, "max-prefixes", UINT, .short_name = 'P', .arg = "N",
+		.min = XRL_PREFIXES_MIN, .max = XRL_PREFIXES_MAX, .what = "a prefix count",
+		CLI_GIVEN(struct load_opts, max_prefixes_given),
+		.help = "prefixes the prefix and dst rules may hold, their sets' included (a set's\n"
+			"counted for each rule that uses it); default 65536. Sizes their lookup for\n"
+			"the worst case: 'xdp-ratelimit memory --prefixes N' shows the bytes"),
 	CLI_OPT(struct load_opts, malformed, "malformed", ENUM, .short_name = 'M', .values = malformed,
 		.what = "a policy", CLI_GIVEN(struct load_opts, malformed_given),
 		.help = "frames too short or inconsistent to parse: drop-evasive (default) drops those\n"
@@ -122,6 +130,10 @@ static int load_prepare(struct cli_ctx *ctx)
 		lo->malformed = l->malformed;
 		lo->malformed_given = true;
 	}
+	if (!lo->max_prefixes_given && l->set & XRL_LOAD_MAX_PREFIXES) {
+		lo->max_prefixes = l->max_prefixes;
+		lo->max_prefixes_given = true;
+	}
 	return EXIT_OK;
 }
 
@@ -137,13 +149,15 @@ static int load_run(struct cli_ctx *ctx)
 		.new_keys = lo->new_keys_given ? lo->new_keys : lo->max_keys,
 		.sketch_width = lo->sketch_width,
 		.malformed = lo->malformed,
+		.max_prefixes = lo->max_prefixes,
 		.force = lo->force,
 		.rules = lo->config ? &lo->set : NULL,
 		.then = lo->then,
 		.given = (lo->mode_given ? XRL_LOAD_MODE : 0) | (lo->clock_given ? XRL_LOAD_CLOCK : 0) |
 			 (lo->max_keys_given ? XRL_LOAD_MAX_KEYS : 0) | (lo->new_keys_given ? XRL_LOAD_NEW_KEYS : 0) |
 			 (lo->sketch_width_given ? XRL_LOAD_SKETCH_WIDTH : 0) |
-			 (lo->malformed_given ? XRL_LOAD_MALFORMED : 0),
+			 (lo->malformed_given ? XRL_LOAD_MALFORMED : 0) |
+			 (lo->max_prefixes_given ? XRL_LOAD_MAX_PREFIXES : 0),
 	};
 	char err[XRL_ERRLEN];
 
@@ -169,6 +183,7 @@ static int load_run(struct cli_ctx *ctx)
 		json_object_set_new(j, "features", cli_features_json(o.features));
 		if (o.features_note[0])
 			json_object_set_new(j, "features_note", json_string(o.features_note));
+		json_object_set_new(j, "max_prefixes", json_integer((json_int_t)o.max_prefixes));
 		if (o.replaced)
 			json_object_set_new(j, "previous_layout", json_integer(o.old_layout));
 		if (lo->config) {
@@ -209,7 +224,8 @@ static void load_done(struct cli_ctx *ctx)
 static const struct load_opts load_defaults = { .clock = XRL_CLOCK_PRECISE,
 						.malformed = XRL_MALPOL_EVASIVE,
 						.max_keys = XRL_DEFAULT_KEYS,
-						.sketch_width = XRL_SKETCH_DEFAULT_WIDTH };
+						.sketch_width = XRL_SKETCH_DEFAULT_WIDTH,
+						.max_prefixes = XRL_PREFIXES_DEFAULT };
 
 const struct cli_cmd cmd_load = {
 	.name = "load",
@@ -411,6 +427,10 @@ static int status_run(struct cli_ctx *ctx)
 			json_object_set_new(o, "max_buckets",
 					    st[i].ctl.cells ? json_integer((json_int_t)st[i].ctl.cells - 1) :
 							      json_null());
+			json_object_set_new(o, "max_prefixes",
+					    st[i].max_prefixes ? json_integer((json_int_t)st[i].max_prefixes) :
+								 json_null());
+			json_object_set_new(o, "prefixes", json_integer((json_int_t)st[i].prefixes));
 			json_object_set_new(o, "malformed", json_string(xrl_mal_policy_name(st[i].ctl.malformed)));
 			json_object_set_new(o, "ifindex", json_integer((json_int_t)st[i].id.ifindex));
 			json_object_set_new(o, "netns_cookie", json_integer((json_int_t)st[i].id.netns));
@@ -451,6 +471,9 @@ static int status_run(struct cli_ctx *ctx)
 		       xrl_mal_policy_name(st[i].ctl.malformed));
 		cost_text(&cost[2 * i], &cost[2 * i + 1], so->cost);
 		counted |= cost[2 * i + 1].on;
+		if (st[i].prefixes)
+			printf("%-16s prefixes: %zu of %u (load --max-prefixes)\n", "", st[i].prefixes,
+			       st[i].max_prefixes);
 		if (st[i].then_id)
 			printf("%-16s then: passed frames go on to XDP program '%s' (id %u)\n", "", st[i].then_name,
 			       st[i].then_id);

@@ -4,6 +4,7 @@
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "memory.h"
+#include "xrl_lpm.h"
 
 struct memory_opts {
 	__u32 cpus, max_keys, prefixes, dsts, sketch_width, buckets, rules;
@@ -14,12 +15,13 @@ static const struct cli_opt memory_opts[] = {
 		.help = "possible CPUs of the machine (default: this one's)"),
 	CLI_OPT(struct memory_opts, max_keys, "max-keys", UINT, .short_name = 'k', .arg = "N", .min = 16,
 		.max = 16777216, .what = "a key count", .help = "window states kept, as load takes it; default 65536"),
-	CLI_OPT(struct memory_opts, prefixes, "prefixes", UINT, .arg = "N", .min = 0, .max = 2 * XRL_MAX_RULES,
-		.what = "a rule count", .help = "prefix rules in the trie (both rule sets); default 0"),
+	CLI_OPT(struct memory_opts, prefixes, "prefixes", UINT, .arg = "N", .min = XRL_PREFIXES_MIN,
+		.max = XRL_PREFIXES_MAX, .what = "a prefix count",
+		.help = "prefixes of the prefix and dst rules, sets included, as load --max-prefixes\n"
+			"takes it; default 65536"),
 	CLI_OPT(struct memory_opts, dsts, "dsts", UINT, .arg = "N", .min = 0, .max = 2 * XRL_MAX_RULES,
 		.what = "a rule count",
-		.help = "dst rules and port rules narrowed to a destination, in their trie (both rule sets);\n"
-			"default 0"),
+		.help = "port rules narrowed to a destination, in their trie (both rule sets); default 0"),
 	CLI_OPT(struct memory_opts, sketch_width, "sketch-width", UINT, .short_name = 'w', .arg = "N",
 		.min = XRL_SKETCH_MIN_WIDTH, .max = XRL_SKETCH_MAX_WIDTH, .what = "a sketch width",
 		.help = "the sketch's columns, as load takes it (a power of 2); default 65536"),
@@ -50,7 +52,7 @@ static int memory_run(struct cli_ctx *ctx)
 		       xrl_rule_ids_for(o->rules), &mem, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	if (!cli.json) {
-		printf("%d possible CPUs, %u keys, %u prefix rules, %u dst rules, a sketch %u wide, windows of up to %u buckets:\n",
+		printf("%d possible CPUs, %u keys, %u prefixes, %u narrowed port rules, a sketch %u wide, windows of up to %u buckets:\n",
 		       ncpus, o->max_keys, o->prefixes, o->dsts, o->sketch_width, o->buckets);
 		for (i = 0; i < mem.n; i++)
 			printf("  %-16s %12llu bytes\n", mem.map[i].name, (unsigned long long)mem.map[i].bytes);
@@ -72,6 +74,7 @@ static int memory_run(struct cli_ctx *ctx)
 
 static const struct memory_opts memory_defaults = { .max_keys = XRL_DEFAULT_KEYS,
 						    .buckets = 2,
+						    .prefixes = XRL_PREFIXES_DEFAULT,
 						    .sketch_width = XRL_SKETCH_DEFAULT_WIDTH };
 
 const struct cli_cmd cmd_memory = {

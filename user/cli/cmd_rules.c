@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "apply.h"
+#include "lpm_set.h"
 #include "cli.h"
 #include "config.h"
 #include "specialise.h"
@@ -19,6 +20,8 @@ json_t *cli_rule_json(const struct xrl_spec *s)
 	xrl_spec_format_match(s, match, sizeof(match));
 	o = json_pack("{s:s,s:s,s:s,s:s}", "rule", line, "match", match, "kind", xrl_kind_name(s->kind), "action",
 		      allow ? "allow" : "limit");
+	if (s->set[0])
+		json_object_set_new(o, "set", json_string(s->set));
 	if (allow)
 		return o;
 	if (!(s->r.flags & XRL_F_NO_PKT_RATE))
@@ -40,12 +43,25 @@ json_t *cli_rule_json(const struct xrl_spec *s)
 	return o;
 }
 
-static int print_set(const char *iface, const struct xrl_ruleset *set)
+/* A set in JSON: its name, its file (null when written inline) and how many prefixes it holds. */
+json_t *cli_set_json(const struct xrl_pset *ps)
 {
-	json_t *arr = json_array();
+	return json_pack("{s:s,s:s?,s:I}", "name", ps->name, "file", ps->path[0] ? ps->path : NULL, "prefixes",
+			 (json_int_t)ps->n);
+}
+
+static int print_set(const char *iface, const struct xrl_ruleset *set, bool inline_)
+{
+	json_t *arr = json_array(), *sets = json_array();
 	char line[256];
 	size_t i;
 
+	for (i = 0; i < set->nsets; i++) {
+		if (cli.json)
+			json_array_append_new(sets, cli_set_json(&set->sets[i]));
+		else
+			xrl_pset_fprint(stdout, &set->sets[i], inline_);
+	}
 	for (i = 0; i < set->n; i++) {
 		xrl_spec_format(&set->v[i], line, sizeof(line));
 		if (cli.json)
@@ -53,17 +69,19 @@ static int print_set(const char *iface, const struct xrl_ruleset *set)
 		else
 			printf("%s\n", line);
 	}
-	if (cli.json)
-		cli_json(json_pack("{s:s,s:o}", "interface", iface, "rules", arr));
-	else
+	if (cli.json) {
+		cli_json(json_pack("{s:s,s:o,s:o}", "interface", iface, "rules", arr, "sets", sets));
+	} else {
 		json_decref(arr);
+		json_decref(sets);
+	}
 	return EXIT_OK;
 }
 
-/* Reads the active set of the interface's maps; an exit code on failure. */
+/* Reads the active set of the interface's maps, every set's prefixes included; an exit code on failure. */
 static int read_rules(const char *iface, struct xrl_maps *m, struct xrl_ruleset *set)
 {
-	int ret = xrl_rules_read(m, set);
+	int ret = xrl_rules_read_full(m, set);
 
 	return ret ? cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", iface, strerror(-ret)) : EXIT_OK;
 }
@@ -78,7 +96,8 @@ static const char *load_note(const char *iface, struct xrl_maps *m, const struct
 	char want[200], have[200];
 	struct xrl_ctl ctl;
 
-	if (!set->load.line || xrl_ctl_read(m, &ctl) || !xrl_load_line_differs(&set->load, &ctl, want, have, 200))
+	if (!set->load.line || xrl_ctl_read(m, &ctl) ||
+	    !xrl_load_line_differs(&set->load, &ctl, xrl_maps_max_prefixes(m), want, have, 200))
 		return NULL;
 	snprintf(note, NOTE_LEN,
 		 "the file's load line asks for '%s', %s is loaded with '%s': apply changes rules only; "
@@ -231,7 +250,9 @@ static int rule_run(struct cli_ctx *ctx)
 					match, iface);
 			goto out;
 		}
-		set.v[idx] = set.v[--set.n];
+		/* The others keep their order: dump lists them as they were. */
+		memmove(&set.v[idx], &set.v[idx + 1], (set.n - idx - 1) * sizeof(set.v[0]));
+		set.n--;
 		snprintf(what, sizeof(what), "deleted %s", match);
 	}
 	code = apply_set(iface, &ctx->maps, &set, what);
@@ -240,13 +261,36 @@ out:
 	return code;
 }
 
+struct dump_opts {
+	bool inline_;
+};
+
+static const struct cli_opt dump_opts[] = {
+	CLI_OPT(struct dump_opts, inline_, "inline", FLAG, .short_name = 'i',
+		.help = "write every set's prefixes inline ('set NAME { ... }'), a set read from a\n"
+			"file too (by default: 'set NAME file PATH')"),
+	{},
+};
+
 static int dump_run(struct cli_ctx *ctx)
+{
+	const struct dump_opts *o = ctx->opts;
+	struct xrl_ruleset set = {};
+	int code = read_rules(ctx->iface, &ctx->maps, &set);
+
+	if (!code)
+		code = print_set(ctx->iface, &set, o && o->inline_);
+	xrl_ruleset_free(&set);
+	return code;
+}
+
+static int list_run(struct cli_ctx *ctx)
 {
 	struct xrl_ruleset set = {};
 	int code = read_rules(ctx->iface, &ctx->maps, &set);
 
 	if (!code)
-		code = print_set(ctx->iface, &set);
+		code = print_set(ctx->iface, &set, false);
 	xrl_ruleset_free(&set);
 	return code;
 }
@@ -267,7 +311,7 @@ static const struct cli_cmd rule_list = {
 	.parent = "rule",
 	.summary = "Lists the rules, as dump.",
 	CLI_ONE_IFACE(CLI_MAPS | CLI_READS),
-	.run = dump_run,
+	.run = list_run,
 };
 
 static const struct cli_cmd *const rule_subs[] = { &rule_add, &rule_del, &rule_list, NULL };
@@ -410,7 +454,10 @@ const struct cli_cmd cmd_lint = {
 
 const struct cli_cmd cmd_dump = {
 	.name = "dump",
-	.summary = "Prints IFACE's rules in the rules grammar: 'dump IFACE | apply IFACE -' round-trips.",
+	.summary =
+		"Prints IFACE's rules in the rules grammar, their sets first: 'dump IFACE | apply IFACE -' round-trips.",
 	CLI_ONE_IFACE(CLI_MAPS | CLI_READS),
+	.opts = dump_opts,
+	.opts_size = sizeof(struct dump_opts),
 	.run = dump_run,
 };

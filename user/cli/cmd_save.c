@@ -5,11 +5,24 @@
 #include <stdio.h>
 #include <string.h>
 #include "apply.h"
+#include "lpm_set.h"
 #include "cli.h"
 #include "config.h"
 
+struct save_opts {
+	bool inline_;
+};
+
+static const struct cli_opt save_opts[] = {
+	CLI_OPT(struct save_opts, inline_, "inline", FLAG, .short_name = 'i',
+		.help = "write every set's prefixes into FILE, a set read from a file too (by default:\n"
+			"'set NAME file PATH', which load --config reads again)"),
+	{},
+};
+
 static int save_run(struct cli_ctx *ctx)
 {
+	const struct save_opts *so = ctx->opts;
 	const char *iface = ctx->iface;
 	struct xrl_ruleset set = {};
 	struct xrl_load_line l;
@@ -23,16 +36,16 @@ static int save_run(struct cli_ctx *ctx)
 		snprintf(path, sizeof(path), "%s/%s.conf", XRL_CONFIG_DIR, iface);
 	ret = xrl_ctl_read(&ctx->maps, &ctl);
 	if (!ret)
-		ret = xrl_rules_read(&ctx->maps, &set);
+		ret = xrl_rules_read_full(&ctx->maps, &set);
 	if (ret)
 		return cli_fail(EXIT_FAIL, "cannot read %s's configuration: %s", iface, strerror(-ret));
-	xrl_load_line_of(&ctl, &l);
+	xrl_load_line_of(&ctl, xrl_maps_max_prefixes(&ctx->maps), &l);
 	if (!strcmp(path, "-")) {
-		if (xrl_config_fprint(stdout, iface, &l, &set))
+		if (xrl_config_fprint(stdout, iface, &l, &set, so->inline_))
 			code = cli_fail(EXIT_FAIL, "cannot print %s's configuration", iface);
 		goto out;
 	}
-	if (xrl_config_save(path, iface, &l, &set, err, sizeof(err))) {
+	if (xrl_config_save(path, iface, &l, &set, so->inline_, err, sizeof(err))) {
 		code = cli_fail(EXIT_FAIL, "%s", err);
 		goto out;
 	}
@@ -73,6 +86,8 @@ const struct cli_cmd cmd_save = {
 	.max_args = 2,
 	.missing = "missing interface",
 	.flags = CLI_MAPS | CLI_READS,
+	.opts = save_opts,
+	.opts_size = sizeof(struct save_opts),
 	.prepare = save_prepare,
 	.run = save_run,
 };

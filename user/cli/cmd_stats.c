@@ -8,7 +8,8 @@
 #include <unistd.h>
 #include "apply.h"
 #include "cli.h"
-#include "prefixes.h"
+#include <arpa/inet.h>
+#include "lpm_set.h"
 #include "dsts.h"
 #include "stats.h"
 #include "fleet/agent.h"
@@ -262,19 +263,43 @@ const struct cli_cmd cmd_stats = {
 	.run = stats_run,
 };
 
-/* The prefix rule the program would find for addr: the kernel's trie answers, the set names it. */
-static const struct xrl_spec *longest_prefix(const struct xrl_maps *m, const struct xrl_ctl *ctl,
-					     const struct xrl_ruleset *set, __u8 family, const __u8 *addr)
+/*
+ * The prefix or dst rule (kind) the program would find for addr, the range
+ * structure answering, and the prefix that holds addr (of its set, for a
+ * set's rule).
+ */
+static const struct xrl_spec *lpm_rule(const struct xrl_maps *m, const struct xrl_ctl *ctl,
+				       const struct xrl_ruleset *set, __u8 kind, __u8 family, const __u8 *addr,
+				       struct xrl_pfx *held)
 {
-	struct xrl_rule r;
+	__u32 id;
 	size_t i;
 
-	if (xrl_prefix_match(m->prefixes, ctl->active_set & 1, family, addr, &r))
+	memset(held, 0, sizeof(*held));
+	if (xrl_lpm_match(m, ctl->active_set & 1, kind, family, addr, &id, held))
 		return NULL;
 	for (i = 0; i < set->n; i++)
-		if (set->v[i].kind == XRL_KIND_PREFIX && set->v[i].r.id == r.id)
+		if (xrl_spec_in_lpm(&set->v[i]) && set->v[i].r.id == id)
 			return &set->v[i];
 	return NULL;
+}
+
+/* A set's rule: the prefix of its set that held the address, in a line and in JSON. */
+static void set_held(const struct xrl_spec *s, const struct xrl_pfx *held, const struct xrl_ruleset *set, json_t *o)
+{
+	const struct xrl_pset *ps = xrl_ruleset_set(set, s->set);
+	char a[INET6_ADDRSTRLEN], p[INET6_ADDRSTRLEN + 8];
+
+	if (!s->set[0] || !held->family)
+		return;
+	xrl_format_addr(held->family, held->addr, a, sizeof(a));
+	snprintf(p, sizeof(p), "%s/%u", a, held->plen);
+	if (o) {
+		json_object_set_new(o, "set", json_string(s->set));
+		json_object_set_new(o, "set_prefix", json_string(p));
+		return;
+	}
+	printf("      set %s: %s holds it (of %zu prefixes)\n", s->set, p, ps ? ps->n : (size_t)0);
 }
 
 /*
@@ -291,7 +316,7 @@ static const struct xrl_spec *dst_trie_rule(const struct xrl_maps *m, const stru
 	if (xrl_dst_match(m->dsts, ctl->active_set & 1, proto, port, dst->family, dst->addr, &r))
 		return NULL;
 	for (i = 0; i < set->n; i++)
-		if (xrl_spec_in_dsts(&set->v[i]) && set->v[i].r.id == r.id)
+		if (set->v[i].kind == XRL_KIND_PORT && set->v[i].family && set->v[i].r.id == r.id)
 			return &set->v[i];
 	return NULL;
 }
@@ -413,6 +438,7 @@ static int explain_run(struct cli_ctx *ctx)
 	const struct explain_opts *eo = ctx->opts;
 	const char *src_arg = eo->src_arg, *port_arg = eo->port_arg, *verdict = "passes";
 	const struct xrl_spec *match[4] = { NULL, NULL, NULL, NULL }, *src = &eo->src;
+	struct xrl_pfx held[4] = {};
 	static const int order[4] = { 1, 2, 3, 0 }; /* as the program judges: port, protocol, dst, prefix */
 	const struct xrl_maps *m = &ctx->maps;
 	struct xrl_ruleset set = {};
@@ -433,7 +459,7 @@ static int explain_run(struct cli_ctx *ctx)
 	/* Where the cap on new sources is reached this second, a new source is the sketch's to judge. */
 	if (xrl_new_keys_capped(m, ctl.new_keys, &capped))
 		capped = 0;
-	match[0] = longest_prefix(m, &ctl, &set, src->family, src->addr);
+	match[0] = lpm_rule(m, &ctl, &set, XRL_LPM_SRC, src->family, src->addr, &held[0]);
 	/* A port rule narrowed to the packet's destination wins over the port's own. */
 	if (port_arg && !eo->fragment && eo->dst_arg)
 		match[1] = dst_trie_rule(m, &ctl, &set, &eo->dst, eo->port.proto, eo->port.port);
@@ -444,7 +470,7 @@ static int explain_run(struct cli_ctx *ctx)
 	}
 	match[2] = proto_rule(&set, eo);
 	if (eo->dst_arg)
-		match[3] = dst_trie_rule(m, &ctl, &set, &eo->dst, 0, 0);
+		match[3] = lpm_rule(m, &ctl, &set, XRL_LPM_DST, eo->dst.family, eo->dst.addr, &held[3]);
 	arr = cli.json ? json_array() : NULL; /* the rules' JSON: text prints them as it goes */
 	if (!cli.json)
 		printf("a packet from %s%s%s%s%s on %s:\n", src_arg, eo->dst_arg ? " to " : "",
@@ -461,9 +487,11 @@ static int explain_run(struct cli_ctx *ctx)
 			json_t *o = cli_rule_json(match[i]);
 
 			json_object_set_new(o, "result", json_string("allow"));
+			set_held(match[i], &held[i], &set, o);
 			json_array_append_new(arr, o);
 		} else {
 			printf("  %s\n      matches: allowed traffic bypasses every limit\n", line);
+			set_held(match[i], &held[i], &set, NULL);
 		}
 		match[0] = match[1] = match[2] = match[3] = NULL;
 	}
@@ -552,10 +580,12 @@ static int explain_run(struct cli_ctx *ctx)
 			if (s->r.flags & XRL_F_GLOBAL)
 				json_object_set_new(o, "fleet",
 						    cli_fleet_json(s, xrl_fleet_read(m, s, &f) ? NULL : &f));
+			set_held(s, &held[order[i]], &set, o);
 			json_array_append_new(arr, o);
 			continue;
 		}
 		printf("  %s\n", line);
+		set_held(s, &held[order[i]], &set, NULL);
 		if (!(s->r.flags & XRL_F_NO_PKT_RATE))
 			printf("      window: %llu passed, %llu blocked of %llu allowed per %llums%s%s; next packet %s\n",
 			       (unsigned long long)sum.pass, (unsigned long long)sum.block, (unsigned long long)thr_now,

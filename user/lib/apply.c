@@ -4,12 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include "apply.h"
 #include "dsts.h"
 #include "err.h"
 #include "ports.h"
-#include "prefixes.h"
+#include "lpm_set.h"
 #include "protos.h"
 #include "replace.h"
 #include "specialise.h"
@@ -62,33 +65,7 @@ static int read_protos(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *o
 	return ret;
 }
 
-/* Appends the prefix rules of one set to out. */
-static int read_prefixes(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
-{
-	struct xrl_prefix_key pk, *ppk = NULL;
-	char err[XRL_ERRLEN];
-	struct xrl_spec s;
-	int ret;
-
-	while (!bpf_map_get_next_key(m->prefixes, ppk, &pk)) {
-		ppk = &pk;
-		if (pk.set != set)
-			continue;
-		memset(&s, 0, sizeof(s));
-		if (bpf_map_lookup_elem(m->prefixes, &pk, &s.r))
-			continue;
-		s.kind = XRL_KIND_PREFIX;
-		s.family = pk.family;
-		s.plen = (__u8)(pk.prefixlen - XRL_PREFIX_HDR_BITS);
-		memcpy(s.addr, pk.addr, 16);
-		ret = xrl_ruleset_add(out, &s, err, sizeof(err));
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* Appends the dst rules and the narrowed port rules of one set to out. */
+/* Appends the port rules narrowed to a destination of one set to out (entries of proto 0 are stale dst rules). */
 static int read_dsts(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
 {
 	struct xrl_dst_key dk, *pdk = NULL;
@@ -98,12 +75,12 @@ static int read_dsts(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out
 
 	while (!bpf_map_get_next_key(m->dsts, pdk, &dk)) {
 		pdk = &dk;
-		if (dk.set != set)
+		if (dk.set != set || !dk.proto)
 			continue;
 		memset(&s, 0, sizeof(s));
 		if (bpf_map_lookup_elem(m->dsts, &dk, &s.r))
 			continue;
-		s.kind = dk.proto ? XRL_KIND_PORT : XRL_KIND_DST;
+		s.kind = XRL_KIND_PORT;
 		s.proto = dk.proto;
 		s.port = dk.port;
 		s.family = dk.family;
@@ -116,7 +93,7 @@ static int read_dsts(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out
 	return 0;
 }
 
-static int read_set(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
+static int read_set(const struct xrl_maps *m, __u8 set, bool items, struct xrl_ruleset *out)
 {
 	int ret;
 
@@ -125,7 +102,7 @@ static int read_set(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
 	if (!ret)
 		ret = read_protos(m, set, out);
 	if (!ret)
-		ret = read_prefixes(m, set, out);
+		ret = xrl_lpm_read(m, set, items, out);
 	if (!ret)
 		ret = read_dsts(m, set, out);
 	if (ret)
@@ -138,45 +115,48 @@ int xrl_rules_read(const struct xrl_maps *m, struct xrl_ruleset *set)
 	struct xrl_ctl ctl;
 	int ret = xrl_ctl_read(m, &ctl);
 
-	return ret ? ret : read_set(m, ctl.active_set & 1, set);
+	return ret ? ret : read_set(m, ctl.active_set & 1, false, set);
 }
 
-/* Deletes every rule of one set. Keys are collected first: deleting while walking skips keys. */
-static int clear_set(const struct xrl_maps *m, __u8 set)
+int xrl_rules_read_full(const struct xrl_maps *m, struct xrl_ruleset *set)
 {
-	struct xrl_ruleset old = {};
-	size_t i;
+	struct xrl_ctl ctl;
+	int ret = xrl_ctl_read(m, &ctl);
+
+	return ret ? ret : read_set(m, ctl.active_set & 1, true, set);
+}
+
+/*
+ * Deletes every rule of one set, the range structure's included. The trie's
+ * keys are collected first (deleting while walking skips keys); its stale
+ * dst rules (proto 0) go too.
+ */
+static int clear_set(const struct xrl_maps *m, struct xrl_lpm_map *lm, __u8 set)
+{
+	struct xrl_dst_key dk, *pdk = NULL, *keys = NULL, *tmp;
+	size_t i, n = 0;
 	int ret = xrl_ports_clear(m->port_idx, m->port_rules, set);
 
 	if (!ret)
 		ret = xrl_protos_clear(m->proto_rules, set);
 	if (!ret)
-		ret = read_prefixes(m, set, &old);
-	if (!ret)
-		ret = read_dsts(m, set, &old);
-	if (ret) {
-		xrl_ruleset_free(&old);
-		return ret;
-	}
-	for (i = 0; i < old.n; i++) {
-		const struct xrl_spec *s = &old.v[i];
-		struct xrl_prefix_key pk;
-		struct xrl_dst_key dk;
-
-		if (xrl_spec_in_dsts(s)) {
-			xrl_dst_key(&dk, set, s->proto, s->port, s->family, s->addr, s->plen);
-			ret = bpf_map_delete_elem(m->dsts, &dk);
-		} else {
-			xrl_prefix_key(&pk, set, s->family, s->addr, s->plen);
-			ret = bpf_map_delete_elem(m->prefixes, &pk);
-		}
-		if (ret && errno != ENOENT) {
-			ret = -errno;
+		ret = xrl_lpm_clear_half(m, lm, set);
+	while (!ret && !bpf_map_get_next_key(m->dsts, pdk, &dk)) {
+		pdk = &dk;
+		if (dk.set != set)
+			continue;
+		tmp = realloc(keys, (n + 1) * sizeof(*keys));
+		if (!tmp) {
+			ret = -ENOMEM;
 			break;
 		}
-		ret = 0;
+		keys = tmp;
+		keys[n++] = dk;
 	}
-	xrl_ruleset_free(&old);
+	for (i = 0; !ret && i < n; i++)
+		if (bpf_map_delete_elem(m->dsts, &keys[i]) && errno != ENOENT)
+			ret = -errno;
+	free(keys);
 	return ret;
 }
 
@@ -266,6 +246,7 @@ static void ids_fail(const struct xrl_maps *m, int ret, const struct xrl_ruleset
 
 int xrl_rules_check(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size_t len)
 {
+	struct xrl_lpm_map lm = {};
 	struct xrl_ruleset active = {};
 	struct xrl_ctl ctl;
 	int ret;
@@ -277,11 +258,16 @@ int xrl_rules_check(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 		return xrl_fail(ret, err, len, "cannot lock %s: %s", m->dir, strerror(-ret));
 	ret = xrl_ctl_read(m, &ctl);
 	if (!ret)
-		ret = read_set(m, ctl.active_set & 1, &active);
+		ret = read_set(m, ctl.active_set & 1, false, &active);
+	if (!ret)
+		ret = xrl_lpm_map_open(m->lpm_dir, m->lpm_ranges, m->set_items, &lm);
 	if (ret)
 		xrl_fail(ret, err, len, "cannot read the active rules under %s: %s", m->dir, strerror(-ret));
+	else if ((ret = xrl_lpm_check(&lm, set, err, len)))
+		;
 	else if ((ret = assign_ids(m, &active, set, &ctl, true)))
 		ids_fail(m, ret, &active, set, err, len);
+	xrl_lpm_map_close(&lm);
 	xrl_ruleset_free(&active);
 	xrl_maps_unlock(m);
 	return ret;
@@ -316,9 +302,17 @@ static int swap_program(struct xrl_maps *m, struct xrl_ctl *ctl, __u32 features,
 	return ret;
 }
 
+/* Every program that was running when this returns has finished its packet (an RCU grace period). */
+static void wait_programs(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(50000); /* nohz_full: no grace period to ask for; XDP runs far shorter than this */
+}
+
 int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_apply_swap *swap, char *err, size_t len)
 {
 	struct xrl_ruleset active = {};
+	struct xrl_lpm_map lm = {};
 	struct xrl_apply_swap none, *sw = swap ? swap : &none;
 	struct xrl_ctl ctl;
 	size_t i, nports;
@@ -333,11 +327,16 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 		return xrl_fail(ret, err, len, "cannot lock %s: %s", m->dir, strerror(-ret));
 	ret = xrl_ctl_read(m, &ctl);
 	if (!ret)
-		ret = read_set(m, ctl.active_set & 1, &active);
+		ret = read_set(m, ctl.active_set & 1, false, &active);
+	if (!ret)
+		ret = xrl_lpm_map_open(m->lpm_dir, m->lpm_ranges, m->set_items, &lm);
 	if (ret) {
 		snprintf(err, len, "cannot read the active rules under %s: %s", m->dir, strerror(-ret));
-		return ret;
+		goto out;
 	}
+	ret = xrl_lpm_check(&lm, set, err, len);
+	if (ret)
+		goto out;
 	next_set = !(ctl.active_set & 1);
 	/*
 	 * The program must carry what both sets need while either may be read
@@ -368,6 +367,14 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 		if (ret)
 			snprintf(err + strlen(err), len - strlen(err), "; nothing was applied");
 	}
+	if (!ret && sw->swaps) { /* the maps opened again: the range structure's too */
+		xrl_lpm_map_close(&lm);
+		ret = xrl_lpm_map_open(m->lpm_dir, m->lpm_ranges, m->set_items, &lm);
+	}
+	if (!ret && sw->swaps) { /* the maps opened again: the range structure's too */
+		xrl_lpm_map_close(&lm);
+		ret = xrl_lpm_map_open(m->lpm_dir, m->lpm_ranges, m->set_items, &lm);
+	}
 	if (!ret && cells > m->cells)
 		ret = xrl_fail(
 			-ENOSPC, err, len,
@@ -380,12 +387,16 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 		ids_fail(m, ret, &active, set, err, len);
 		goto out;
 	}
-	/* Whatever a killed apply left in the inactive set goes first. */
-	ret = clear_set(m, next_set);
+	/*
+	 * Whatever a killed apply left in the inactive set goes first, once no
+	 * packet that read the set before the last flip can still be reading it.
+	 */
+	wait_programs();
+	ret = clear_set(m, &lm, next_set);
 	for (i = 0, nports = 0; !ret && i < set->n; i++) {
 		const struct xrl_spec *s = &set->v[i];
 
-		if (xrl_spec_in_dsts(s)) {
+		if (s->kind == XRL_KIND_PORT && s->family) {
 			struct xrl_dst_key dk;
 
 			xrl_dst_key(&dk, next_set, s->proto, s->port, s->family, s->addr, s->plen);
@@ -394,13 +405,14 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 			ret = xrl_port_put(m->port_idx, m->port_rules, next_set, nports++, s->proto, s->port, &s->r);
 		else if (s->kind == XRL_KIND_PROTO)
 			ret = xrl_proto_put(m->proto_rules, next_set, s->sel, &s->r);
-		else
-			ret = xrl_prefix_put(m->prefixes, next_set, s->family, s->addr, s->plen, &s->r);
 	}
-	if (ret) {
+	if (ret)
 		snprintf(err, len, "cannot write the new rules under %s: %s; the old rules stay in force", m->dir,
 			 strerror(-ret));
-		clear_set(m, next_set);
+	else
+		ret = xrl_lpm_write(m, &lm, next_set, set, err, len);
+	if (ret) {
+		clear_set(m, &lm, next_set);
 		goto out;
 	}
 	/* The maps the new set has rules in, then the flip: the program reads
@@ -422,6 +434,7 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 		snprintf(sw->note + strlen(sw->note), sizeof(sw->note) - strlen(sw->note),
 			 "; the rules are in force, judged by a program that carries more than they need");
 out:
+	xrl_lpm_map_close(&lm);
 	xrl_ruleset_free(&active);
 	return ret;
 }

@@ -14,8 +14,13 @@
  */
 __u32 xrl_ruleset_cells(const struct xrl_ruleset *set);
 
-/* The rule set the program reads now, with ids and gens. */
+/*
+ * The rule set the program reads now, with ids and gens, and the sets its
+ * rules use, counted but not read (their v is NULL): the figures need no more.
+ */
 int xrl_rules_read(const struct xrl_maps *m, struct xrl_ruleset *set);
+/* ... with every set's prefixes: what dump, save and the rule changes write back. */
+int xrl_rules_read_full(const struct xrl_maps *m, struct xrl_ruleset *set);
 
 /* The programs apply swapped in, when the new set needs other features (specialise.h). */
 struct xrl_apply_swap {

@@ -15,11 +15,12 @@
 
 _Static_assert(XRL_CLOCK_PRECISE == 0 && XRL_CLOCK_COARSE == 1, "a load line's clock is 0 precise, 1 coarse");
 
-void xrl_load_line_of(const struct xrl_ctl *ctl, struct xrl_load_line *l)
+void xrl_load_line_of(const struct xrl_ctl *ctl, __u32 max_prefixes, struct xrl_load_line *l)
 {
 	memset(l, 0, sizeof(*l));
 	l->set = XRL_LOAD_MODE | XRL_LOAD_CLOCK | XRL_LOAD_MAX_KEYS | XRL_LOAD_NEW_KEYS | XRL_LOAD_SKETCH_WIDTH |
-		 XRL_LOAD_MALFORMED;
+		 XRL_LOAD_MALFORMED | (max_prefixes ? XRL_LOAD_MAX_PREFIXES : 0);
+	l->max_prefixes = max_prefixes;
 	l->generic = !!(ctl->xdp_flags & XDP_FLAGS_SKB_MODE);
 	l->clock = ctl->clock;
 	l->max_keys = ctl->max_keys;
@@ -28,18 +29,20 @@ void xrl_load_line_of(const struct xrl_ctl *ctl, struct xrl_load_line *l)
 	l->malformed = ctl->malformed;
 }
 
-int xrl_load_line_differs(const struct xrl_load_line *l, const struct xrl_ctl *ctl, char *want, char *have, size_t len)
+int xrl_load_line_differs(const struct xrl_load_line *l, const struct xrl_ctl *ctl, __u32 max_prefixes, char *want,
+			  char *have, size_t len)
 {
 	struct xrl_load_line loaded;
 
-	xrl_load_line_of(ctl, &loaded);
+	xrl_load_line_of(ctl, max_prefixes, &loaded);
 	loaded.set = l->set;
 	if (xrl_load_line_format(l, want, len) || xrl_load_line_format(&loaded, have, len))
 		return 1;
 	return strcmp(want, have) != 0;
 }
 
-int xrl_config_fprint(FILE *f, const char *iface, const struct xrl_load_line *l, const struct xrl_ruleset *set)
+int xrl_config_fprint(FILE *f, const char *iface, const struct xrl_load_line *l, const struct xrl_ruleset *set,
+		      bool inline_)
 {
 	char line[300];
 	size_t i;
@@ -51,6 +54,9 @@ int xrl_config_fprint(FILE *f, const char *iface, const struct xrl_load_line *l,
 	if (xrl_load_line_format(l, line, sizeof(line)))
 		return -ENOSPC;
 	fprintf(f, "%s\n", line);
+	for (i = 0; i < set->nsets; i++)
+		if (xrl_pset_fprint(f, &set->sets[i], inline_))
+			return -EIO;
 	for (i = 0; i < set->n; i++) {
 		if (xrl_spec_format(&set->v[i], line, sizeof(line)) < 0)
 			return -ENOSPC;
@@ -60,7 +66,7 @@ int xrl_config_fprint(FILE *f, const char *iface, const struct xrl_load_line *l,
 }
 
 int xrl_config_save(const char *path, const char *iface, const struct xrl_load_line *l, const struct xrl_ruleset *set,
-		    char *err, size_t len)
+		    bool inline_, char *err, size_t len)
 {
 	char dir[PATH_MAX], *slash, *body = NULL;
 	struct stat st;
@@ -90,7 +96,7 @@ int xrl_config_save(const char *path, const char *iface, const struct xrl_load_l
 	f = open_memstream(&body, &blen);
 	if (!f)
 		return xrl_fail(-ENOMEM, err, len, "out of memory");
-	ret = xrl_config_fprint(f, iface, l, set);
+	ret = xrl_config_fprint(f, iface, l, set, inline_);
 	if (fclose(f) && !ret)
 		ret = -ENOMEM;
 	if (!ret)

@@ -13,18 +13,24 @@
 /* Where 'save IFACE' writes and the systemd unit reads: XRL_CONFIG_DIR/IFACE.conf. */
 #define XRL_CONFIG_DIR "/etc/xdp-ratelimit"
 
-/* The load line of an instance loaded with ctl: every option it was loaded with. */
-void xrl_load_line_of(const struct xrl_ctl *ctl, struct xrl_load_line *l);
+/* The load line of an instance loaded with ctl and max_prefixes (0: not known): every option it was loaded with. */
+void xrl_load_line_of(const struct xrl_ctl *ctl, __u32 max_prefixes, struct xrl_load_line *l);
 
 /*
  * Whether a file's load line asks for what an instance was loaded with (ctl),
  * option by option as far as the line goes: 0 when it does; 1 when not, with
  * the file's line and the instance's, for those options, in want and have.
  */
-int xrl_load_line_differs(const struct xrl_load_line *l, const struct xrl_ctl *ctl, char *want, char *have, size_t len);
+int xrl_load_line_differs(const struct xrl_load_line *l, const struct xrl_ctl *ctl, __u32 max_prefixes, char *want,
+			  char *have, size_t len);
 
-/* Prints a configuration: a comment naming iface, the load line, one rule a line. */
-int xrl_config_fprint(FILE *f, const char *iface, const struct xrl_load_line *l, const struct xrl_ruleset *set);
+/*
+ * Prints a configuration: a comment naming iface, the load line, its sets
+ * (every one inline when inline_, else a set read from a file as its path),
+ * one rule a line.
+ */
+int xrl_config_fprint(FILE *f, const char *iface, const struct xrl_load_line *l, const struct xrl_ruleset *set,
+		      bool inline_);
 
 /*
  * Writes the configuration to path atomically (a temporary file beside it,
@@ -33,6 +39,6 @@ int xrl_config_fprint(FILE *f, const char *iface, const struct xrl_load_line *l,
  * -errno and a sentence in err.
  */
 int xrl_config_save(const char *path, const char *iface, const struct xrl_load_line *l, const struct xrl_ruleset *set,
-		    char *err, size_t len);
+		    bool inline_, char *err, size_t len);
 
 #endif /* XRL_CONFIG_H */

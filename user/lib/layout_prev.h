@@ -15,6 +15,11 @@
  *  - xrl_rule_stats: the ring moved after pass_bytes and block_bytes;
  *  - xrl_ctl: cells in a byte that was padding (0 in layout 8);
  *  - xrl_scratch: 17 words, was 16 (it holds nothing between packets).
+ *  - prefix and dst rules: in the range structure (xrl_lpm.h: xrl_lpm_rules,
+ *    xrl_lpm_dir, xrl_lpm_ranges, xrl_sets, xrl_set_items, new maps), no
+ *    longer in the LPM tries; replace.c moves them from the old instance's
+ *    xrl_prefixes (gone in this layout) and xrl_dsts (lpm_set.c,
+ *    xrl_lpm_from_tries).
  */
 #ifndef XRL_LAYOUT_PREV_H
 #define XRL_LAYOUT_PREV_H

@@ -25,6 +25,7 @@
 #include "fleet/agent.h"
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
+#include "xrl_lpm.h"
 
 /*
  * A pin folder without an attached link is what a killed load or unload
@@ -234,6 +235,11 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
 	bpf_map__set_max_entries(skel->maps.xrl_rule_stats, o->rule_ids ?: XRL_MAX_RULE_IDS);
 	bpf_map__set_value_size(skel->maps.xrl_state, xrl_state_size(skel->rodata->xrl_cfg.cells));
 	bpf_map__set_value_size(skel->maps.xrl_rule_stats, xrl_rule_stats_size(skel->rodata->xrl_cfg.cells));
+	/* The range structure for the worst case of max_prefixes, each rule set's half (xrl_lpm.h). */
+	bpf_map__set_max_entries(skel->maps.xrl_lpm_ranges,
+				 (__u32)(2 * xrl_lpm_words(o->max_prefixes ?: XRL_PREFIXES_DEFAULT)));
+	bpf_map__set_max_entries(skel->maps.xrl_set_items,
+				 (__u32)(2 * XRL_SET_ITEM_WORDS(o->max_prefixes ?: XRL_PREFIXES_DEFAULT)));
 	return skel;
 }
 

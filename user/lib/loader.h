@@ -17,7 +17,8 @@ struct xrl_load_opts {
 	__u32 new_keys; /* per-source states created per second at most; 0: no cap */
 	/* The sketch's columns (a power of 2, XRL_SKETCH_MIN_WIDTH to _MAX_WIDTH); 0: the default. */
 	__u32 sketch_width;
-	__u32 malformed; /* enum xrl_mal_policy */
+	__u32 malformed;    /* enum xrl_mal_policy */
+	__u32 max_prefixes; /* of the prefix and dst rules, sets included: sizes the range structure; 0 the default */
 	/*
 	 * The cells of every ring: windows of up to cells - 1 buckets. 0: as
 	 * the rules need (xrl_ruleset_cells); on a loaded interface, as it is,
@@ -80,6 +81,8 @@ struct xrl_status {
 	bool features_ok; /* ... read from it */
 	struct xrl_ctl ctl;
 	size_t rules, keys;
+	__u32 max_prefixes;   /* load --max-prefixes; 0 when unknown */
+	size_t prefixes;      /* what the rules in force hold of them */
 	__u32 then_id;	      /* the program passed frames go on to (chain.h); 0: none */
 	__u32 verified_insns; /* instructions the verifier walked to load the program; 0: unknown */
 	char then_name[16];

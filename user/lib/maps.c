@@ -209,8 +209,11 @@ static const struct map_want wanted[] = {
 	{ XRL_MAP_PORT_IDX, offsetof(struct xrl_maps, port_idx), sizeof(__u32), sizeof(__u32) },
 	{ XRL_MAP_PORT_RULES, offsetof(struct xrl_maps, port_rules), sizeof(__u32), sizeof(struct xrl_port_rule) },
 	{ XRL_MAP_PROTO_RULES, offsetof(struct xrl_maps, proto_rules), sizeof(__u32), sizeof(struct xrl_proto_rule) },
-	{ XRL_MAP_PREFIXES, offsetof(struct xrl_maps, prefixes), sizeof(struct xrl_prefix_key),
-	  sizeof(struct xrl_rule) },
+	{ XRL_MAP_LPM_RULES, offsetof(struct xrl_maps, lpm_rules), sizeof(__u32), sizeof(struct xrl_lpm_rule) },
+	{ XRL_MAP_LPM_DIR, offsetof(struct xrl_maps, lpm_dir), sizeof(__u32), sizeof(__u64) },
+	{ XRL_MAP_LPM_RANGES, offsetof(struct xrl_maps, lpm_ranges), sizeof(__u32), sizeof(__u64) },
+	{ XRL_MAP_SETS, offsetof(struct xrl_maps, sets), sizeof(__u32), sizeof(struct xrl_set) },
+	{ XRL_MAP_SET_ITEMS, offsetof(struct xrl_maps, set_items), sizeof(__u32), sizeof(__u64) },
 	{ XRL_MAP_DSTS, offsetof(struct xrl_maps, dsts), sizeof(struct xrl_dst_key), sizeof(struct xrl_rule) },
 	{ XRL_MAP_STATE, offsetof(struct xrl_maps, state), sizeof(struct xrl_key), sizeof(struct xrl_state) },
 	{ XRL_MAP_RULE_STATS, offsetof(struct xrl_maps, rule_stats), sizeof(__u32), sizeof(struct xrl_rule_stats) },
@@ -224,8 +227,8 @@ static const struct map_want wanted[] = {
 	{ XRL_MAP_THEN, offsetof(struct xrl_maps, then), sizeof(__u32), sizeof(__u32) },
 };
 
-/* What xrl_load pins besides the maps. */
-static const char *const other_pins[] = { "prog", "link" };
+/* What xrl_load pins besides the maps; and the prefix rules' trie of the builds before sets, to remove. */
+static const char *const other_pins[] = { "prog", "link", "xrl_prefixes" };
 
 bool xrl_pin_is_ours(const char *name)
 {

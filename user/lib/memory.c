@@ -2,10 +2,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "memory.h"
 #include "xrl_common.h"
+#include "xrl_lpm.h"
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
 
@@ -49,6 +51,13 @@ static __u64 roundup_pow2(__u64 v)
 	return p;
 }
 
+static __u64 page_align(__u64 v)
+{
+	__u64 page = (__u64)sysconf(_SC_PAGESIZE);
+
+	return (v + page - 1) / page * page;
+}
+
 /* One map, as the kernel accounts it (6.x map_mem_usage). */
 static __u64 map_bytes(const struct bpf_map *m, const struct kernel_sizes *k, int ncpus, __u32 entries)
 {
@@ -63,7 +72,9 @@ static __u64 map_bytes(const struct bpf_map *m, const struct kernel_sizes *k, in
 			bytes += (k->htab_elem + ROUND8(key) + ROUND8(value)) * ncpus + 8ULL * ncpus;
 		return bytes;
 	case BPF_MAP_TYPE_ARRAY:
-	case BPF_MAP_TYPE_PROG_ARRAY: /* a pointer a slot: the value, rounded to 8 */
+	case BPF_MAP_TYPE_PROG_ARRAY:			    /* a pointer a slot: the value, rounded to 8 */
+		if (bpf_map__map_flags(m) & BPF_F_MMAPABLE) /* the header and the values, each in whole pages */
+			return page_align(k->array) + page_align(ROUND8(value) * n);
 		return k->array + ROUND8(value) * n;
 	case BPF_MAP_TYPE_PERCPU_ARRAY:
 		return k->array + 8 * n + ROUND8(value) * n * ncpus;
@@ -119,8 +130,10 @@ int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sket
 			n = max_keys;
 		else if (m == skel->maps.xrl_sketch)
 			n = XRL_SKETCH_DEPTH * sketch_width;
-		else if (m == skel->maps.xrl_prefixes)
-			n = prefixes;
+		else if (m == skel->maps.xrl_lpm_ranges)
+			n = (__u32)(2 * xrl_lpm_words(prefixes));
+		else if (m == skel->maps.xrl_set_items)
+			n = (__u32)(2 * XRL_SET_ITEM_WORDS(prefixes));
 		else if (m == skel->maps.xrl_dsts)
 			n = dsts;
 		else if (m == skel->maps.xrl_rule_stats)

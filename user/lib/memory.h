@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define XRL_MEM_MAPS 16
+#define XRL_MEM_MAPS 24
 
 struct xrl_mem_map {
 	char name[16];
@@ -27,10 +27,11 @@ struct xrl_mem {
  * memlock and 'status' adds up), computed from the maps' definitions in the
  * BPF object and the kernel's struct sizes (vmlinux BTF) with the kernel's
  * formulas (htab_map_mem_usage, array_map_mem_usage, trie_mem_usage): for a
- * machine with ncpus possible CPUs, a state table of max_keys, prefixes
- * prefix rules in their trie, dsts dst and narrowed port rules in theirs,
- * a sketch sketch_width wide, rings of cells cells (xrl_cells_for the
- * longest window's buckets) and rule_ids counter slots (xrl_rule_ids_for).
+ * machine with ncpus possible CPUs, a state table of max_keys, the range
+ * structure and sets for prefixes prefixes (load --max-prefixes), dsts port
+ * rules narrowed to a destination in their trie, a sketch sketch_width wide,
+ * rings of cells cells (xrl_cells_for the longest window's buckets) and
+ * rule_ids counter slots (xrl_rule_ids_for).
  */
 int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sketch_width, __u32 cells, __u32 rule_ids,
 	       struct xrl_mem *out, char *err, size_t len);

@@ -23,6 +23,7 @@
 #include "carry.h"
 #include "chain.h"
 #include "loader.h"
+#include "lpm_set.h"
 #include "replace.h"
 #include "specialise.h"
 #include "xdp_ratelimit.skel.h"
@@ -53,7 +54,8 @@ static __u32 pinned_entries(const char *dir, const char *name)
 }
 
 /* The settings not given take the running instance's: a replace changes what it is told to only. */
-static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, __u32 rule_ids, char *err, size_t len)
+static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, __u32 rule_ids, __u32 max_prefixes,
+		       char *err, size_t len)
 {
 	bool generic = ctl->xdp_flags & XDP_FLAGS_SKB_MODE;
 
@@ -84,6 +86,8 @@ static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, __u32
 		o->rule_ids = rule_ids;
 	if (o->rules && o->rule_ids < xrl_rule_ids_for((__u32)o->rules->n))
 		o->rule_ids = xrl_rule_ids_for((__u32)o->rules->n);
+	if (!(o->given & XRL_LOAD_MAX_PREFIXES))
+		o->max_prefixes = max_prefixes;
 	return 0;
 }
 
@@ -105,6 +109,56 @@ static __u32 active_features(const char *dir, const char *iface)
 	xrl_ruleset_free(&set);
 	xrl_maps_close(&m);
 	return f;
+}
+
+/* The --max-prefixes of the instance pinned in dir; 0 (the default) for a build of before sets. */
+static __u32 running_max_prefixes(const char *dir)
+{
+	struct xrl_maps m = { .lpm_ranges = -1 };
+	char path[PATH_MAX + 32];
+	__u32 n;
+
+	snprintf(path, sizeof(path), "%s/" XRL_MAP_LPM_RANGES, dir);
+	m.lpm_ranges = bpf_obj_get(path);
+	if (m.lpm_ranges < 0)
+		return 0;
+	n = xrl_maps_max_prefixes(&m);
+	close(m.lpm_ranges);
+	return n;
+}
+
+/*
+ * An instance of a build of before sets keeps its prefix and dst rules in
+ * LPM tries: its rules in force go into the new program's range structure,
+ * made empty (*trie: so it did; its pin goes after the swap).
+ */
+static int carry_prefix_trie(const char *dir, struct xdp_ratelimit_bpf *skel, const struct xrl_ctl *ctl, bool *trie,
+			     char *err, size_t len)
+{
+	struct xrl_maps nm = {
+		.lpm_rules = bpf_map__fd(skel->maps.xrl_lpm_rules),
+		.lpm_dir = bpf_map__fd(skel->maps.xrl_lpm_dir),
+		.lpm_ranges = bpf_map__fd(skel->maps.xrl_lpm_ranges),
+		.sets = bpf_map__fd(skel->maps.xrl_sets),
+		.set_items = bpf_map__fd(skel->maps.xrl_set_items),
+	};
+	char path[PATH_MAX + 32];
+	int pfx, dsts, ret;
+
+	snprintf(path, sizeof(path), "%s/xrl_prefixes", dir);
+	pfx = bpf_obj_get(path);
+	if (pfx < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/" XRL_MAP_DSTS, dir);
+	dsts = bpf_obj_get(path);
+	ret = xrl_lpm_from_tries(&nm, pfx, dsts, ctl->active_set & 1, err, len);
+	if (ret)
+		snprintf(err + strlen(err), len - strlen(err), "; the running program was left in place");
+	*trie = !ret;
+	close(pfx);
+	if (dsts >= 0)
+		close(dsts);
+	return ret;
 }
 
 int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
@@ -134,13 +188,15 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	char path[PATH_MAX + 32];
 	struct utsname u;
 	int link = -1, old_prog = -1, ret;
+	bool trie = false;
 
 	ret = xrl_carry_open(&c, dir, o->iface, err, len);
 	if (ret)
 		return ret;
 	ret = xrl_carry_ctl(&c, &ctl);
 	if (!ret)
-		ret = settle_opts(o, &ctl, pinned_entries(dir, XRL_MAP_RULE_STATS), err, len);
+		ret = settle_opts(o, &ctl, pinned_entries(dir, XRL_MAP_RULE_STATS), running_max_prefixes(dir), err,
+				  len);
 	if (ret)
 		goto out;
 	snprintf(path, sizeof(path), "%s/link", dir);
@@ -169,6 +225,8 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	/* The old program goes on counting into the old maps until the swap: carried again after it. */
 	ret = xrl_carry_fill(&c, err, len);
 	if (!ret)
+		ret = carry_prefix_trie(dir, skel, &ctl, &trie, err, len);
+	if (!ret)
 		ret = xrl_carry_pin(&c, bpf_program__fd(skel->progs.xdp_ratelimit), err, len);
 	if (ret)
 		goto out;
@@ -188,6 +246,10 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	ret = xrl_carry_commit(&c, err, len);
 	if (ret)
 		goto out;
+	if (trie) { /* the old build's trie, its rules in the range structure now */
+		snprintf(path, sizeof(path), "%s/xrl_prefixes", dir);
+		unlink(path);
+	}
 	ctl.layout = XRL_LAYOUT_VERSION;
 	ctl.clock = o->clock;
 	ctl.malformed = o->malformed;

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "apply.h"
+#include "lpm_set.h"
 #include "chain.h"
 #include "loader.h"
 #include "memory.h"
@@ -71,8 +72,11 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		close(fd);
 	st->verified_insns = verified_insns(st->prog_id);
 	st->features_ok = !xrl_features_running(m.dir, &st->features, NULL);
-	if (!xrl_rules_read(&m, &set))
+	if (!xrl_rules_read(&m, &set)) {
 		st->rules = set.n;
+		st->prefixes = xrl_ruleset_prefixes(&set);
+	}
+	st->max_prefixes = xrl_maps_max_prefixes(&m);
 	st->then_id = xrl_chain_get(m.then, st->then_name, sizeof(st->then_name));
 	for (i = 0; i < set.n && st->nglobal < XRL_STATUS_GLOBALS; i++) {
 		struct xrl_status_global *g = &st->global[st->nglobal];
@@ -91,10 +95,11 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	st->state_memlock = xrl_fd_memlock(m.state);
 	st->sketch_memlock = xrl_fd_memlock(m.sketch);
 	st->memlock = xrl_fd_memlock(m.port_idx) + xrl_fd_memlock(m.port_rules) + xrl_fd_memlock(m.proto_rules) +
-		      xrl_fd_memlock(m.prefixes) + xrl_fd_memlock(m.dsts) + xrl_fd_memlock(m.state) +
-		      xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) + xrl_fd_memlock(m.ctl) +
-		      xrl_fd_memlock(m.latches) + xrl_fd_memlock(m.scratch) + xrl_fd_memlock(m.eval) +
-		      xrl_fd_memlock(m.fleet) + xrl_fd_memlock(m.then) + st->sketch_memlock;
+		      xrl_fd_memlock(m.lpm_rules) + xrl_fd_memlock(m.lpm_dir) + xrl_fd_memlock(m.lpm_ranges) +
+		      xrl_fd_memlock(m.sets) + xrl_fd_memlock(m.set_items) + xrl_fd_memlock(m.dsts) +
+		      xrl_fd_memlock(m.state) + xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) +
+		      xrl_fd_memlock(m.ctl) + xrl_fd_memlock(m.latches) + xrl_fd_memlock(m.scratch) +
+		      xrl_fd_memlock(m.eval) + xrl_fd_memlock(m.fleet) + xrl_fd_memlock(m.then) + st->sketch_memlock;
 	xrl_maps_close(&m);
 }
 

@@ -24,6 +24,8 @@ int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len)
 	}
 	if (s->kind == XRL_KIND_PORT && !s->family)
 		return snprintf(buf, len, "port %u/%s", s->port, xrl_proto_name(s->proto));
+	if (s->set[0])
+		return snprintf(buf, len, "%s @%s", s->kind == XRL_KIND_DST ? "dst" : "prefix", s->set);
 	xrl_format_addr(s->family, s->addr, a, sizeof(a));
 	if (s->kind == XRL_KIND_PORT)
 		return snprintf(buf, len, "port %u/%s dst %s/%u", s->port, xrl_proto_name(s->proto), a, s->plen);
@@ -67,13 +69,16 @@ int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len)
 		n += snprintf(buf + n, len - n, " warmup %s", win);
 	}
 	if ((size_t)n < len && (r->flags & XRL_F_PER_SOURCE)) {
-		if (s->kind == XRL_KIND_PREFIX && s->family == XRL_FAMILY_V4 && r->src_mask4 != 32)
+		/* A single prefix's one family takes 'mask'; every other rule mask4 and mask6. */
+		bool one = s->kind == XRL_KIND_PREFIX && s->family;
+
+		if (one && s->family == XRL_FAMILY_V4 && r->src_mask4 != 32)
 			n += snprintf(buf + n, len - n, " mask %u", r->src_mask4);
-		else if (s->kind == XRL_KIND_PREFIX && s->family == XRL_FAMILY_V6 && r->src_mask6 != 64)
+		else if (one && s->family == XRL_FAMILY_V6 && r->src_mask6 != 64)
 			n += snprintf(buf + n, len - n, " mask %u", r->src_mask6);
-		else if (s->kind != XRL_KIND_PREFIX && r->src_mask4 != 32)
+		else if (!one && r->src_mask4 != 32)
 			n += snprintf(buf + n, len - n, " mask4 %u", r->src_mask4);
-		if ((size_t)n < len && s->kind != XRL_KIND_PREFIX && r->src_mask6 != 64)
+		if ((size_t)n < len && !one && r->src_mask6 != 64)
 			n += snprintf(buf + n, len - n, " mask6 %u", r->src_mask6);
 	}
 	if ((size_t)n < len && (r->flags & XRL_F_GLOBAL))
@@ -91,6 +96,8 @@ bool xrl_spec_same_match(const struct xrl_spec *a, const struct xrl_spec *b)
 		return false;
 	if (a->kind == XRL_KIND_PROTO)
 		return a->sel == b->sel;
+	if (a->set[0] || b->set[0])
+		return !strcmp(a->set, b->set);
 	/* A port rule's destination, when narrowed (family 0 on both when not). */
 	return a->family == b->family && a->plen == b->plen && !memcmp(a->addr, b->addr, 16);
 }

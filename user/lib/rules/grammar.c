@@ -122,18 +122,7 @@ static int parse_proto(int argc, char **argv, struct xrl_spec *out, char *err, s
 /* An address prefix a rule matches (a source's or a destination's): word is "prefix" or "dst". */
 static int parse_addr(const char *word, const char *arg, struct xrl_spec *out, char *err, size_t len)
 {
-	static const __u8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	int ret = xrl_parse_prefix(arg, &out->family, out->addr, &out->plen, err, len);
-
-	if (ret)
-		return ret;
-	/* IPv4 arrives as IPv4: no frame carries an address in ::ffff:0:0/96. */
-	if (out->family == XRL_FAMILY_V6 && out->plen >= 96 && !memcmp(out->addr, mapped, sizeof(mapped)))
-		return fail(
-			err, len,
-			"'%s' is an IPv4-mapped IPv6 prefix, which no packet matches (IPv4 traffic arrives as IPv4): write it as %s %u.%u.%u.%u/%u",
-			arg, word, out->addr[12], out->addr[13], out->addr[14], out->addr[15], out->plen - 96);
-	return 0;
+	return xrl_parse_match_prefix(word, arg, &out->family, out->addr, &out->plen, err, len);
 }
 
 /* 'dst' after a match that cannot take one: what to write instead. */
@@ -181,6 +170,11 @@ static int parse_match(int argc, char **argv, struct xrl_spec *out, char *err, s
 				return fail(
 					err, len,
 					"'dst' needs a value: expected ADDR/LEN like 203.0.113.0/24, or an address");
+			if (argv[3][0] == '@')
+				return fail(
+					err, len,
+					"a port rule narrows to one destination prefix, not a set: write a dst rule, 'dst %s rate ...'",
+					argv[3]);
 			ret = parse_addr("dst", argv[3], out, err, len);
 			if (ret)
 				return ret;
@@ -192,9 +186,13 @@ static int parse_match(int argc, char **argv, struct xrl_spec *out, char *err, s
 			return n;
 	} else if (!strcmp(argv[0], "prefix") || !strcmp(argv[0], "dst")) {
 		out->kind = argv[0][0] == 'p' ? XRL_KIND_PREFIX : XRL_KIND_DST;
-		ret = parse_addr(argv[0], argv[1], out, err, len);
+		/* 'prefix @NAME', 'dst @NAME': a rule of a named set. */
+		ret = argv[1][0] == '@' ? xrl_set_name_check(argv[1] + 1, err, len) :
+					  parse_addr(argv[0], argv[1], out, err, len);
 		if (ret)
 			return ret;
+		if (argv[1][0] == '@')
+			strcpy(out->set, argv[1] + 1);
 		n = 2;
 	} else {
 		return fail(err, len, "unknown rule '%s': expected 'port', 'proto', 'fragments', 'prefix' or 'dst'",
@@ -334,7 +332,7 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 		} else if (!strcmp(w, "mask4") || !strcmp(w, "mask6")) {
 			bool v4 = w[4] == '4';
 
-			if (out->kind == XRL_KIND_PREFIX && v4 != (out->family == XRL_FAMILY_V4))
+			if (out->kind == XRL_KIND_PREFIX && out->family && v4 != (out->family == XRL_FAMILY_V4))
 				return fail(err, len, "'%s' is for IPv%d sources, and this prefix is IPv%d: use 'mask'",
 					    w, v4 ? 4 : 6, out->family);
 			/* Packets to an IPv4 destination come from IPv4 sources. */
@@ -350,6 +348,11 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			have_mask = true;
 			i++;
 		} else if (!strcmp(w, "mask")) {
+			if (out->set[0])
+				return fail(
+					err, len,
+					"'mask' is for a prefix of one family: set @%s may hold both, give mask4 and mask6",
+					out->set);
 			if (out->kind != XRL_KIND_PREFIX)
 				return fail(err, len, "'mask' is for prefix rules: a %s rule takes mask4 and mask6",
 					    xrl_kind_word(out->kind));
@@ -374,7 +377,7 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			return fail(
 				err, len,
 				"unknown word '%s': expected rate, window, buckets, warmup, per-source, aggregate, %s, monitor, global%s",
-				w, out->kind == XRL_KIND_PREFIX ? "mask" : "mask4, mask6",
+				w, out->kind == XRL_KIND_PREFIX && !out->set[0] ? "mask" : "mask4, mask6",
 				out->kind == XRL_KIND_PREFIX || out->kind == XRL_KIND_DST ? " or allow" : "");
 		}
 	}
@@ -408,7 +411,7 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 		return fail(
 			err, len,
 			"'global' needs 'aggregate': a fleet shares one window per rule, not one per source; write 'aggregate global'");
-	if (have_mask && out->kind == XRL_KIND_PREFIX) {
+	if (have_mask && out->kind == XRL_KIND_PREFIX && out->family) {
 		__u8 mask = out->family == XRL_FAMILY_V4 ? r->src_mask4 : r->src_mask6;
 
 		if (mask <= out->plen)
@@ -418,7 +421,7 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 				mask, out->plen, out->plen);
 	}
 	/* Elsewhere every source is in range of the rule: a mask of 0 is one window for them all. */
-	if (have_mask && out->kind != XRL_KIND_PREFIX && (!r->src_mask4 || !r->src_mask6))
+	if (have_mask && (out->kind != XRL_KIND_PREFIX || out->set[0]) && (!r->src_mask4 || !r->src_mask6))
 		return fail(
 			err, len,
 			"mask%s 0 puts every source in one window, which is 'aggregate': use 'aggregate', or a mask of at least 1",

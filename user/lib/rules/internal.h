@@ -4,6 +4,7 @@
 #define XRL_RULES_INTERNAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "xrl_common.h"
 
 #define NS_PER_MS 1000000ULL
@@ -21,6 +22,17 @@ const char *xrl_byte_unit_name(__u8 unit);
 int xrl_parse_duration_of(const char *s, const char *what, __u64 *ns, char *err, size_t len);
 int xrl_format_rate(__u64 count, __u32 unit_ms, char *buf, size_t len);
 int xrl_format_duration(__u64 ns, char *buf, size_t len);
+#define XRL_MAX_LINE 1022 /* characters a line, its newline aside */
+
+/*
+ * Reads one line into buf (XRL_MAX_LINE + 2 bytes), NUL-terminated, its
+ * newline kept: its length, 0 at the end of the file. Refuses a line as soon
+ * as it passes XRL_MAX_LINE (-E2BIG), a NUL byte (-EILSEQ, *col its column)
+ * and a file past max bytes (-EFBIG), so that no input, not even /dev/zero,
+ * is read further than that.
+ */
+int xrl_read_line(FILE *f, char *buf, size_t *total, int *col, unsigned long long max);
+
 /* What a rule kind is called in messages ("protocol", "port"). */
 const char *xrl_kind_word(int kind);
 

@@ -67,6 +67,22 @@ int xrl_parse_prefix(const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *
 	return 0;
 }
 
+int xrl_parse_match_prefix(const char *word, const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *err, size_t len)
+{
+	static const __u8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	int ret = xrl_parse_prefix(s, family, addr, plen, err, len);
+
+	if (ret)
+		return ret;
+	/* IPv4 arrives as IPv4: no frame carries an address in ::ffff:0:0/96. */
+	if (*family == XRL_FAMILY_V6 && *plen >= 96 && !memcmp(addr, mapped, sizeof(mapped)))
+		return fail(
+			err, len,
+			"'%s' is an IPv4-mapped IPv6 prefix, which no packet matches (IPv4 traffic arrives as IPv4): write it as %s%s%u.%u.%u.%u/%u",
+			s, word, *word ? " " : "", addr[12], addr[13], addr[14], addr[15], *plen - 96);
+	return 0;
+}
+
 int xrl_format_addr(__u8 family, const __u8 *addr, char *buf, size_t len)
 {
 	if (!inet_ntop(family == XRL_FAMILY_V4 ? AF_INET : AF_INET6, addr, buf, (socklen_t)len)) {

@@ -16,6 +16,8 @@
 #define XRL_MAX_SET_RULES (XRL_MAX_RULE_IDS / 2)
 /* Bytes of a rules file at most: 4096 rules of the longest line fit 4 times over. */
 #define XRL_MAX_RULES_FILE (16 << 20)
+/* Bytes of a set file at most: 16M prefixes of 64 bytes a line. */
+#define XRL_MAX_SET_FILE (1ULL << 30)
 
 enum xrl_kind {
 	XRL_KIND_PORT = 1,
@@ -36,9 +38,30 @@ struct xrl_spec {
 	__u8 family;
 	__u8 plen;
 	__u8 addr[16];
-	__u16 sel;	   /* protocol rules: XRL_SEL_* or a protocol number */
-	struct xrl_rule r; /* id and gen are set when the rule is applied */
-	int line;	   /* where it came from, for messages; 0 if not from a file */
+	__u16 sel;		    /* protocol rules: XRL_SEL_* or a protocol number */
+	struct xrl_rule r;	    /* id and gen are set when the rule is applied */
+	int line;		    /* where it came from, for messages; 0 if not from a file */
+	char set[XRL_SET_NAME_MAX]; /* a prefix or dst rule of a named set ('prefix @NAME'): family 0 then */
+};
+
+/* One prefix of a set. */
+struct xrl_pfx {
+	__u8 addr[16];
+	__u8 family;
+	__u8 plen;
+};
+
+/*
+ * A named prefix set, 'set NAME file PATH' or 'set NAME { PREFIX, ... }':
+ * its prefixes sorted (by family, address, length) and each once.
+ */
+struct xrl_pset {
+	char name[XRL_SET_NAME_MAX];
+	char path[XRL_SET_PATH_MAX]; /* the file's absolute path; "" for a set written inline */
+	int line;		     /* where it is defined, for messages */
+	struct xrl_pfx *v;
+	size_t n, cap;
+	int *lines; /* each prefix's line in its file, for messages; NULL when read from the maps */
 };
 
 /*
@@ -59,8 +82,9 @@ enum xrl_load_field {
 	XRL_LOAD_NEW_KEYS = 1 << 3,
 	XRL_LOAD_MALFORMED = 1 << 4,
 	XRL_LOAD_SKETCH_WIDTH = 1 << 5,
-	XRL_LOAD_CELLS = 1 << 6,    /* not load options: apply growing the rings (xrl_ruleset_cells), */
-	XRL_LOAD_RULE_IDS = 1 << 7, /* ... and the rules' counter slots (xrl_rule_ids_for) */
+	XRL_LOAD_MAX_PREFIXES = 1 << 6,
+	XRL_LOAD_CELLS = 1 << 7,    /* not load options: apply growing the rings (xrl_ruleset_cells), */
+	XRL_LOAD_RULE_IDS = 1 << 8, /* ... and the rules' counter slots (xrl_rule_ids_for) */
 };
 
 struct xrl_load_line {
@@ -71,11 +95,14 @@ struct xrl_load_line {
 	__u32 max_keys, new_keys;
 	__u32 malformed;    /* enum xrl_mal_policy */
 	__u32 sketch_width; /* a power of 2: checked by load (xrl_sketch_width_check) */
+	__u32 max_prefixes; /* of the prefix and dst rules, sets included (xrl_lpm.h) */
 };
 
 struct xrl_ruleset {
 	struct xrl_spec *v;
 	size_t n, cap;
+	struct xrl_pset *sets; /* the named sets the rules use */
+	size_t nsets;
 	struct xrl_load_line load; /* from a file's load line, if it has one */
 };
 
@@ -92,6 +119,9 @@ int xrl_parse_byte_rate(const char *s, __u64 *count, __u8 *unit, __u32 *unit_ms,
 int xrl_parse_duration(const char *s, __u64 *ns, char *err, size_t len);
 /* "10.0.0.0/8", "2001:db8::/32", "192.0.2.1" (a host). */
 int xrl_parse_prefix(const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *err, size_t len);
+/* A prefix a rule or a set matches: xrl_parse_prefix's, less the IPv4-mapped ones no packet carries. */
+int xrl_parse_match_prefix(const char *word, const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *err,
+			   size_t len);
 
 /* Parses the words of one rule. 0 on success; -EINVAL with a message in err. */
 int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_t len);
@@ -121,6 +151,35 @@ int xrl_load_line_format(const struct xrl_load_line *l, char *buf, size_t len);
  */
 int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *err, size_t len);
 int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err, size_t len);
+/*
+ * Parses a set's definition, the words after "set" ('NAME file PATH', or
+ * 'NAME {' and the prefixes to '}', read on from f when the line ends
+ * before it), into set->sets; file is the rules file's name (a relative PATH
+ * is beside it). The messages name the file, line and word.
+ */
+int xrl_set_parse(int argc, char **argv, FILE *f, const char *file, int *lineno, struct xrl_ruleset *set, char *err,
+		  size_t len);
+/* A set file: one prefix a line, '#' a comment. */
+int xrl_set_read_file(struct xrl_pset *ps, const char *path, char *err, size_t len);
+/* Sorts a set's prefixes and drops repeats. */
+void xrl_pset_sort(struct xrl_pset *ps);
+int xrl_pset_add(struct xrl_pset *ps, const struct xrl_pfx *p, int line);
+/* Whether name can be a set's: a letter, then letters, digits, '_', '-' or '.'. -EINVAL and why otherwise. */
+int xrl_set_name_check(const char *name, char *err, size_t len);
+/* The set named name, or NULL. */
+struct xrl_pset *xrl_ruleset_set(const struct xrl_ruleset *set, const char *name);
+/*
+ * What a rule set with sets must be, once every line is read: each set
+ * rule's set defined, each set used, no set used by two rules of a kind,
+ * and no prefix in two sets whose rules are of a kind (which rule would
+ * hold it is ambiguous; a single prefix rule of the same prefix is not:
+ * it holds it, see the README).
+ */
+int xrl_ruleset_check_sets(struct xrl_ruleset *set, const char *file, char *err, size_t len);
+/* Prints a set as 'set NAME file PATH', or inline ('set NAME { ... }') when inline or it has no file. */
+int xrl_pset_fprint(FILE *f, const struct xrl_pset *ps, bool inline_);
+/* Prefixes the rules hold in all, a set's counted for each rule that uses it (what --max-prefixes bounds). */
+size_t xrl_ruleset_prefixes(const struct xrl_ruleset *set);
 int xrl_ruleset_find(const struct xrl_ruleset *set, const struct xrl_spec *match);
 void xrl_ruleset_free(struct xrl_ruleset *set);
 

@@ -10,6 +10,7 @@
 #include "rules/rule.h"
 #include "rules/internal.h"
 #include "err.h"
+#include "xrl_lpm.h"
 
 int xrl_ruleset_find(const struct xrl_ruleset *set, const struct xrl_spec *match)
 {
@@ -70,6 +71,13 @@ int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err
 
 void xrl_ruleset_free(struct xrl_ruleset *set)
 {
+	size_t i;
+
+	for (i = 0; i < set->nsets; i++) {
+		free(set->sets[i].v);
+		free(set->sets[i].lines);
+	}
+	free(set->sets);
 	free(set->v);
 	memset(set, 0, sizeof(*set));
 }
@@ -92,6 +100,12 @@ static const struct {
 	  {},
 	  XRL_SKETCH_MIN_WIDTH,
 	  XRL_SKETCH_MAX_WIDTH },
+	{ "max-prefixes",
+	  XRL_LOAD_MAX_PREFIXES,
+	  offsetof(struct xrl_load_line, max_prefixes),
+	  {},
+	  XRL_PREFIXES_MIN,
+	  XRL_PREFIXES_MAX },
 	{ "malformed",
 	  XRL_LOAD_MALFORMED,
 	  offsetof(struct xrl_load_line, malformed),
@@ -106,7 +120,8 @@ int xrl_load_line_parse(int argc, char **argv, struct xrl_load_line *out, char *
 	struct xrl_load_line l = { .clock = XRL_CLOCK_PRECISE,
 				   .max_keys = XRL_DEFAULT_KEYS,
 				   .malformed = XRL_MALPOL_EVASIVE,
-				   .sketch_width = XRL_SKETCH_DEFAULT_WIDTH };
+				   .sketch_width = XRL_SKETCH_DEFAULT_WIDTH,
+				   .max_prefixes = XRL_PREFIXES_DEFAULT };
 	int i;
 
 	for (i = 0; i < argc; i += 2) {
@@ -120,7 +135,7 @@ int xrl_load_line_parse(int argc, char **argv, struct xrl_load_line *out, char *
 		if (k == N_LOAD_WORDS)
 			return fail(
 				err, len,
-				"load line: unknown option '%s': expected mode, clock, max-keys, new-keys, sketch-width or malformed",
+				"load line: unknown option '%s': expected mode, clock, max-keys, new-keys, sketch-width, max-prefixes or malformed",
 				argv[i]);
 		if (l.set & load_words[k].field)
 			return fail(err, len, "load line: '%s' is given twice: give it once", argv[i]);
@@ -177,24 +192,15 @@ int xrl_load_line_format(const struct xrl_load_line *l, char *buf, size_t len)
 	return w < 0 || (size_t)w >= len - off ? -ENOSPC : 0;
 }
 
-#define MAX_WORDS 32
+#define MAX_WORDS 512 /* a line of XRL_MAX_LINE characters holds no more (a set written inline) */
 
-#define XRL_MAX_LINE 1022 /* characters a line, its newline aside */
-
-/*
- * Reads one line into buf (XRL_MAX_LINE + 2 bytes), NUL-terminated, its
- * newline kept: its length, 0 at the end of the file. Refuses a line as soon
- * as it passes XRL_MAX_LINE (-E2BIG), a NUL byte (-EILSEQ, *col its column)
- * and a file past XRL_MAX_RULES_FILE bytes (-EFBIG), so that no input, not
- * even /dev/zero, is read further than that.
- */
-static int read_line(FILE *f, char *buf, size_t *total, int *col)
+int xrl_read_line(FILE *f, char *buf, size_t *total, int *col, unsigned long long max)
 {
 	size_t n = 0;
 	int c;
 
 	while ((c = getc(f)) != EOF) {
-		if (++*total > XRL_MAX_RULES_FILE)
+		if (++*total > max)
 			return -EFBIG;
 		if (c == '\0') {
 			*col = (int)n + 1;
@@ -217,7 +223,7 @@ int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *
 	size_t total = 0;
 	int lineno = 0, got, col = 0;
 
-	while ((got = read_line(f, line, &total, &col)) > 0) {
+	while ((got = xrl_read_line(f, line, &total, &col, XRL_MAX_RULES_FILE)) > 0) {
 		char *words[MAX_WORDS], *save = NULL, *w, *hash;
 		struct xrl_spec s;
 		int n = 0, ret;
@@ -235,6 +241,14 @@ int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *
 		}
 		if (!n)
 			continue;
+		if (!strcmp(words[0], "set")) {
+			ret = xrl_set_parse(n - 1, words + 1, f, name, &lineno, &out, err, len);
+			if (ret) {
+				xrl_ruleset_free(&out);
+				return ret;
+			}
+			continue;
+		}
 		if (!strcmp(words[0], "load")) {
 			if (out.load.line) {
 				int first = out.load.line;
@@ -276,6 +290,10 @@ int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *
 	if (ferror(f)) {
 		xrl_ruleset_free(&out);
 		return fail(err, len, "%s: read error: %s", name, strerror(errno));
+	}
+	if (xrl_ruleset_check_sets(&out, name, err, len)) {
+		xrl_ruleset_free(&out);
+		return -EINVAL;
 	}
 	*set = out;
 	return 0;

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* set update: one named set's prefixes replaced, the rest of the rules as they are. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "apply.h"
+#include "cli.h"
+
+struct set_opts {
+	struct xrl_pset ps; /* FILE's prefixes */
+	const char *file;   /* a name for messages */
+};
+
+/* Reads the whole file before anything is opened: a bad line changes nothing. */
+static int update_prepare(struct cli_ctx *ctx)
+{
+	struct set_opts *so = ctx->opts;
+	const char *path = ctx->argv[1];
+	char err[XRL_ERRLEN];
+
+	so->file = strcmp(path, "-") ? path : "<stdin>";
+	if (xrl_set_read_file(&so->ps, strcmp(path, "-") ? path : "/dev/stdin", err, sizeof(err)))
+		return cli_fail(EXIT_USAGE, "%s; nothing was changed", err);
+	if (strcmp(path, "-") && !realpath(path, so->ps.path))
+		return cli_fail(EXIT_USAGE, "cannot resolve %s: %s; nothing was changed", path, strerror(errno));
+	if (strlen(so->ps.path) >= XRL_SET_PATH_MAX)
+		return cli_fail(EXIT_USAGE, "%s: its path is longer than %d bytes", path, XRL_SET_PATH_MAX - 1);
+	return EXIT_OK;
+}
+
+/*
+ * The rule set in force, read whole, with the set's prefixes replaced and
+ * applied again: atomically, as apply is (the rules keep their ids and
+ * windows). The set records FILE as its file; from standard input it is
+ * written inline.
+ */
+static int update_run(struct cli_ctx *ctx)
+{
+	struct set_opts *so = ctx->opts;
+	const char *name = ctx->argv[0];
+	struct xrl_ruleset set = {};
+	struct xrl_pset *ps;
+	char err[XRL_ERRLEN];
+	int code, ret;
+
+	code = cli_lock(ctx, false);
+	if (code)
+		return code;
+	ret = xrl_rules_read_full(&ctx->maps, &set);
+	if (ret) {
+		code = cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", ctx->iface, strerror(-ret));
+		goto out;
+	}
+	ps = xrl_ruleset_set(&set, name);
+	if (!ps) {
+		code = cli_fail(EXIT_FAIL, "%s has no set '%s': 'xdp-ratelimit dump %s' lists its sets", ctx->iface,
+				name, ctx->iface);
+		goto out;
+	}
+	free(ps->v);
+	free(ps->lines);
+	memcpy(ps->path, so->ps.path, sizeof(ps->path));
+	ps->v = so->ps.v;
+	ps->lines = so->ps.lines;
+	ps->n = so->ps.n;
+	ps->cap = so->ps.cap;
+	memset(&so->ps, 0, sizeof(so->ps));
+	if (xrl_ruleset_check_sets(&set, so->file, err, sizeof(err)) ||
+	    xrl_rules_apply(&ctx->maps, &set, NULL, err, sizeof(err))) {
+		code = cli_fail(EXIT_FAIL, "%s; nothing was changed", err);
+		goto out;
+	}
+	if (cli.json)
+		cli_json(json_pack("{s:s,s:s,s:s,s:I,s:I}", "interface", ctx->iface, "set", name, "file", so->file,
+				   "prefixes", (json_int_t)ps->n, "rule_count", (json_int_t)set.n));
+	else
+		printf("%s: set %s now holds the %zu prefix%s of %s; %zu rule%s in force\n", ctx->iface, name, ps->n,
+		       ps->n == 1 ? "" : "es", so->file, set.n, set.n == 1 ? "" : "s");
+out:
+	xrl_ruleset_free(&set);
+	return code;
+}
+
+static void update_done(struct cli_ctx *ctx)
+{
+	struct set_opts *so = ctx->opts;
+
+	free(so->ps.v);
+	free(so->ps.lines);
+}
+
+static const struct cli_cmd set_update = {
+	.name = "update",
+	.parent = "set",
+	.args = "IFACE NAME FILE|-",
+	.summary = "Replaces the prefixes of IFACE's set NAME with FILE's (one prefix a line, '#' a comment; - for\n"
+		   "standard input), atomically, as apply does: the rules keep their windows and counters. A file\n"
+		   "with any bad line changes nothing. The set records FILE as its file (dump and save write it).",
+	.min_args = 3,
+	.max_args = 3,
+	.missing = "missing interface, set name or file",
+	.flags = CLI_MAPS,
+	.prepare = update_prepare,
+	.run = update_run,
+	.done = update_done,
+};
+
+static const struct cli_cmd *const set_subs[] = { &set_update, NULL };
+
+const struct cli_cmd cmd_set = {
+	.name = "set",
+	.summary = "Changes a named prefix set of the rules in force ('set NAME file PATH' or 'set NAME { ... }'\n"
+		   "in a rules file, used as 'prefix @NAME ...' or 'dst @NAME ...').",
+	.missing = "missing subcommand: update",
+	.opts_size = sizeof(struct set_opts),
+	.subs = set_subs,
+};
