@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "apply.h"
+#include "capture.h"
 #include "chain.h"
 #include "loader.h"
 #include "memory.h"
@@ -76,7 +77,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		      xrl_fd_memlock(m.prefixes) + xrl_fd_memlock(m.dsts) + xrl_fd_memlock(m.state) +
 		      xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) + xrl_fd_memlock(m.ctl) +
 		      xrl_fd_memlock(m.latches) + xrl_fd_memlock(m.scratch) + xrl_fd_memlock(m.eval) +
-		      xrl_fd_memlock(m.fleet) + xrl_fd_memlock(m.then) + st->sketch_memlock;
+		      xrl_fd_memlock(m.fleet) + xrl_fd_memlock(m.then) + st->sketch_memlock + xrl_capture_memlock(m.dir);
 	xrl_maps_close(&m);
 }
 
