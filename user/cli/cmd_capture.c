@@ -365,6 +365,7 @@ static int capture_run(struct cli_ctx *ctx)
 	__u32 set_gen = 0;
 	int code = EXIT_OK, ret, idx;
 
+	cli.ndjson = true; /* -j: a document a frame, a line each */
 	if (!kernel_copies(release, sizeof(release)))
 		return cli_fail(EXIT_FAIL,
 				"capture needs Linux 5.18 or later (bpf_xdp_load_bytes copies the frames); this is %s",
