@@ -65,6 +65,8 @@ rate_rows() {
 		precise-proto-all|xdp-ratelimit precise: 1 source over a protocol rule (proto udp)|all|drop-all|pass-all|||
 		precise-dst-all|xdp-ratelimit precise: 1 source over a dst rule|all|drop-all|pass-all|||
 		precise-bytes-all|xdp-ratelimit precise: 1 source over a byte rate (64B/s)|all|drop-all|pass-all|||
+		precise-capoff-all|xdp-ratelimit precise: 1 source over, no capture running|all|drop-all|pass-all|||
+		precise-capon-all|xdp-ratelimit precise: the same, a capture of the drops running|all|drop-all|pass-all|||
 	EOF
 	for c in nft ipt; do
 		if [ $c = nft ]; then l="nftables set + limit rate over"; else l="iptables-legacy hashlimit"; fi
@@ -148,8 +150,10 @@ base=$(med ns drop ns)
 for id in drop pass precise-over precise-over6 precise-100k precise-under precise-under100k precise-pfx \
 	coarse-over coarse-over6 coarse-100k coarse-under coarse-under100k coarse-pfx precise-sketch precise-sketch-over \
 	precise-proto precise-portproto precise-dst precise-portdst precise-bytes precise-bothrates precise-warmup \
-	precise-warm; do
+	precise-warm precise-capoff precise-capon; do
 	case $id in
+	*-capoff) label="xdp-ratelimit ${id%%-*}: 1 source over, no capture running" ;;
+	*-capon) label="xdp-ratelimit ${id%%-*}: the same, a capture of the drops running" ;;
 	*-portdst) label="xdp-ratelimit ${id%%-*}: 1 source over a port rule narrowed to a dst" ;;
 	*-dst) label="xdp-ratelimit ${id%%-*}: 1 source over a dst rule" ;;
 	*-bytes) label="xdp-ratelimit ${id%%-*}: 1 source over a byte rate (64B/s)" ;;
@@ -216,6 +220,30 @@ read -r m lo hi n < <(agg sketch goodput newcomer_share) && {
 }
 read -r m lo hi n < <(agg sketch goodput flood_mpps) &&
 	printf '%-56s %4s  %-22s\n' "the flood meanwhile (Mpps the receiver saw)" "$ncpu" "$(printf '%.3f [%.3f-%.3f]' "$m" "$lo" "$hi")"
+
+# ----------------------------------------------------------------- capture
+
+# The README's bound on what a capture costs the data path: ns a frame over no capture, by test run.
+CAP_GOAL_NS=25
+printf '\nCapture (xdp-ratelimit capture of the dropped frames, its default budget of 1000 a second a CPU): what it\n'
+printf 'costs a frame of a flood over no capture running, by test run and on the rig (target: at most +%s ns).\n' "$CAP_GOAL_NS"
+off=$(med ns precise-capoff ns)
+on=$(med ns precise-capon ns)
+if [ -n "$off" ] && [ -n "$on" ]; then
+	x=$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%+d", a - b }')
+	t=$(awk -v x="$x" -v g="$CAP_GOAL_NS" 'BEGIN { if (x + 0 <= g) printf "<=+%d: met", g; else printf "<=+%d: MISSED by %d ns", g, x - g }')
+	printf '%-56s %4s  %-22s %s\n' "cost: capture on - off (ns a frame)" "" "$x ($on - $off ns)" "$t"
+	echo "capture,cost,\"ns a frame, capture on - off\",1,ns,$x,,,,,,,,,,\"$t\"" >>"$summary"
+fi
+off=$(med rate precise-capoff-all mpps)
+on=$(med rate precise-capon-all mpps)
+if [ -n "$off" ] && [ -n "$on" ]; then
+	x=$(div "$on" "$off")
+	printf '%-56s %4s  %-22s\n' "on the rig: Mpps with a capture / without" "$ncpu" "${x}x (${on} / ${off} Mpps)"
+	echo "capture,rig,\"Mpps with a capture over without\",$ncpu,ratio,$x,,,,,,,,,,\"\"" >>"$summary"
+fi
+read -r m lo hi n < <(agg capture summary copied) &&
+	printf '%-56s %4s  %-22s\n' "frames copied a run (rate rows and test runs)" "" "$m [$lo-$hi]"
 
 # ----------------------------------------------------------------- accuracy
 

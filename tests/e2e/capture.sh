@@ -116,8 +116,8 @@ send 10.231.0.2 5000 400 3 &
 "$XRL" capture xrlcap0 --count 10 --snaplen 60 -w "$dir/count.pcap" 2>"$dir/count.err"
 rc=$?
 expect_eq "--count 10: exits 0 by itself, with 10 frames" "$rc:$(frames "$dir/count.pcap")" "0:10"
-grep -q "(--count)" "$dir/count.err" && pass "--count: the summary says why it ended" ||
-	fail "--count: the summary says why it ended" "$(cat "$dir/count.err")"
+if grep -q "(--count)" "$dir/count.err"; then pass "--count: the summary says why it ended"
+else fail "--count: the summary says why it ended" "$(cat "$dir/count.err")"; fi
 expect_eq "--snaplen 60: the file's snapshot length, and no frame longer" \
 	"$(tcpdump -nr "$dir/count.pcap" 2>&1 >/dev/null | grep -o 'snapshot length [0-9]*')" "snapshot length 60"
 n=$("$XRL" capture xrlcap0 -w - --count 5 2>"$dir/stdout.err" | tcpdump -nr - 2>/dev/null | grep -c 'UDP')

@@ -39,7 +39,7 @@ struct capture_opts {
 };
 
 static const struct cli_opt capture_opts[] = {
-	CLI_OPT(struct capture_opts, write, "write", STRING, .short_name = 'w', .arg = "FILE|-",
+	CLI_OPT(struct capture_opts, write, "write", STRING, .short_name = 'w', .arg = "FILE",
 		.help = "write pcap (tcpdump -r, tshark -r) to FILE, or to standard output with -;\n"
 			"without it, one line a frame"),
 	CLI_OPT(struct capture_opts, rule, "rule", STRING, .arg = "MATCH",

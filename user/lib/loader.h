@@ -65,7 +65,9 @@ struct xrl_status {
 	__u32 prog_id;
 	struct xrl_ctl ctl;
 	size_t rules, keys;
-	__u32 then_id; /* the program passed frames go on to (chain.h); 0: none */
+	__u32 then_id;	   /* the program passed frames go on to (chain.h); 0: none */
+	__u32 capture_pid; /* the capture running on it (capture.h): its pid; 0: none */
+	__u64 capture_ns;  /* ... running for this long */
 	char then_name[16];
 	__u64 memlock;	      /* bytes charged for the maps */
 	__u64 state_memlock;  /* ... of which the window states: max_keys of them */

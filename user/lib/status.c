@@ -57,6 +57,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	if (!xrl_rules_read(&m, &set))
 		st->rules = set.n;
 	st->then_id = xrl_chain_get(m.then, st->then_name, sizeof(st->then_name));
+	xrl_capture_running(m.dir, &st->capture_pid, &st->capture_ns);
 	for (i = 0; i < set.n && st->nglobal < XRL_STATUS_GLOBALS; i++) {
 		struct xrl_status_global *g = &st->global[st->nglobal];
 
@@ -77,7 +78,8 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		      xrl_fd_memlock(m.prefixes) + xrl_fd_memlock(m.dsts) + xrl_fd_memlock(m.state) +
 		      xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) + xrl_fd_memlock(m.ctl) +
 		      xrl_fd_memlock(m.latches) + xrl_fd_memlock(m.scratch) + xrl_fd_memlock(m.eval) +
-		      xrl_fd_memlock(m.fleet) + xrl_fd_memlock(m.then) + st->sketch_memlock + xrl_capture_memlock(m.dir);
+		      xrl_fd_memlock(m.fleet) + xrl_fd_memlock(m.then) + st->sketch_memlock +
+		      xrl_capture_memlock(m.dir);
 	xrl_maps_close(&m);
 }
 
