@@ -46,6 +46,8 @@ session() { bpftool -j map dump pinned "$PIN/xrl_cap_ctl" | jq -r '.[0].formatte
 # --src: two sources, one over its limit, one under: the pcap holds only the first's frames, as many
 # as the rule blocked over the capture's span (the other blocked none).
 start src --src 10.231.0.2 -w "$dir/src.pcap"
+expect_eq "status names the capture running, by its pid" \
+	"$("$XRL" -j status | jq -r '.interfaces[] | select(.interface == "xrlcap0") | .capture.pid')" "$cap"
 b0=$(blocked "port 5000/udp")
 send 10.231.0.2 5000 400 2 &
 send 10.231.0.3 5000 50 2
@@ -154,8 +156,10 @@ expect_eq "capture off: traffic leaves the capture's per-CPU state untouched" \
 start killed -w "$dir/killed.pcap"
 expect_err "a second capture is refused, naming the first" 1 "already running on xrlcap0 \(pid $cap\)" \
 	"$XRL" capture xrlcap0 --count 1
-kill -KILL "$cap"
-wait "$cap" 2>/dev/null
+{
+	kill -KILL "$cap"
+	wait "$cap"
+} 2>/dev/null # no "Killed" from the shell
 expect_err "right after a SIGKILL the lease still holds" 1 "already running on xrlcap0" "$XRL" capture xrlcap0 --count 1
 sleep 3.2
 send 10.231.0.2 5000 100 0.2
