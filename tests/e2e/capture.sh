@@ -102,6 +102,19 @@ if out=$(python3 "$ROOT/tests/e2e/json_check.py" "$ROOT/docs/json-schema.json" c
 	pass "--rule: every line conforms to docs/json-schema.json"
 else fail "--rule: every line conforms to docs/json-schema.json" "$out"; fi
 
+# A capture of a rule that is deleted ends by itself, saying so.
+start removed --rule 'port 6000/udp' -w "$dir/removed.pcap"
+"$XRL" rule del xrlcap0 port 6000/udp >/dev/null
+if lab_wait 5 grep -q 'rule removed' "$dir/removed.err"; then
+	wait "$cap"
+	expect_eq "--rule: the rule deleted, the capture ends with exit 0 and a whole file" \
+		"$?:$(tcpdump -nr "$dir/removed.pcap" >/dev/null 2>&1; echo $?)" "0:0"
+else
+	fail "--rule: the rule deleted, the capture ends" "$(cat "$dir/removed.err")"
+	finish_cap removed
+fi
+"$XRL" rule add xrlcap0 port 6000/udp rate 50/s aggregate >/dev/null
+
 # --passed: the frames passed, here a source under its limit, as many as the rule passed.
 start passed --passed --src 10.231.0.3 -w "$dir/passed.pcap"
 p0=$(passed "port 5000/udp")

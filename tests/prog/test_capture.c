@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Capture under BPF_PROG_TEST_RUN, on the test clock: with the flag off the
- * ring gets nothing and the control block is left as it is; on, a dropped
+ * ring gets nothing and the control block is left as it is; the verdicts and
+ * counters are the same with it on or off; on, a dropped
  * frame's record carries its bytes, length, verdict, why and the rule that
  * decided; --passed takes the passes instead; the rule and source filters
  * are applied in the program; the per-CPU budget copies burst frames, counts
@@ -149,6 +150,38 @@ static void test_off(void **state)
 	assert_int_equal(drain(f).n, 0);
 	after = get_cap(f);
 	assert_memory_equal(&after, &c, sizeof(c));
+}
+
+/* The same frames, the same verdicts and counters, whether a capture runs or not. */
+static void test_same_verdicts(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_counters cnt[2];
+	int verdicts[2][8], on, i;
+	struct pkt p, q;
+
+	for (on = 0; on < 2; on++) {
+		struct xrl_rule r, pr;
+		struct xrl_cap_ctl c = cap(XRL_CAP_DROPPED | XRL_CAP_PASSED);
+
+		assert_int_equal(fx_reset(f), 0);
+		r = rule(f, 2, 1000, 2, XRL_F_PER_SOURCE);
+		pr = rule(f, 3, 1000, 2, 0);
+		if (!on)
+			c.session = 0;
+		put_cap(f, &c);
+		put_port(f, XRL_PROTO_UDP, 53, &r);
+		put_prefix(f, "198.51.100.0", 24, &pr);
+		udp4(&p, SRC4, 53);
+		udp4(&q, OTHER4, 54);
+		for (i = 0; i < 8; i++)
+			verdicts[on][i] = run(f, i % 3 ? &p : &q);
+		cnt[on] = counters(f);
+		drain(f);
+	}
+	assert_memory_equal(verdicts[0], verdicts[1], sizeof(verdicts[0]));
+	assert_memory_equal(&cnt[0], &cnt[1], sizeof(cnt[0]));
+	assert_int_equal(cnt[0].dropped, 5);
 }
 
 /* On: a record for each dropped frame, and none for the pass. */
@@ -346,8 +379,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fx_teardown)
-		T(test_off),	 T(test_dropped), T(test_passed),  T(test_decider),
-		T(test_filters), T(test_budget),  T(test_snaplen), T(test_lease),
+		T(test_off),	 T(test_same_verdicts), T(test_dropped), T(test_passed), T(test_decider),
+		T(test_filters), T(test_budget),	T(test_snaplen), T(test_lease),
 #undef T
 	};
 

@@ -361,8 +361,6 @@ static int capture_run(struct cli_ctx *ctx)
 	struct sigaction sa = {};
 	char err[XRL_ERRLEN], release[128] = "", link[PATH_MAX + 8];
 	const char *ended = "stopped";
-	struct xrl_ctl ctl;
-	__u32 set_gen = 0;
 	int code = EXIT_OK, ret, idx;
 
 	cli.ndjson = true; /* -j: a document a frame, a line each */
@@ -387,8 +385,6 @@ static int capture_run(struct cli_ctx *ctx)
 		}
 		o->want.rule_id = r.set.v[idx].r.id + 1;
 	}
-	if (!xrl_ctl_read(&ctx->maps, &ctl))
-		set_gen = ctl.active_set;
 	ret = xrl_capture_open(&c, ctx->maps.dir, ctx->iface, err, sizeof(err));
 	if (ret) {
 		code = cli_fail(EXIT_FAIL, "%s", err);
@@ -456,15 +452,17 @@ static int capture_run(struct cli_ctx *ctx)
 					ctx->iface);
 				break;
 			}
-			if (!xrl_ctl_read(&ctx->maps, &ctl) && ctl.active_set != set_gen && !read_set(ctx, &r)) {
-				set_gen = ctl.active_set;
-				if (o->rule && xrl_ruleset_find(&r.set, &o->match) < 0) {
+			/* The rules as they are now: a rule deleted and added again has another id. */
+			if (!read_set(ctx, &r) && o->rule) {
+				idx = xrl_ruleset_find(&r.set, &o->match);
+				if (idx < 0) {
 					ended = "rule removed";
 					fprintf(stderr,
 						"xdp-ratelimit: the rule '%s' was removed from %s: capture ends\n",
 						o->rule, ctx->iface);
 					break;
 				}
+				xrl_capture_rule(&c, r.set.v[idx].r.id + 1);
 			}
 		}
 		if (o->seconds) {

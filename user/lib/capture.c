@@ -219,6 +219,12 @@ int xrl_capture_renew(struct xrl_capture *c)
 	return ret;
 }
 
+void xrl_capture_rule(struct xrl_capture *c, __u32 rule_id)
+{
+	if (c->ctl && __atomic_load_n(&c->ctl->rule_id, __ATOMIC_RELAXED) != rule_id)
+		__atomic_store_n(&c->ctl->rule_id, rule_id, __ATOMIC_RELEASE);
+}
+
 int xrl_capture_poll(struct xrl_capture *c)
 {
 	return c->rb ? ring_buffer__consume(c->rb) : 0;

@@ -69,6 +69,9 @@ int xrl_capture_start(struct xrl_capture *c, const struct xrl_cap_ctl *want, rin
  */
 int xrl_capture_renew(struct xrl_capture *c);
 
+/* Changes the capture's --rule filter: the rule's id + 1 (xrl_cap_ctl.rule_id). */
+void xrl_capture_rule(struct xrl_capture *c, __u32 rule_id);
+
 /* Hands fn the records in the ring: how many, or -errno. */
 int xrl_capture_poll(struct xrl_capture *c);
 
