@@ -167,8 +167,8 @@ expect_eq "capture off: traffic leaves the capture's per-CPU state untouched" \
 # One at a time; a capture killed with SIGKILL holds the interface until its lease ends (3 s), then
 # the program turns its flag off at the next frame, and a new capture starts.
 start killed -w "$dir/killed.pcap"
-expect_err "a second capture is refused, naming the first" 1 "already running on xrlcap0 \(pid $cap\)" \
-	"$XRL" capture xrlcap0 --count 1
+expect_err "a second capture is refused, naming the first (its file left alone)" 1 "already running on xrlcap0 \(pid $cap\)" \
+	"$XRL" capture xrlcap0 --count 1 -w "$dir/killed.pcap"
 {
 	kill -KILL "$cap"
 	wait "$cap"
@@ -190,6 +190,17 @@ expect_err "--snaplen abc" 2 "is not a byte count" "$XRL" capture xrlcap0 --snap
 expect_err "-w to a folder that does not exist" 2 "cannot write '/nonexistent/x.pcap'" \
 	"$XRL" capture xrlcap0 -w /nonexistent/x.pcap
 expect_err "no interface" 2 "missing interface" "$XRL" capture
+# An unload during a capture ends it, with a whole file.
+start unloaded -w "$dir/unloaded.pcap"
+check "unload during a capture" "$XRL" unload xrlcap0
+if lab_wait 5 grep -q 'was unloaded from xrlcap0: capture ends' "$dir/unloaded.err"; then
+	wait "$cap"
+	expect_eq "the capture ends by itself, exit 0, a whole file" \
+		"$?:$(tcpdump -nr "$dir/unloaded.pcap" >/dev/null 2>&1; echo $?)" "0:0"
+else
+	fail "an unload ends the capture" "$(cat "$dir/unloaded.err")"
+	finish_cap unloaded
+fi
 if command -v tshark >/dev/null; then
 	expect_eq "tshark reads the file too" "$(tshark -r "$dir/src.pcap" 2>/dev/null | wc -l)" "$(frames "$dir/src.pcap")"
 fi

@@ -265,6 +265,33 @@ static void test_decider(void **state)
 	assert_int_equal(g.rec[1].rule_id, pfx.id);
 }
 
+/* Frames an allow rule passes: why allow, and the allow rule, a prefix's or a dst's. */
+static void test_allow(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule pa = rule(f, 1, 1000, 2, XRL_F_ALLOW);
+	struct xrl_rule da = rule(f, 1, 1000, 2, XRL_F_ALLOW);
+	struct xrl_rule r = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_cap_ctl c = cap(XRL_CAP_PASSED);
+	struct got g;
+	struct pkt p, q;
+
+	put_cap(f, &c);
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	put_prefix(f, SRC4, 32, &pa);
+	put_dst(f, "203.0.113.1", 32, &da);
+	udp4(&p, SRC4, 53);   /* the prefix allow rule, looked up first */
+	udp4(&q, OTHER4, 53); /* the dst allow rule */
+	assert_int_equal(run_n(f, &p, 3), 3);
+	assert_int_equal(run_n(f, &q, 3), 3);
+	g = drain(f);
+	assert_int_equal(g.n, 6);
+	assert_int_equal(g.rec[0].why, XRL_CAP_WHY_ALLOW);
+	assert_int_equal(g.rec[0].rule_id, pa.id);
+	assert_int_equal(g.rec[3].why, XRL_CAP_WHY_ALLOW);
+	assert_int_equal(g.rec[3].rule_id, da.id);
+}
+
 /* --rule and --src are applied in the program: what does not match spends nothing. */
 static void test_filters(void **state)
 {
@@ -379,8 +406,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fx_teardown)
-		T(test_off),	 T(test_same_verdicts), T(test_dropped), T(test_passed), T(test_decider),
-		T(test_filters), T(test_budget),	T(test_snaplen), T(test_lease),
+		T(test_off),   T(test_same_verdicts), T(test_dropped), T(test_passed),	T(test_decider),
+		T(test_allow), T(test_filters),	      T(test_budget),  T(test_snaplen), T(test_lease),
 #undef T
 	};
 

@@ -390,15 +390,6 @@ static int capture_run(struct cli_ctx *ctx)
 		code = cli_fail(EXIT_FAIL, "%s", err);
 		goto out;
 	}
-	if (o->write) {
-		r.dead = pcap_open_dead(DLT_EN10MB, (int)o->want.snaplen);
-		r.dumper = r.dead ? pcap_dump_open(r.dead, o->write) : NULL;
-		if (!r.dumper) {
-			code = cli_usage(ctx->cmd, "cannot write '%s': %s", o->write,
-					 r.dead ? pcap_geterr(r.dead) : "out of memory");
-			goto out;
-		}
-	}
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -414,6 +405,17 @@ static int capture_run(struct cli_ctx *ctx)
 	}
 	r.session = c.session;
 	t0 = mono;
+	/* Once the capture is ours: a refused one leaves the file of the one running alone. */
+	if (o->write) {
+		r.dead = pcap_open_dead(DLT_EN10MB, (int)o->want.snaplen);
+		r.dumper = r.dead ? pcap_dump_open(r.dead, o->write) : NULL;
+		if (!r.dumper) {
+			xrl_capture_stop(&c);
+			code = cli_usage(ctx->cmd, "cannot write '%s': %s", o->write,
+					 r.dead ? pcap_geterr(r.dead) : "out of memory");
+			goto out;
+		}
+	}
 	fprintf(stderr, "capturing the frames %s %s%s%s%s%s, at most %u a second a CPU; Ctrl-C ends it\n", ctx->iface,
 		o->passed ? "passes" : "drops", o->rule ? ", rule " : "", o->rule ? o->rule : "",
 		o->src ? ", from " : "", o->src ? o->src : "", o->max_rate);
