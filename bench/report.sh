@@ -67,6 +67,8 @@ rate_rows() {
 		precise-bytes-all|xdp-ratelimit precise: 1 source over a byte rate (64B/s)|all|drop-all|pass-all|||
 		precise-set1k-all|xdp-ratelimit precise: 1 source over a set of 1000 prefixes|all|drop-all|pass-all|||
 		precise-set1m-all|xdp-ratelimit precise: 1 source over a set of 1M prefixes|all|drop-all|pass-all|||
+		precise-capoff-all|xdp-ratelimit precise: 1 source over, no capture running|all|drop-all|pass-all|||
+		precise-capon-all|xdp-ratelimit precise: the same, a capture of the drops running|all|drop-all|pass-all|||
 	EOF
 	for c in nft ipt; do
 		if [ $c = nft ]; then l="nftables set + limit rate over"; else l="iptables-legacy hashlimit"; fi
@@ -150,12 +152,14 @@ base=$(med ns drop ns)
 for id in drop pass precise-over precise-over6 precise-100k precise-under precise-under100k precise-pfx \
 	coarse-over coarse-over6 coarse-100k coarse-under coarse-under100k coarse-pfx precise-sketch precise-sketch-over \
 	precise-proto precise-portproto precise-dst precise-portdst precise-bytes precise-bothrates precise-warmup \
-	precise-warm precise-under-spec precise-under-all precise-set1k precise-set1m; do
+	precise-warm precise-under-spec precise-under-all precise-set1k precise-set1m precise-capoff precise-capon; do
 	case $id in
 	*-under-spec) label="xdp-ratelimit ${id%%-*}: all pass, port rules only carried" ;;
 	*-under-all) label="xdp-ratelimit ${id%%-*}: all pass, every feature carried" ;;
 	*-set1k) label="xdp-ratelimit ${id%%-*}: 1 source over a set of 1000 prefixes" ;;
 	*-set1m) label="xdp-ratelimit ${id%%-*}: 1 source over a set of 1M prefixes" ;;
+	*-capoff) label="xdp-ratelimit ${id%%-*}: 1 source over, no capture running" ;;
+	*-capon) label="xdp-ratelimit ${id%%-*}: the same, a capture of the drops running" ;;
 	*-portdst) label="xdp-ratelimit ${id%%-*}: 1 source over a port rule narrowed to a dst" ;;
 	*-dst) label="xdp-ratelimit ${id%%-*}: 1 source over a dst rule" ;;
 	*-bytes) label="xdp-ratelimit ${id%%-*}: 1 source over a byte rate (64B/s)" ;;
@@ -253,6 +257,30 @@ foot_line "all maps at 256 possible CPUs, the defaults" maps256 bytes 104857600 
 foot_line "verifier: every rule kind and feature, 2-bucket windows" verifier-every insns 300000 insns
 foot_line "verifier: the same with a 16-bucket window" verifier-every16 insns 300000 insns
 foot_line "verifier: a port rule alone (specialised)" verifier-under insns "" insns
+
+# ----------------------------------------------------------------- capture
+
+# The README's bound on what a capture costs the data path: ns a frame over no capture, by test run.
+CAP_GOAL_NS=25
+printf '\nCapture (xdp-ratelimit capture of the dropped frames, its default budget of 1000 a second a CPU): what it\n'
+printf 'costs a frame of a flood over no capture running, by test run and on the rig (target: at most +%s ns).\n' "$CAP_GOAL_NS"
+off=$(med ns precise-capoff ns)
+on=$(med ns precise-capon ns)
+if [ -n "$off" ] && [ -n "$on" ]; then
+	x=$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%+d", a - b }')
+	t=$(awk -v x="$x" -v g="$CAP_GOAL_NS" 'BEGIN { if (x + 0 <= g) printf "<=+%d: met", g; else printf "<=+%d: MISSED by %d ns", g, x - g }')
+	printf '%-56s %4s  %-22s %s\n' "cost: capture on - off (ns a frame)" "" "$x ($on - $off ns)" "$t"
+	echo "capture,cost,\"ns a frame, capture on - off\",1,ns,$x,,,,,,,,,,\"$t\"" >>"$summary"
+fi
+off=$(med rate precise-capoff-all mpps)
+on=$(med rate precise-capon-all mpps)
+if [ -n "$off" ] && [ -n "$on" ]; then
+	x=$(div "$on" "$off")
+	printf '%-56s %4s  %-22s\n' "on the rig: Mpps with a capture / without" "$ncpu" "${x}x (${on} / ${off} Mpps)"
+	echo "capture,rig,\"Mpps with a capture over without\",$ncpu,ratio,$x,,,,,,,,,,\"\"" >>"$summary"
+fi
+read -r m lo hi n < <(agg capture summary copied) &&
+	printf '%-56s %4s  %-22s\n' "frames copied a run (rate rows and test runs)" "" "$m [$lo-$hi]"
 
 # ----------------------------------------------------------------- accuracy
 

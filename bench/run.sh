@@ -20,6 +20,7 @@
 # they are measured against), XRLB_ONLY=upgrade (only the upgrade rows: about a minute),
 # XRLB_ONLY=special (only the specialised program's rows and those they are measured against).
 # XRLB_ONLY=sets (only the named sets' rows and those they are measured against: about 2 minutes).
+# XRLB_ONLY=capture (only the capture rows, off against on: about a minute).
 # The defaults take about
 # 10 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
@@ -573,6 +574,32 @@ sets_apply() {
 	rm -f "$tmp"
 }
 
+# What a capture costs the data path: 1 source over its limit on every CPU, with no capture running
+# (the flag off: one array lookup and one load a frame), then with one running on the dropped frames
+# at its default budget (1000 a second a CPU: past it, frames are counted and not copied), written to
+# /dev/null; the cost rows by test run, the rate rows on the rig, off and on side by side.
+capture_rows() {
+	local rep=$1 pid
+
+	xrl_load precise
+	xrl_apply "$RULES/over"
+	rate "$rep" "precise-capoff-all" all 1
+	cost "$rep" "precise-capoff" "link:$XRL_PIN/link"
+	# nsenter execs the command: $! is the capture itself, which the TERM below ends.
+	nsenter --net="/var/run/netns/$NS_R" "$CLI" capture "$IF_R" -w /dev/null 2>"$OUT/.capture.err" &
+	pid=$!
+	LAB_PIDS+=("$pid")
+	lab_wait 10 grep -qs '^capturing' "$OUT/.capture.err"
+	rate "$rep" "precise-capon-all" all 1
+	cost "$rep" "precise-capon" "link:$XRL_PIN/link"
+	kill -TERM "$pid"
+	wait "$pid"
+	LAB_PIDS=()
+	record capture summary "$rep" copied "$(grep -o '[0-9]* frames captured' "$OUT/.capture.err" | cut -d' ' -f1)"
+	rm -f "$OUT/.capture.err"
+	xrl_unload
+}
+
 # An upgrade under the accuracy rows' flood (10x a 10000/s limit from one source, every CPU) for
 # 6 s: the program replaced in place three times ('load' with another --malformed, another
 # --max-keys, then nothing changed), against the same three done as 'unload' and
@@ -628,8 +655,8 @@ lab_up
 for rep in $(seq 1 "$REPS"); do
 	[ "$ONLY" = upgrade ] && break
 	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = special ] ||
-		[ "$ONLY" = sets ]; then
-		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows, special_rows, sets_rows) and what they are measured against.
+		[ "$ONLY" = sets ] || [ "$ONLY" = capture ]; then
+		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows, special_rows, sets_rows, capture_rows) and what they are measured against.
 		bare_attach drop
 		rate "$rep" drop-all all 1
 		cost "$rep" drop drop
@@ -687,6 +714,7 @@ for rep in $(seq 1 "$REPS"); do
 	bytes_rows "$rep"
 	special_rows "$rep"
 	sets_rows "$rep"
+	capture_rows "$rep"
 
 	# nftables and iptables, behind bare XDP_PASS.
 	bare_attach pass
@@ -701,7 +729,7 @@ for rep in $(seq 1 "$REPS"); do
 done
 
 [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ] || [ "$ONLY" = special ] ||
-	[ "$ONLY" = sets ] ||
+	[ "$ONLY" = sets ] || [ "$ONLY" = capture ] ||
 	sketch_goodput
 for clock in precise coarse; do
 	[ -z "$ONLY" ] || break
@@ -720,7 +748,7 @@ fi
 footprint
 lab_down
 if [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ] || [ "$ONLY" = special ] ||
-	[ "$ONLY" = sets ]; then
+	[ "$ONLY" = sets ] || [ "$ONLY" = capture ]; then
 	"$here/report.sh" "$OUT"
 	exit 0
 fi

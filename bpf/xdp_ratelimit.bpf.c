@@ -1005,7 +1005,17 @@ static __always_inline int xrl_malformed(struct xrl_counters *cnt, __u32 reason)
 	return xrl_pass(cnt);
 }
 
-/* The verdict of one frame. */
+#include "capture.h"
+
+/* A judged frame's exit, for a capture: the rules xrl_verdict met, read only while one runs. */
+#define XRL_CAP_JUDGED(why) \
+	(XRL_CAP_HOW(why, 0) | XRL_CAP_HOW_DST(dst) | XRL_CAP_HOW_PORT_OVER(orule ? port_ev.over : 0))
+#define XRL_CAP_RULES()                                                      \
+	((orule ? XRL_CAP_RULE(orule, XRL_CAP_SLOT_PORT) : 0) |              \
+	 (trule && proto_ev ? XRL_CAP_RULE(trule, XRL_CAP_SLOT_PROTO) : 0) | \
+	 (prule && prefix_ev ? XRL_CAP_RULE(prule, XRL_CAP_SLOT_PREFIX) : 0))
+
+/* The verdict of one frame: every exit offers it to a capture (XRL_CAP_EXIT). */
 static __always_inline int xrl_verdict(struct xdp_md *ctx)
 {
 	struct xrl_eval port_ev = {}, *proto_ev = NULL, *prefix_ev = NULL;
@@ -1032,10 +1042,11 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 	res = xrl_parse(ctx, &p);
 	if (res == XRL_PARSE_NON_IP) {
 		cnt->non_ip++;
-		return xrl_pass(cnt);
+		return XRL_CAP_EXIT(ctx, &p, xrl_pass(cnt), XRL_CAP_HOW(XRL_CAP_WHY_NON_IP, 0), 0);
 	}
 	if (res != XRL_PARSE_IP)
-		return xrl_malformed(cnt, -res - 1);
+		return XRL_CAP_EXIT(ctx, &p, xrl_malformed(cnt, -res - 1), XRL_CAP_HOW(XRL_CAP_WHY_MALFORMED, -res - 1),
+				    0);
 	/*
 	 * An IPv6 chain too long to follow: judged by the rules that need no
 	 * transport header (prefix and dst), under the default policy; counted
@@ -1044,7 +1055,9 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 	if (p.flags & XRL_PKT_UNFOLLOWED) {
 		cnt->malformed[XRL_MAL_IPV6_CHAIN]++;
 		if (xrl_cfg.malformed != XRL_MALPOL_EVASIVE)
-			return xrl_cfg.malformed == XRL_MALPOL_DROP ? xrl_drop(cnt) : xrl_pass(cnt);
+			return XRL_CAP_EXIT(ctx, &p,
+					    xrl_cfg.malformed == XRL_MALPOL_DROP ? xrl_drop(cnt) : xrl_pass(cnt),
+					    XRL_CAP_HOW(XRL_CAP_WHY_MALFORMED, XRL_MAL_IPV6_CHAIN), 0);
 	}
 
 	ctl = bpf_map_lookup_elem(&xrl_ctl, &zero);
@@ -1055,7 +1068,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 	kinds = ctl->kinds[set];
 	/* Its port and protocol are hidden: a port or protocol rule of the set might have held it. */
 	if ((p.flags & XRL_PKT_UNFOLLOWED) && xrl_uses(kinds, XRL_HAS_PORTS | XRL_HAS_PORT_DSTS | XRL_HAS_PROTOS))
-		return xrl_drop(cnt);
+		return XRL_CAP_EXIT(ctx, &p, xrl_drop(cnt), XRL_CAP_HOW(XRL_CAP_WHY_HIDDEN, XRL_MAL_IPV6_CHAIN), 0);
 	if (xrl_uses(kinds, XRL_HAS_PREFIXES)) {
 		/* In a block of its own: the compiler may reuse its stack, which the slow path's needs. */
 		struct xrl_lpm_q q = { .kind = XRL_LPM_SRC, .set = set, .family = p.family };
@@ -1066,13 +1079,15 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 	if (prule && (prule->flags & XRL_F_ALLOW)) {
 		cnt->allowed++;
 		xrl_count_rule(xrl_rule_stats_at(prule, xrl_now(), 0), 0);
-		return xrl_pass(cnt);
+		return XRL_CAP_EXIT(ctx, &p, xrl_pass(cnt), XRL_CAP_HOW(XRL_CAP_WHY_ALLOW, 0),
+				    XRL_CAP_RULE(prule, XRL_CAP_SLOT_PREFIX));
 	}
 	if (xrl_uses(kinds, XRL_HAS_DSTS | XRL_HAS_PORT_DSTS))
 		dst = xrl_dst_find(ctx, &p, set, kinds);
 	if (dst & XRL_DST_ALLOW) {
 		cnt->allowed++;
-		return xrl_pass(cnt);
+		return XRL_CAP_EXIT(ctx, &p, xrl_pass(cnt), XRL_CAP_HOW(XRL_CAP_WHY_ALLOW, 0) | XRL_CAP_HOW_DST(dst),
+				    0);
 	}
 	/* A port rule narrowed to the packet's destination, else the port's own: the most specific one. */
 	if (dst & XRL_DST_PORT) {
@@ -1110,10 +1125,11 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		}
 	}
 	if (!prule && !orule && !trule && !(dst & XRL_DST_MATCH)) {
-		if (p.flags & XRL_PKT_UNFOLLOWED)
-			return xrl_drop(cnt); /* no rule judged it: the default fails closed */
+		if (p.flags & XRL_PKT_UNFOLLOWED) /* no rule judged it: the default fails closed */
+			return XRL_CAP_EXIT(ctx, &p, xrl_drop(cnt), XRL_CAP_HOW(XRL_CAP_WHY_HIDDEN, XRL_MAL_IPV6_CHAIN),
+					    0);
 		cnt->no_rule++;
-		return xrl_pass(cnt);
+		return XRL_CAP_EXIT(ctx, &p, xrl_pass(cnt), XRL_CAP_HOW(XRL_CAP_WHY_NO_RULE, 0), 0);
 	}
 
 	/* Each clock read once, and only if a latch cannot answer. */
@@ -1202,11 +1218,18 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		if (prefix_ev)
 			xrl_commit_bytes(XRL_EVAL_PREFIX_BYTES, prefix_ev, prule, over);
 	}
+	/* One exit for both verdicts: a capture's check is verified once for the states that reach it. */
 	if (over)
-		return xrl_drop(cnt);
-	if (monitor)
+		res = xrl_drop(cnt);
+	else
+		res = xrl_pass(cnt);
+	if (!over && monitor)
 		cnt->monitored++;
-	return xrl_pass(cnt);
+	return XRL_CAP_EXIT(ctx, &p, res,
+			    XRL_CAP_JUDGED(over	   ? XRL_CAP_WHY_OVER :
+					   monitor ? XRL_CAP_WHY_MONITOR :
+						     XRL_CAP_WHY_UNDER),
+			    XRL_CAP_RULES());
 }
 
 /*

@@ -149,6 +149,6 @@ int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top);
 
 /* The commands' declarations, in their files. */
 extern const struct cli_cmd cmd_load, cmd_unload, cmd_status, cmd_rule, cmd_apply, cmd_dump, cmd_stats, cmd_explain,
-	cmd_memory, cmd_metrics, cmd_demo, cmd_lint, cmd_save, cmd_sync, cmd_chain, cmd_set;
+	cmd_memory, cmd_metrics, cmd_demo, cmd_lint, cmd_save, cmd_sync, cmd_chain, cmd_set, cmd_capture;
 
 #endif /* XRL_CLI_H */

@@ -448,6 +448,12 @@ static int status_run(struct cli_ctx *ctx)
 					    st[i].then_id ? json_pack("{s:I,s:s}", "prog_id", (json_int_t)st[i].then_id,
 								      "name", st[i].then_name) :
 							    json_null());
+			json_object_set_new(o, "capture",
+					    st[i].capture_pid ?
+						    json_pack("{s:I,s:I}", "pid", (json_int_t)st[i].capture_pid,
+							      "seconds",
+							      (json_int_t)(st[i].capture_ns / 1000000000ULL)) :
+						    json_null());
 			if (st[i].err[0])
 				json_object_set_new(o, "error", json_string(st[i].err));
 			json_object_set_new(o, "global_rules", global_json(&st[i]));
@@ -477,6 +483,9 @@ static int status_run(struct cli_ctx *ctx)
 		if (st[i].then_id)
 			printf("%-16s then: passed frames go on to XDP program '%s' (id %u)\n", "", st[i].then_name,
 			       st[i].then_id);
+		if (st[i].capture_pid)
+			printf("%-16s capture: running for %llu s (pid %u)\n", "",
+			       (unsigned long long)(st[i].capture_ns / 1000000000ULL), st[i].capture_pid);
 		if (st[i].ctl.replaced_id)
 			printf("%-16s load --force detached XDP program '%s' (id %u) from it\n", "",
 			       st[i].ctl.replaced_name, st[i].ctl.replaced_id);

@@ -27,6 +27,7 @@ static const struct cli_cmd cmd_help = {
 };
 
 const struct cli_cmd *const cli_commands[] = {
-	&cmd_load, &cmd_unload, &cmd_status,  &cmd_chain, &cmd_rule,   &cmd_set,     &cmd_apply, &cmd_lint, &cmd_dump,
-	&cmd_save, &cmd_stats,	&cmd_explain, &cmd_sync,  &cmd_memory, &cmd_metrics, &cmd_demo,	 &cmd_help, NULL,
+	&cmd_load,   &cmd_unload,  &cmd_status, &cmd_chain, &cmd_rule,	  &cmd_set,	&cmd_apply,
+	&cmd_lint,   &cmd_dump,	   &cmd_save,	&cmd_stats, &cmd_explain, &cmd_capture, &cmd_sync,
+	&cmd_memory, &cmd_metrics, &cmd_demo,	&cmd_help,  NULL,
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include "capture.h"
 #include "carry.h"
 #include "layout_prev.h"
 #include "maps.h"
@@ -97,7 +98,8 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 	snprintf(path, sizeof(path), "%s/%s", dir, cm->name);
 	cm->old = bpf_obj_get(path);
 	if (cm->old < 0) {
-		if (errno != ENOENT || c->layout == XRL_LAYOUT_VERSION)
+		/* The capture's maps are no part of the layout: an instance of this one may lack them. */
+		if (errno != ENOENT || (c->layout == XRL_LAYOUT_VERSION && !xrl_capture_pin(cm->name)))
 			return xrl_fail(-errno, err, len, "cannot open %s: %s; nothing was changed", path,
 					strerror(errno));
 		cm->how = XRL_CARRY_EMPTY; /* new in this layout */

@@ -85,6 +85,8 @@ struct xrl_status {
 	size_t prefixes;      /* what the rules in force hold of them */
 	__u32 then_id;	      /* the program passed frames go on to (chain.h); 0: none */
 	__u32 verified_insns; /* instructions the verifier walked to load the program; 0: unknown */
+	__u32 capture_pid;    /* the capture running on it (capture.h): its pid; 0: none */
+	__u64 capture_ns;     /* ... running for this long */
 	char then_name[16];
 	__u64 memlock;	      /* bytes charged for the maps */
 	__u64 state_memlock;  /* ... of which the window states: max_keys of them */

@@ -16,6 +16,7 @@
 #include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "capture.h"
 #include "maps.h"
 #include "err.h"
 
@@ -246,7 +247,7 @@ bool xrl_pin_is_ours(const char *name)
 	for (i = 0; i < sizeof(other_pins) / sizeof(other_pins[0]); i++)
 		if (!strcmp(name, other_pins[i]))
 			return true;
-	return false;
+	return xrl_capture_pin(name);
 }
 
 int xrl_pins_remove(const char *dir, char *err, size_t len)

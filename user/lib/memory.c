@@ -13,15 +13,35 @@
 
 #define ROUND8(x) (((x) + 7ULL) & ~7ULL)
 #define HASHTAB_MAP_LOCK_COUNT 8 /* kernel/bpf/hashtab.c */
+#define XRL_PAGE 4096ULL
+#define PAGE_UP(x) (((x) + XRL_PAGE - 1) & ~(XRL_PAGE - 1))
 
 struct kernel_sizes {
-	__u64 htab, bucket, htab_elem, array, trie_node;
+	__u64 htab, bucket, htab_elem, array, trie_node, ringbuf_map;
+	__u64 ringbuf_meta; /* the ring's pages before its data: RINGBUF_NR_META_PAGES */
 };
+
+/* The pages before a ring's data (kernel/bpf/ringbuf.c): those up to consumer_pos's, and two more. */
+static int ringbuf_meta(const struct btf *btf, __u64 *pages)
+{
+	int id = btf__find_by_name_kind(btf, "bpf_ringbuf", BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m;
+	__u16 i;
+
+	for (i = 0, m = t ? btf_members(t) : NULL; t && i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), "consumer_pos")) {
+			*pages = btf_member_bit_offset(t, i) / 8 / XRL_PAGE + 2;
+			return 0;
+		}
+	return -ENOENT;
+}
 
 static int kernel_sizes(struct kernel_sizes *k, char *err, size_t len)
 {
-	static const char *const names[] = { "bpf_htab", "bucket", "htab_elem", "bpf_array", "lpm_trie_node" };
-	__u64 *v[] = { &k->htab, &k->bucket, &k->htab_elem, &k->array, &k->trie_node };
+	static const char *const names[] = { "bpf_htab",  "bucket",	   "htab_elem",
+					     "bpf_array", "lpm_trie_node", "bpf_ringbuf_map" };
+	__u64 *v[] = { &k->htab, &k->bucket, &k->htab_elem, &k->array, &k->trie_node, &k->ringbuf_map };
 	struct btf *btf = btf__load_vmlinux_btf();
 	size_t i;
 	int ret = 0;
@@ -38,6 +58,8 @@ static int kernel_sizes(struct kernel_sizes *k, char *err, size_t len)
 		else
 			*v[i] = (__u64)sz;
 	}
+	if (!ret && ringbuf_meta(btf, &k->ringbuf_meta))
+		ret = xrl_fail(-ENOENT, err, len, "the kernel's BTF has no struct bpf_ringbuf with a consumer_pos");
 	btf__free(btf);
 	return ret;
 }
@@ -49,13 +71,6 @@ static __u64 roundup_pow2(__u64 v)
 	while (p < v)
 		p <<= 1;
 	return p;
-}
-
-static __u64 page_align(__u64 v)
-{
-	__u64 page = (__u64)sysconf(_SC_PAGESIZE);
-
-	return (v + page - 1) / page * page;
 }
 
 /* One map, as the kernel accounts it (6.x map_mem_usage). */
@@ -74,8 +89,11 @@ static __u64 map_bytes(const struct bpf_map *m, const struct kernel_sizes *k, in
 	case BPF_MAP_TYPE_ARRAY:
 	case BPF_MAP_TYPE_PROG_ARRAY:			    /* a pointer a slot: the value, rounded to 8 */
 		if (bpf_map__map_flags(m) & BPF_F_MMAPABLE) /* the header and the values, each in whole pages */
-			return page_align(k->array) + page_align(ROUND8(value) * n);
+			return PAGE_UP(k->array) + PAGE_UP(ROUND8(value) * n);
 		return k->array + ROUND8(value) * n;
+	case BPF_MAP_TYPE_RINGBUF: /* its pages, and two pointers a data page (mapped twice) */
+		return k->ringbuf_map + (k->ringbuf_meta + n / XRL_PAGE) * XRL_PAGE +
+		       (k->ringbuf_meta + 2 * (n / XRL_PAGE)) * 8;
 	case BPF_MAP_TYPE_PERCPU_ARRAY:
 		return k->array + 8 * n + ROUND8(value) * n * ncpus;
 	case BPF_MAP_TYPE_LPM_TRIE:

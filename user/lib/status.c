@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "apply.h"
 #include "lpm_set.h"
+#include "capture.h"
 #include "chain.h"
 #include "loader.h"
 #include "memory.h"
@@ -78,6 +79,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	}
 	st->max_prefixes = xrl_maps_max_prefixes(&m);
 	st->then_id = xrl_chain_get(m.then, st->then_name, sizeof(st->then_name));
+	xrl_capture_running(m.dir, &st->capture_pid, &st->capture_ns);
 	for (i = 0; i < set.n && st->nglobal < XRL_STATUS_GLOBALS; i++) {
 		struct xrl_status_global *g = &st->global[st->nglobal];
 
@@ -99,7 +101,8 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		      xrl_fd_memlock(m.sets) + xrl_fd_memlock(m.set_items) + xrl_fd_memlock(m.dsts) +
 		      xrl_fd_memlock(m.state) + xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) +
 		      xrl_fd_memlock(m.ctl) + xrl_fd_memlock(m.latches) + xrl_fd_memlock(m.scratch) +
-		      xrl_fd_memlock(m.eval) + xrl_fd_memlock(m.fleet) + xrl_fd_memlock(m.then) + st->sketch_memlock;
+		      xrl_fd_memlock(m.eval) + xrl_fd_memlock(m.fleet) + xrl_fd_memlock(m.then) + st->sketch_memlock +
+		      xrl_capture_memlock(m.dir);
 	xrl_maps_close(&m);
 }
 
