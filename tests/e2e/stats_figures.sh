@@ -61,7 +61,10 @@ expect_range "the rule's pass/s + block/s (one source: the same)" "$r" 340 460
 expect_eq "the rule's rates span its interval, 1000 ms" \
 	"$(jq '.rules[] | select(.rule | startswith("port 7100")) | .rate_span_ms' "$dir/s8.json")" 1000
 
-# Held at 100/s: passed 100/s in every reading, the key's and its rule's, whatever the buckets.
+# Held at 100/s: passed 100/s in every reading, the key's and its rule's, whatever the buckets
+# (the rates of complete buckets read 0 or 200 by turns). Never above: the window passes no more.
+# A little below when the sender fell behind just as a bucket left the window (a loaded machine,
+# a sanitized build): it then sent less than the room, and the reading is what passed.
 for src in 10.220.0.2:7100:2 10.220.0.5:7101:4 10.220.0.3:7102:10; do
 	addr=${src%%:*} port=${src#*:} port=${port%:*}
 	lo=100000 hi=0 rlo=100000 rhi=0 n=0
@@ -76,9 +79,9 @@ for src in 10.220.0.2:7100:2 10.220.0.5:7101:4 10.220.0.3:7102:10; do
 		((r > rhi)) && rhi=$r
 	done
 	expect_eq "$addr held at 100/s (${src##*:} buckets) is in every reading" "$n" 15
-	expect_range "... the lowest passed/s of 15 readings" "$lo" 97 103
+	expect_range "... the lowest passed/s of 15 readings" "$lo" 90 103
 	expect_range "... the highest" "$hi" 97 103
-	expect_range "... its rule's lowest" "$rlo" 97 103
+	expect_range "... its rule's lowest" "$rlo" 90 103
 	expect_range "... its rule's highest" "$rhi" 97 103
 done
 
