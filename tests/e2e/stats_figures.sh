@@ -39,7 +39,7 @@ done
 wait
 sent=$(cat "$dir/sent")
 
-# The complete bucket's pass/s + block/s is what .2 sends, at any moment: 400/s (the sender
+# The last whole interval's pass/s + block/s is what .2 sends, at any moment: 400/s (the sender
 # paces itself; a busy machine may hold it up by a little).
 lo=100000 hi=0 qlo=100000 n=0
 for i in $(seq 15); do
@@ -52,7 +52,7 @@ for i in $(seq 15); do
 	((qps < qlo)) && qlo=$qps
 done
 expect_eq "the key is among the top in every reading" "$n" 15
-expect_range "the key's pass/s + block/s over complete buckets, lowest of 15 readings" "$lo" 340 460
+expect_range "the key's pass/s + block/s over the last whole interval, lowest of 15 readings" "$lo" 340 460
 expect_range "... highest" "$hi" 340 460
 expect_range "the sender sent 400/s for 12 s (or nearly, if held up)" "$sent" 4560 4800
 # Right after a boundary Sentinel's window holds a bucket and a bit: it reads well below 400.
