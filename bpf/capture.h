@@ -5,14 +5,18 @@
  * array lookup and one load while no capture runs (session 0). While one
  * does, xrl_cap_frame, a global function verified once, filters the frame
  * (verdict, rule, source), spends the CPU's budget and copies it into the
- * ring. Included by xdp_ratelimit.bpf.c after struct xrl_eval and the
- * clocks, before xrl_verdict.
+ * ring.
  */
 #ifndef XRL_BPF_CAPTURE_H
 #define XRL_BPF_CAPTURE_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "xrl_capture.h"
+#include "xrl_key.h"
+#include "clock.h"
+#include "parsing.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -37,21 +41,10 @@ struct {
 
 /*
  * How a frame left xrl_verdict, in one word for xrl_cap_frame: its verdict,
- * why (enum xrl_cap_why), the malformed reason, the dst rule's XRL_DST_*
- * bits and whether the port rule was over. The rules it met travel in a
- * second word, XRL_CAP_RULE of each: the port rule's, the protocol rule's,
- * the prefix rule's (the dst rule's is in its xrl_eval slot).
+ * why (enum xrl_cap_why) and the malformed reason. The rule that decided it
+ * (xrl_decider) travels beside it.
  */
 #define XRL_CAP_HOW(why, reason) (((__u32)(why) << 8) | ((__u32)(reason) << 16))
-#define XRL_CAP_HOW_DST(dst) (((__u32)(dst)&0xf) << 24)
-#define XRL_CAP_HOW_PORT_OVER(over) (((__u32)(over)&1) << 28)
-/* A rule as XRL_CAP_RULE packs it: its id + 1 (0: none) in 14 bits, then its monitor flag. */
-#define XRL_CAP_RULE_MON 0x8000
-#define XRL_CAP_RULE(r, slot) \
-	((((__u64)((r)->id + 1) & 0x3fff) | ((__u64)((r)->flags & XRL_F_MONITOR) << 14)) << (16 * (slot)))
-#define XRL_CAP_SLOT_PORT 0
-#define XRL_CAP_SLOT_PROTO 1
-#define XRL_CAP_SLOT_PREFIX 2
 
 /* Whether a capture runs: the only cost of this file to a frame while none does. */
 static __always_inline int xrl_cap_on(void)
@@ -63,93 +56,16 @@ static __always_inline int xrl_cap_on(void)
 	return c && c->session;
 }
 
-int xrl_cap_frame(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 how, __u64 rules);
+int xrl_cap_frame(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 how, __u32 rule);
 
-/* The frame leaves with verdict: offered to a capture when one runs; how and rules are read only then. */
-#define XRL_CAP_EXIT(ctx, p, verdict, how, rules)                                \
-	({                                                                       \
-		int xrl_cap_v_ = (verdict);                                      \
-		if (xrl_cap_on())                                                \
-			xrl_cap_frame(ctx, p, (__u32)xrl_cap_v_ | (how), rules); \
-		xrl_cap_v_;                                                      \
+/* The frame leaves with verdict: offered to a capture when one runs; how and rule are read only then. */
+#define XRL_CAP_EXIT(ctx, p, verdict, how, rule)                                \
+	({                                                                      \
+		int xrl_cap_v_ = (verdict);                                     \
+		if (xrl_cap_on())                                               \
+			xrl_cap_frame(ctx, p, (__u32)xrl_cap_v_ | (how), rule); \
+		xrl_cap_v_;                                                     \
 	})
-
-/* Whether packed rule r (XRL_CAP_RULE) decided: the first over (not a monitor, for a drop), else the first met. */
-static __always_inline int xrl_cap_pick(__u32 r, int over, __u32 why)
-{
-	if (!r)
-		return 0;
-	if (why == XRL_CAP_WHY_OVER)
-		return over && !(r & XRL_CAP_RULE_MON);
-	if (why == XRL_CAP_WHY_MONITOR)
-		return over;
-	return 1;
-}
-
-/* The allow dst rule that passed p: looked up again (xrl_dst_find keeps no copy of an allow rule). */
-static __always_inline __u32 xrl_cap_dst_allow(struct xdp_md *ctx, const struct xrl_pkt *p)
-{
-	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
-	struct xrl_lpm_q q = { .kind = XRL_LPM_DST, .family = p->family };
-	struct xrl_rule *r;
-	struct xrl_ctl *ctl;
-	__u32 zero = 0;
-
-	ctl = bpf_map_lookup_elem(&xrl_ctl, &zero);
-	if (!ctl || p->l3off > 64)
-		return XRL_CAP_NO_RULE;
-	if (p->family == XRL_FAMILY_V4) {
-		struct iphdr *iph = data + p->l3off;
-
-		if ((void *)(iph + 1) > end)
-			return XRL_CAP_NO_RULE;
-		__builtin_memcpy(q.addr, &iph->daddr, 4);
-	} else {
-		struct ipv6hdr *ip6h = data + p->l3off;
-
-		if ((void *)(ip6h + 1) > end)
-			return XRL_CAP_NO_RULE;
-		__builtin_memcpy(q.addr, &ip6h->daddr, 16);
-	}
-	q.set = ctl->active_set & 1;
-	r = xrl_lpm_rule_at(xrl_lpm_find(&q), XRL_LPM_DST);
-	return r ? r->id : XRL_CAP_NO_RULE;
-}
-
-/* The rule that decided the frame (XRL_CAP_NO_RULE: none), in the order xrl_verdict judges them. */
-static __always_inline __u32 xrl_cap_decider(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 how, __u64 rules)
-{
-	__u32 why = (how >> 8) & 0xff, dst = (how >> 24) & 0xf, r, ix;
-	struct xrl_dst_eval *de;
-	struct xrl_eval *ev;
-
-	if (why == XRL_CAP_WHY_ALLOW) {
-		if (dst & XRL_DST_ALLOW)
-			return xrl_cap_dst_allow(ctx, p);
-		r = (rules >> (16 * XRL_CAP_SLOT_PREFIX)) & 0x3fff;
-		return r ? r - 1 : XRL_CAP_NO_RULE;
-	}
-	if (why != XRL_CAP_WHY_OVER && why != XRL_CAP_WHY_UNDER && why != XRL_CAP_WHY_MONITOR)
-		return XRL_CAP_NO_RULE;
-	r = (rules >> (16 * XRL_CAP_SLOT_PORT)) & 0xffff;
-	if (xrl_cap_pick(r, (how >> 28) & 1, why))
-		return (r & 0x3fff) - 1;
-	r = (rules >> (16 * XRL_CAP_SLOT_PROTO)) & 0xffff;
-	ix = XRL_EVAL_PROTO;
-	ev = r ? bpf_map_lookup_elem(&xrl_eval, &ix) : NULL;
-	if (ev && xrl_cap_pick(r, ev->over, why))
-		return (r & 0x3fff) - 1;
-	ix = XRL_EVAL_DST;
-	de = dst & XRL_DST_MATCH ? bpf_map_lookup_elem(&xrl_eval, &ix) : NULL;
-	if (de && xrl_cap_pick((de->rule.id + 1) | (dst & XRL_DST_MONITOR ? XRL_CAP_RULE_MON : 0), de->ev.over, why))
-		return de->rule.id;
-	r = (rules >> (16 * XRL_CAP_SLOT_PREFIX)) & 0xffff;
-	ix = XRL_EVAL_PREFIX;
-	ev = r ? bpf_map_lookup_elem(&xrl_eval, &ix) : NULL;
-	if (ev && xrl_cap_pick(r, ev->over, why))
-		return (r & 0x3fff) - 1;
-	return XRL_CAP_NO_RULE;
-}
 
 /* Whether p's source is in the capture's --src prefix. */
 static __always_inline int xrl_cap_src_ok(const struct xrl_cap_ctl *c, const struct xrl_pkt *p)
@@ -209,13 +125,14 @@ static __always_inline struct xrl_cap_cpu *xrl_cap_cpu_at(struct xrl_cap_ctl *c,
 }
 
 /*
- * Offers a frame to the capture: how and rules as XRL_CAP_EXIT packs them.
+ * Offers a frame to the capture: how as XRL_CAP_EXIT packs it, and the
+ * rule that decided it (XRL_CAP_NO_RULE: none).
  * A global function: verified once, whatever the exit it is called from.
  */
-__noinline int xrl_cap_frame(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 how, __u64 rules)
+__noinline int xrl_cap_frame(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 how, __u32 rule)
 {
 	__u64 hz = CONFIG_HZ ? CONFIG_HZ : XRL_CAP_HZ_UNKNOWN, s;
-	__u32 zero = 0, verdict = how & 0xff, rule, len, caplen;
+	__u32 zero = 0, verdict = how & 0xff, len, caplen;
 	struct xrl_cap_cpu *pc;
 	struct xrl_cap_ctl *c;
 
@@ -228,7 +145,6 @@ __noinline int xrl_cap_frame(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 
 	pc = xrl_cap_cpu_at(c, s);
 	if (!pc || !(c->verdicts & (1U << verdict)) || !xrl_cap_src_ok(c, p))
 		return 0;
-	rule = xrl_cap_decider(ctx, p, how, rules);
 	if (c->rule_id && rule + 1 != c->rule_id)
 		return 0;
 	pc->matched++;

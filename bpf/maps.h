@@ -115,19 +115,6 @@ struct {
 	__type(value, __u64[XRL_MAX_CELLS]);
 } xrl_scratch SEC(".maps");
 
-/*
- * Per CPU: the judgements of a packet's protocol and dst rules and of its
- * rules' byte windows (XRL_EVAL_*), which the stack has no room for beside
- * the port and prefix rules' ones. Looked up only when the packet meets such
- * a rule.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XRL_EVALS);
-	__type(key, __u32);
-	__type(value, __u8[XRL_EVAL_SIZE]);
-} xrl_eval SEC(".maps");
-
 /* Keys over their limit, per CPU: an array the verifier inlines, indexed by xrl_key_hash. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

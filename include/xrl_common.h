@@ -50,7 +50,7 @@
 #define XRL_MAP_CTL "xrl_ctl"
 #define XRL_MAP_LATCHES "xrl_latches"
 #define XRL_MAP_SCRATCH "xrl_scratch"
-#define XRL_MAP_EVAL "xrl_eval"
+#define XRL_MAP_EVAL_OLD "xrl_eval" /* layouts up to 9: removed by a replace */
 #define XRL_MAP_SKETCH "xrl_sketch"
 #define XRL_MAP_FLEET "xrl_fleet"
 #define XRL_MAP_THEN "xrl_then"
@@ -137,18 +137,6 @@ _Static_assert(sizeof(struct xrl_port_rule) == 80, "xrl_port_rule layout");
 #define XRL_SEL_ICMP(type) (512 + (__u32)(__u8)(type))
 #define XRL_SEL_ICMPV6(type) (768 + (__u32)(__u8)(type))
 #define XRL_SELS 1024 /* per set: 0..255 are IP protocol numbers */
-/* xrl_eval's value: room for the program's judgement of a protocol or dst rule (off the stack). */
-#define XRL_EVAL_SIZE 160
-/* xrl_eval's slots: the protocol and dst rules' judgements, and each kind's byte window's. */
-#define XRL_EVAL_PROTO 0
-#define XRL_EVAL_DST 1
-#define XRL_EVAL_PORT_DST 2 /* a copy of the narrowed port rule that applies */
-#define XRL_EVAL_PORT_BYTES 3
-#define XRL_EVAL_PROTO_BYTES 4
-#define XRL_EVAL_PREFIX_BYTES 5
-#define XRL_EVAL_DST_BYTES 6
-#define XRL_EVAL_PREFIX 7 /* the prefix rule's judgement: the slow path needs the stack it would take */
-#define XRL_EVALS 8
 #define XRL_PROTO_IDX(set, sel) (((__u32)(set)&1) * XRL_SELS + ((__u32)(sel) & (XRL_SELS - 1)))
 #define XRL_PROTO_IDX_ENTRIES (2 * XRL_SELS)
 

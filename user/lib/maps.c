@@ -222,14 +222,17 @@ static const struct map_want wanted[] = {
 	{ XRL_MAP_CTL, offsetof(struct xrl_maps, ctl), sizeof(__u32), sizeof(struct xrl_ctl) },
 	{ XRL_MAP_LATCHES, offsetof(struct xrl_maps, latches), sizeof(__u32), sizeof(struct xrl_latch) },
 	{ XRL_MAP_SCRATCH, offsetof(struct xrl_maps, scratch), sizeof(__u32), 8 * XRL_MAX_CELLS },
-	{ XRL_MAP_EVAL, offsetof(struct xrl_maps, eval), sizeof(__u32), XRL_EVAL_SIZE },
 	{ XRL_MAP_SKETCH, offsetof(struct xrl_maps, sketch), sizeof(__u32), sizeof(struct xrl_sketch_cell) },
 	{ XRL_MAP_FLEET, offsetof(struct xrl_maps, fleet), sizeof(__u32), sizeof(struct xrl_fleet) },
 	{ XRL_MAP_THEN, offsetof(struct xrl_maps, then), sizeof(__u32), sizeof(__u32) },
 };
 
-/* What xrl_load pins besides the maps; and the prefix rules' trie of the builds before sets, to remove. */
-static const char *const other_pins[] = { "prog", "link", "xrl_prefixes" };
+/*
+ * What xrl_load pins besides the maps; and maps of earlier builds, which a
+ * replace removes: the prefix rules' trie of the builds before sets, and
+ * the judgements' slots of the builds before the pipeline (xrl_eval).
+ */
+static const char *const other_pins[] = { "prog", "link", "xrl_prefixes", XRL_MAP_EVAL_OLD };
 
 bool xrl_pin_is_ours(const char *name)
 {

@@ -13,7 +13,7 @@
 struct xrl_maps {
 	char dir[PATH_MAX];
 	int port_idx, port_rules, proto_rules, lpm_rules, lpm_dir, lpm_ranges, sets, set_items, dsts, state, rule_stats,
-		counters, ctl, latches, scratch, eval, sketch, fleet, then;
+		counters, ctl, latches, scratch, sketch, fleet, then;
 	int lock; /* the pin folder, flocked while rules change */
 	int ncpus;
 	__u32 cells;	/* the cells of every ring (xrl_state's, xrl_rule_stats'), as loaded */

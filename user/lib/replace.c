@@ -250,6 +250,9 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 		snprintf(path, sizeof(path), "%s/xrl_prefixes", dir);
 		unlink(path);
 	}
+	/* The judgements' slots of a build before the pipeline: its program is gone. */
+	snprintf(path, sizeof(path), "%s/" XRL_MAP_EVAL_OLD, dir);
+	unlink(path);
 	ctl.layout = XRL_LAYOUT_VERSION;
 	ctl.clock = o->clock;
 	ctl.malformed = o->malformed;

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Judge: the same code for every rule a packet met, whatever its kind
+ * (classify.h found it), and for its packet and byte windows alike. A
+ * window's key is made from the rule and the packet's source; its latch
+ * answers a flood (latch.h); else the slow path counts the packet in the
+ * key's shared ring (xrl_reserve, xrl_window.h), and past the cap on new
+ * states the sketch judges a new source (xrl_sketch.h). Nothing here knows
+ * a rule kind: adding one touches the classifier and its index only.
+ */
+#ifndef XRL_BPF_JUDGE_H
+#define XRL_BPF_JUDGE_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "xrl_key.h"
+#include "xrl_sketch.h"
+#include "xrl_window.h"
+#include "parsing.h"
+#include "latch.h"
+#include "rule_stats.h"
+
+/*
+ * What every judgement of one packet reads: the packet, its clock reads and
+ * what it counts. On the program's stack, handed to each judgement; it holds
+ * no pointer, so a global function may write it (its clock reads).
+ */
+struct xrl_pctx {
+	struct xrl_pkt p;
+	struct xrl_times clk;
+	struct xrl_key key; /* the key of the window judged (xrl_key_for) */
+	__u32 segs;	    /* what it counts in a packet window: 1, or in generic mode a super-packet's segments */
+	__u32 len;	    /* what it counts in a byte window: the frame's length as XDP sees it */
+	__u16 port;	    /* the key's port for the rule judged: the packet's for a port rule, else 0 */
+	__u8 dropping;	    /* an earlier rule dropped the packet: the next ones are only asked whether it is over */
+	__u8 pad;
+	__u32 latch_ix; /* the latch slot of key (xrl_key_hash) */
+};
+
+/*
+ * A window's judgement (xrl_judge_slow, xrl_judge_sketch): XRL_JUDGED_*
+ * bits, and for a counted pass how many buckets past the rule's slot the
+ * bucket it was counted in lies (XRL_JUDGED_AHEAD): xrl_reserve counts in
+ * the newest bucket of the ring, which another CPU's later clock may have
+ * opened. The pass is taken back from there (xrl_judge_undo).
+ */
+enum {
+	XRL_JUDGED_OVER = 1,
+	XRL_JUDGED_COUNTED = 2,
+	XRL_JUDGED_PAST_CAP = 8, /* a new source past the cap: to be judged by the sketch */
+};
+#define XRL_JUDGED_AHEAD(res) (((__u32)(res) >> 8) & 0xff)
+
+/*
+ * A rule's judgement of a packet (xrl_judge_rule), kept by the pipeline
+ * until its fate is known: XRL_J_* bits, and for each window that counted a
+ * pass (a packet window's in bits 8-15, a byte window's in 16-23) its
+ * XRL_JUDGED_AHEAD.
+ */
+#define XRL_J_OVER 1	      /* over: the packet is dropped, unless the rule is a monitor */
+#define XRL_J_COUNTED 2	      /* its packet window counted a pass: taken back if the packet is dropped */
+#define XRL_J_BYTES_COUNTED 4 /* its byte window counted the frame's bytes: the same */
+#define XRL_J_AHEAD(res, bytes) (((__u32)(res) >> ((bytes) ? 16 : 8)) & 0xff)
+
+/*
+ * What the packet counts in a window: its length in a byte window, else 1,
+ * or in generic mode the segments of a super-packet.
+ */
+static __always_inline __u32 xrl_cost(const struct xrl_pctx *pc, int bytes)
+{
+	if (bytes)
+		return pc->len;
+	return xrl_cfg.gso_mtu && pc->segs > 1 ? pc->segs : 1;
+}
+
+/* The key of rule r's window for pc's packet: its byte window's (XRL_KEY_BYTES) when bytes. */
+static __always_inline void xrl_key_for(struct xrl_key *k, const struct xrl_rule *r, const struct xrl_pctx *pc,
+					int bytes)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	xrl_key_make(k, r, pc->p.family, pc->p.src, pc->port, pc->p.proto);
+	if (bytes)
+		k->rule_id |= XRL_KEY_BYTES;
+}
+
+/* Template for a new window state: too large for the 512-byte stack. */
+static const struct xrl_state xrl_zero_state;
+
+/*
+ * The cap on new per-source states: each CPU creates at most
+ * new_keys_cpu a second. Past it, a spoofed flood of new sources can neither
+ * churn the LRU (evicting tracked sources and resetting their windows) nor
+ * pass a fresh window's worth per fake source: each new source is judged by
+ * the sketch (xrl_sketch.h), in fixed memory, held near its own limit.
+ */
+static __always_inline int xrl_may_create(struct xrl_counters *cnt, __u64 now)
+{
+	__u64 second = now / 1000000000ULL;
+
+	if (!xrl_cfg.new_keys_cpu)
+		return 1;
+	if (cnt->new_keys_second != second) {
+		cnt->new_keys_second = second;
+		cnt->new_keys_count = 0;
+	}
+	if (cnt->new_keys_count >= xrl_cfg.new_keys_cpu)
+		return 0;
+	cnt->new_keys_count++;
+	return 1;
+}
+
+/* A new key's window state, made past the cap check (xrl_judge_slow). */
+static __always_inline struct xrl_state *xrl_state_new(struct xrl_key *k, struct xrl_counters *cnt)
+{
+	struct xrl_state *st;
+
+	if (bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0)
+		cnt->keys_new++;
+	st = bpf_map_lookup_elem(&xrl_state, k);
+	if (!st)
+		cnt->keys_failed++;
+	return st;
+}
+
+/* A judgement by the sketch, counted: the new sources past the cap it judged and blocked. */
+static __always_inline void xrl_count_sketch(int over)
+{
+	struct xrl_counters *cnt;
+	__u32 zero = 0;
+
+	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
+	if (!cnt)
+		return;
+	cnt->sketch_judged++;
+	if (over)
+		cnt->sketch_blocked++;
+}
+
+/*
+ * Judges a new source past the cap in the sketch (see xrl_sketch.h for the
+ * design and its bounds). A global function, verified once. A pass is
+ * counted in the cells and never taken back when another rule then drops
+ * the packet: an over-count of one, which can only block. A key found over
+ * is latched like a tracked one, until the end of its rule's bucket, when
+ * that bucket ends no later than the sketch's (then the cells cannot fall
+ * before it ends): so a heavy new source costs what a tracked one does.
+ */
+__noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_pctx *pc)
+{
+	struct xrl_key *k;
+	struct xrl_sketch_cell *cell[XRL_SKETCH_DEPTH];
+	struct xrl_rule_stats *rs;
+	struct xrl_latch *l;
+	__u64 h, est, blen;
+	__u32 i, ix;
+	__u64 now;
+	int res;
+
+	if (!r || !pc)
+		return 0;
+	k = &pc->key;
+	now = xrl_coarse(&pc->clk);
+	h = xrl_key_hash64(k);
+	for (i = 0; i < XRL_SKETCH_DEPTH; i++) {
+		ix = i * xrl_cfg.sketch_width + xrl_sketch_col(h, i, xrl_cfg.sketch_width);
+		cell[i] = bpf_map_lookup_elem(&xrl_sketch, &ix);
+		if (!cell[i])
+			return 0;
+	}
+	res = xrl_sketch_judge(cell, r->interval_ns, xrl_threshold(r), now, pc->dropping, &est);
+	if (res == XRL_PASSED)
+		return 0;
+	blen = xrl_sketch_blen(r->interval_ns);
+	ix = r->id;
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &ix); /* its slot: xrl_judge_slow brought it to now */
+	if (rs && res == XRL_OVER && rs->slot.end <= ((__u64)now / blen + 1) * blen) {
+		ix = xrl_key_hash(k);
+		l = bpf_map_lookup_elem(&xrl_latches, &ix);
+		if (l) {
+			xrl_latch_set(l, r, k, &rs->slot, now);
+			if (xrl_latch_holds(l, r, k, &rs->slot))
+				l->sketch = 1;
+		}
+	}
+	return XRL_JUDGED_OVER;
+}
+
+/*
+ * Judges one window of rule r for key k on the precise clock: the slow path,
+ * for a packet no latch answers. A global function, so the verifier checks it
+ * once rather than once for every way into it; the call costs a few ns.
+ *
+ * A packet passes only if every rule it matches passes, so once an earlier
+ * rule has dropped it (pc->dropping), this one is only asked whether it is
+ * over; otherwise its pass is counted in the same compare-and-swap that
+ * decides it (xrl_reserve), and taken back if a later rule drops the packet
+ * (xrl_judge_undo). The limit is exact across CPUs: every CPU counts into the
+ * one ring of the key, and a pass is counted only while the sum still allows
+ * it. Once a key is over, the sum cannot fall before its bucket ends: the CPU
+ * latches that, and answers the key's next packets from the latch. Returns
+ * XRL_JUDGED_* bits; 0 when the rule passes the packet without a window
+ * (invalid shape, no state).
+ */
+__noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes)
+{
+	struct xrl_counters *cnt;
+	struct xrl_rule_stats *rs;
+	struct xrl_latch *l;
+	struct xrl_state *st;
+	struct xrl_slot slot;
+	__u64(*snap)[XRL_MAX_CELLS];
+	__u64 now, thr, full, room = 0;
+	struct xrl_key *k;
+	__u32 zero = 0;
+	int res, dropping;
+
+	if (!r || !pc)
+		return 0;
+	k = &pc->key;
+	dropping = pc->dropping;
+	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
+	if (!cnt)
+		return 0;
+	st = bpf_map_lookup_elem(&xrl_state, k);
+	if (!st && k->family && xrl_cfg.new_keys_cpu) {
+		/*
+		 * A new source: the cap and, past it, the sketch go by the coarse
+		 * clock, so that a flood of them costs no precise read (the precise
+		 * one is left for a tracked source's exact window).
+		 */
+		now = xrl_coarse(&pc->clk);
+		if (!xrl_may_create(cnt, now)) {
+			rs = xrl_rule_stats_at(r, now, 1);
+			return rs && rs->shape_ok ? XRL_JUDGED_PAST_CAP : 0;
+		}
+	}
+	now = xrl_precise(&pc->clk);
+	rs = xrl_rule_stats_at(r, now, 0);
+	if (!rs || !rs->shape_ok)
+		return 0;
+	if (!st)
+		st = xrl_state_new(k, cnt);
+	if (!st)
+		return 0;
+	if (st->gen != r->gen) {
+		__u32 old = st->gen;
+
+		/*
+		 * A new key or a new window shape: one CPU empties the ring. Race:
+		 * a pass another CPU counts between this swap and the reset is
+		 * lost, so the first moment of a key may admit one more packet a
+		 * CPU racing there.
+		 */
+		if (__sync_val_compare_and_swap(&st->gen, old, r->gen) == old)
+			xrl_ring_reset(&st->ring, XRL_CELLS);
+	}
+	slot = rs->slot;
+	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
+	if (l && xrl_latched(l, r, rs, k, xrl_key_threshold(r, k))) {
+		l->block++;
+		return XRL_JUDGED_OVER;
+	}
+	if (l && l->gen && xrl_key_equal(&l->key, k)) {
+		/* The key's latch retires. */
+		xrl_latch_flush(l, st);
+		l->gen = 0;
+	}
+	snap = bpf_map_lookup_elem(&xrl_scratch, &zero);
+	if (!snap)
+		return 0;
+	full = xrl_key_threshold(r, k);
+	thr = full;
+	if (xrl_has_warmup(r)) {
+		__u64 period = (__u64)r->warmup_ms * 1000000ULL;
+
+		/* A new state (last 0) or one idle for a whole period starts cold. */
+		if (xrl_warm_idle(XRL_READ_ONCE(st->ring.last), rs->blen, period, now))
+			st->warm = now;
+		thr = xrl_warm_threshold(full, period, st->warm, now);
+	}
+	res = xrl_reserve(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, &slot, thr, xrl_cost(pc, bytes),
+			  XRL_RESERVE_TRIES, dropping, *snap, &room);
+	if (res == XRL_PASSED) {
+		__u64 ahead = slot.q - rs->slot.q;
+
+		if (dropping)
+			return 0;
+		return XRL_JUDGED_COUNTED | (ahead < 0xff ? (__u32)ahead : 0xff) << 8;
+	}
+	/*
+	 * Over: it counts a block whatever the other rules decide, in the latch
+	 * this CPU now holds for the key (no atomic on a line other CPUs share),
+	 * else in the key's ring. Not latched when races alone made it over (it
+	 * may not stay so), nor while a warm-up climbs (the threshold rises
+	 * within the bucket), nor when a byte window still has room for the
+	 * smallest frame, or a packet window for one packet (in generic mode a
+	 * super-packet of several segments may be over while one would pass).
+	 */
+	if (l && res == XRL_OVER && thr == full && room < (bytes ? XRL_MIN_JUDGED_FRAME : 1))
+		xrl_latch_set(l, r, k, &slot, now);
+	if (l && xrl_latch_holds(l, r, k, &slot)) {
+		xrl_block_add(&st->ring, XRL_CELLS, &slot, 0, 1); /* the ring shows the bucket its blocks are in */
+		l->block++;
+	} else {
+		xrl_block_add(&st->ring, XRL_CELLS, &slot, 1, 1);
+	}
+	return XRL_JUDGED_OVER;
+}
+
+/*
+ * Takes back the pass xrl_judge_slow counted in rule r's window (its byte
+ * window when bytes) when another rule dropped the packet, from the bucket
+ * it was counted in: ahead buckets past the rule's slot, which no other
+ * packet on this CPU has moved since. A bucket too far ahead to tell
+ * (0xff) keeps the pass: one too many counted, which can only block.
+ */
+__noinline int xrl_judge_undo(struct xrl_rule *r, struct xrl_pctx *pc, int bytes, __u32 ahead)
+{
+	struct xrl_rule_stats *rs;
+	struct xrl_state *st;
+	struct xrl_slot s;
+	__u32 id;
+
+	if (!r || !pc || ahead >= 0xff || !XRL_CELLS)
+		return 0;
+	id = r->id;
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &id);
+	if (!rs)
+		return 0;
+	s.idx = (rs->slot.idx + ahead) % XRL_CELLS;
+	s.epoch = rs->slot.epoch + ahead;
+	xrl_key_for(&pc->key, r, pc, bytes);
+	st = bpf_map_lookup_elem(&xrl_state, &pc->key);
+	if (st)
+		xrl_unreserve(&st->ring, XRL_CELLS, &s, xrl_cost(pc, bytes), XRL_RESERVE_TRIES);
+	return 0;
+}
+
+/*
+ * Judges one window of rule r (its byte window when bytes): from its key's
+ * latch when that answers, else on the slow path, and past the cap in the
+ * sketch. Returns XRL_JUDGED_* bits.
+ */
+static __always_inline int xrl_judge_window(struct xrl_rule *r, struct xrl_pctx *pc, int bytes)
+{
+	struct xrl_key *k = &pc->key;
+	struct xrl_rule_stats *rs;
+	struct xrl_latch *l;
+	int res;
+
+	xrl_key_for(k, r, pc, bytes);
+	pc->latch_ix = xrl_key_hash(k);
+	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
+	if (l && rs && xrl_latched(l, r, rs, k, xrl_key_threshold(r, k))) {
+		/* Over whatever the other rules decide: its block is counted here. */
+		l->block++;
+		if (l->sketch)
+			xrl_count_sketch(1);
+		return XRL_JUDGED_OVER;
+	}
+	res = xrl_judge_slow(r, pc, bytes);
+	if (!(res & XRL_JUDGED_PAST_CAP))
+		return res;
+	/* The sketch counts packets: past the cap a byte window is not judged, its packet rate holds. */
+	if (bytes)
+		return 0;
+	res = xrl_judge_sketch(r, pc);
+	xrl_count_sketch(res & XRL_JUDGED_OVER);
+	return res;
+}
+
+/*
+ * Judges rule r for pc's packet: its packet window, then, when that passed
+ * it, its byte window. A global function, verified once for every kind of
+ * rule. Returns XRL_J_* bits.
+ */
+__noinline int xrl_judge_rule(struct xrl_rule *r, struct xrl_pctx *pc)
+{
+	int res = 0, w;
+
+	if (!r || !pc)
+		return 0;
+	if (!xrl_bytes_only(r)) {
+		w = xrl_judge_window(r, pc, 0);
+		if (w & XRL_JUDGED_OVER)
+			res = XRL_J_OVER;
+		else if (w & XRL_JUDGED_COUNTED)
+			res = XRL_J_COUNTED | XRL_JUDGED_AHEAD(w) << 8;
+	}
+	if (xrl_has_bytes(r) && !(res & XRL_J_OVER)) {
+		w = xrl_judge_window(r, pc, 1);
+		if (w & XRL_JUDGED_OVER)
+			res |= XRL_J_OVER;
+		else if (w & XRL_JUDGED_COUNTED)
+			res |= XRL_J_BYTES_COUNTED | XRL_JUDGED_AHEAD(w) << 16;
+	}
+	return res;
+}
+
+#endif /* XRL_BPF_JUDGE_H */
