@@ -177,7 +177,7 @@ __noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_pctx *pc)
 		ix = xrl_key_hash(k);
 		l = bpf_map_lookup_elem(&xrl_latches, &ix);
 		if (l) {
-			xrl_latch_set(l, r, k, &rs->slot, now);
+			xrl_latch_set(l, r, k, &rs->slot, xrl_until_jiffies(rs->slot.end, now, xrl_jiffies()));
 			if (xrl_latch_holds(l, r, k, &rs->slot))
 				l->sketch = 1;
 		}
@@ -209,7 +209,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	struct xrl_state *st;
 	struct xrl_slot slot;
 	__u64(*snap)[XRL_MAX_CELLS];
-	__u64 now, thr, full, room = 0;
+	__u64 now, thr, full, until, room = 0;
 	struct xrl_key *k;
 	__u32 zero = 0;
 	int res, dropping;
@@ -234,8 +234,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 			return rs && rs->shape_ok ? XRL_JUDGED_PAST_CAP : 0;
 		}
 	}
-	now = xrl_precise(&pc->clk);
-	rs = xrl_rule_stats_at(r, now, 0);
+	rs = xrl_rule_slot_now(r, &pc->clk, &until);
 	if (!rs || !rs->shape_ok)
 		return 0;
 	if (!st)
@@ -273,6 +272,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	if (xrl_has_warmup(r)) {
 		__u64 period = (__u64)r->warmup_ms * 1000000ULL;
 
+		now = xrl_precise(&pc->clk);
 		/* A new state (last 0) or one idle for a whole period starts cold. */
 		if (xrl_warm_idle(XRL_READ_ONCE(st->ring.last), rs->blen, period, now))
 			st->warm = now;
@@ -297,7 +297,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	 * super-packet of several segments may be over while one would pass).
 	 */
 	if (l && res == XRL_OVER && thr == full && room < (bytes ? XRL_MIN_JUDGED_FRAME : 1))
-		xrl_latch_set(l, r, k, &slot, now);
+		xrl_latch_set(l, r, k, &slot, until);
 	if (l && xrl_latch_holds(l, r, k, &slot)) {
 		xrl_block_add(&st->ring, XRL_CELLS, &slot, 0, 1); /* the ring shows the bucket its blocks are in */
 		l->block++;

@@ -38,6 +38,19 @@
  */
 #define XRL_JIFFIES_MARGIN 7
 
+/*
+ * The jiffies below which the bucket that ends at end is proven not to have
+ * ended (the proof above), from the time now, read at jiffies j or later; 0:
+ * too near its end to prove.
+ */
+static __always_inline __u64 xrl_until_jiffies(__u64 end, __u64 now, __u64 j)
+{
+	__u64 tick = CONFIG_HZ ? 1000000000ULL / CONFIG_HZ : 0, ticks;
+
+	ticks = tick && end > now ? (end - now) / tick : 0;
+	return ticks > XRL_JIFFIES_MARGIN ? j + ticks - XRL_JIFFIES_MARGIN : 0;
+}
+
 /* Whether latch l answers for key k of rule r, whose window's threshold is thr (xrl_key_threshold). */
 static __always_inline int xrl_latched(const struct xrl_latch *l, const struct xrl_rule *r,
 				       const struct xrl_rule_stats *rs, const struct xrl_key *k, __u64 thr)
@@ -69,22 +82,18 @@ static __always_inline void xrl_latch_flush(struct xrl_latch *l, struct xrl_stat
 }
 
 /*
- * Latches k as over until the end of bucket s, unless the slot holds another
+ * Latches k as over in bucket s while the jiffies stay below until (a proof
+ * that s has not ended: xrl_until_jiffies), unless the slot holds another
  * key's live latch; an expired one of another key hands its blocks on first.
  */
 static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_rule *r, const struct xrl_key *k,
-					  const struct xrl_slot *s, __u64 now)
+					  const struct xrl_slot *s, __u64 until)
 {
-	__u64 tick, ticks, j;
-
-	j = xrl_jiffies();
 	if (l->gen && !xrl_key_equal(&l->key, k)) {
-		if (j < l->until_jiffies)
+		if (xrl_jiffies() < l->until_jiffies)
 			return;
 		xrl_latch_flush(l, NULL);
 	}
-	tick = CONFIG_HZ ? 1000000000ULL / CONFIG_HZ : 0;
-	ticks = tick && s->end > now ? (s->end - now) / tick : 0;
 	__builtin_memcpy(&l->key, k, sizeof(*k));
 	l->gen = r->gen;
 	l->epoch = s->epoch;
@@ -92,7 +101,7 @@ static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_
 	l->idx = (__u16)s->idx;
 	l->sketch = 0;
 	l->start = s->start;
-	l->until_jiffies = ticks > XRL_JIFFIES_MARGIN ? j + ticks - XRL_JIFFIES_MARGIN : 0;
+	l->until_jiffies = until;
 	l->block = 0;
 }
 

@@ -82,8 +82,10 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 				    XRL_CAP_NO_RULE);
 	allow = xrl_classify(ctx, &pc.p, set, kinds, &m);
 	if (allow) {
+		__u64 until;
+
 		cnt->allowed++;
-		xrl_count_rule(xrl_rule_stats_at(allow, xrl_now(), 0), 0);
+		xrl_count_rule(xrl_rule_slot_now(allow, &pc.clk, &until), 0);
 		return XRL_CAP_EXIT(ctx, &pc.p, xrl_pass(cnt), XRL_CAP_HOW(XRL_CAP_WHY_ALLOW, 0), allow->id);
 	}
 	if (!m.r[XRL_M_PORT] && !m.r[XRL_M_PROTO] && !m.r[XRL_M_DST] && !m.r[XRL_M_PREFIX]) {

@@ -280,8 +280,9 @@ _Static_assert(sizeof(struct xrl_latch) == 64, "xrl_latch layout");
  * what the program derives from the rule once rather than once a packet.
  */
 struct xrl_rule_stats {
-	__u32 gen;	/* rule gen the ring was made for */
-	__u32 shape_ok; /* the window shape below is valid, so the rule limits */
+	__u32 gen;	   /* rule gen the ring was made for */
+	__u16 shape_ok;	   /* the window shape below is valid, so the rule limits */
+	__u16 proof_ticks; /* jiffies past proof_from that prove slot still holds the time (0: none) */
 	__u64 pass;
 	__u64 block;
 	/*
@@ -290,7 +291,7 @@ struct xrl_rule_stats {
 	 * torn while userspace rewrites it heals with the next packet.
 	 */
 	__u32 buckets;
-	__u32 pad;
+	__u32 proof_from; /* the jiffies (low 32 bits) read with the precise clock that set slot */
 	__u64 interval;
 	__u64 blen;	      /* bucket length: interval / buckets */
 	struct xrl_slot slot; /* the current bucket, until time leaves it */

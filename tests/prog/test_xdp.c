@@ -1779,6 +1779,66 @@ static void test_latch_late_jiffies(void **state)
 }
 
 /*
+ * A packet no latch answers takes its bucket from the precise clock once a
+ * bucket: the read leaves a proof in the rule's slot that later packets
+ * check with the jiffies alone. Frozen jiffies keep the bucket the clock
+ * last gave (what the margin guards against), and the jiffies at the
+ * margin of its end send the packet to the precise clock again.
+ */
+static void test_slot_proof_reads_jiffies_only(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 2, 1000, 2, XRL_F_PER_SOURCE);
+	__u64 tick = fx_tick(f), end = (T0 + 500 * MS) / tick - 7;
+	struct pkt p;
+
+	need_tick(f);
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	set_now(f, T0 + 100 * MS);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	/* the precise clock says T0+5000, a fresh window; the jiffies say T0+101, the bucket of T0+100 */
+	set_now(f, T0 + 5000 * MS);
+	set_jiffies(f, (T0 + 101 * MS) / tick);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	assert_int_equal(run(f, &p), XDP_DROP); /* the window of T0+100 holds 2 */
+	assert_int_equal(latch_of(f, &r, SRC4, 53).until_jiffies, end);
+	/* the jiffies at the margin, 7 ticks short of that bucket's end: the precise clock decides */
+	set_jiffies(f, end);
+	assert_int_equal(run_n(f, &p, 3), 2);
+}
+
+/*
+ * Jiffies late by 10 ms at a bucket's end (on this VM they were seen 7.2-8
+ * ms late): the proof the clock left at T0+100 has run out, so a packet
+ * just past the bucket's end is counted in the next bucket, where the
+ * precise clock puts it, and leaves the window with that bucket.
+ */
+static void test_slot_proof_late_jiffies(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 2, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_MAX_CELLS };
+	__u64 tick = fx_tick(f);
+	struct xrl_key k = {};
+	struct xrl_sum s;
+	struct pkt p;
+
+	need_tick(f);
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	set_now(f, T0 + 100 * MS);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	set_now(f, T0 + 500 * MS + 1);
+	set_jiffies(f, (T0 + 490 * MS) / tick);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
+	/* at T0+1000 the bucket of T0+100 has left the window: what is left was counted in the next */
+	assert_int_equal(xrl_key_window(&m, &k, &r, T0 + 1000 * MS, &s), 0);
+	assert_int_equal(s.pass, 1);
+}
+
+/*
  * A latch slot taken by another key once it has expired hands the blocks it
  * held on to their own key's window: a's figures keep them.
  */
@@ -1914,6 +1974,8 @@ int main(void)
 		T(test_latch_reads_jiffies_only),
 		T(test_latch_late_jiffies),
 		T(test_latch_takeover_hands_on_blocks),
+		T(test_slot_proof_reads_jiffies_only),
+		T(test_slot_proof_late_jiffies),
 	};
 
 	fx_init();
