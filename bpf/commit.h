@@ -11,7 +11,8 @@
 
 /*
  * Counts rule r's judgement res (XRL_J_*) of pc's packet, dropped or not. A
- * global function, verified once for every kind of rule.
+ * global function, verified once for every kind of rule. (A rule its latch
+ * found over is counted at once, by xrl_commit_over.)
  */
 __noinline int xrl_commit_rule(struct xrl_rule *r, struct xrl_pctx *pc, __u32 res, int dropped)
 {
@@ -38,6 +39,20 @@ __noinline int xrl_commit_rule(struct xrl_rule *r, struct xrl_pctx *pc, __u32 re
 	if (xrl_carries(XRL_FEAT_BYTES) && (res & XRL_J_BYTES_COUNTED))
 		xrl_judge_undo(r, pc, 1, XRL_J_AHEAD(res, 1));
 	return 0;
+}
+
+/*
+ * Counts rule r over, as xrl_commit_rule would: the packet's fate cannot
+ * change what an over rule counts (its block; no pass to take back). So the
+ * flood path counts it when the latch answers, and makes no call.
+ */
+static __always_inline void xrl_commit_over(struct xrl_rule *r, const struct xrl_pctx *pc)
+{
+	struct xrl_rule_stats *rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
+
+	xrl_count_rule(rs, 1);
+	if (rs && xrl_has_bytes(r))
+		rs->block_bytes += pc->len;
 }
 
 #endif /* XRL_BPF_COMMIT_H */

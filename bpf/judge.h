@@ -33,7 +33,7 @@ struct xrl_pctx {
 	__u32 len;	    /* what it counts in a byte window: the frame's length as XDP sees it */
 	__u16 port;	    /* the key's port for the rule judged: the packet's for a port rule, else 0 */
 	__u8 dropping;	    /* an earlier rule dropped the packet: the next ones are only asked whether it is over */
-	__u8 pad;
+	__u8 asked;	/* the rule's packet window has asked its latch (xrl_latch_first): key and latch_ix are its */
 	__u32 latch_ix; /* the latch slot of key (xrl_key_hash) */
 };
 
@@ -60,6 +60,7 @@ enum {
 #define XRL_J_OVER 1	      /* over: the packet is dropped, unless the rule is a monitor */
 #define XRL_J_COUNTED 2	      /* its packet window counted a pass: taken back if the packet is dropped */
 #define XRL_J_BYTES_COUNTED 4 /* its byte window counted the frame's bytes: the same */
+#define XRL_J_COMMITTED 8     /* counted already (xrl_commit_over) */
 #define XRL_J_AHEAD(res, bytes) (((__u32)(res) >> ((bytes) ? 16 : 8)) & 0xff)
 
 /*
@@ -255,12 +256,8 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	}
 	slot = rs->slot;
 	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
-	if (l && xrl_latched(l, r, rs, k, xrl_key_threshold(r, k))) {
-		l->block++;
-		return XRL_JUDGED_OVER;
-	}
 	if (l && l->gen && xrl_key_equal(&l->key, k)) {
-		/* The key's latch retires. */
+		/* The key's latch did not answer (xrl_judge_window asked it): it retires. */
 		xrl_latch_flush(l, st);
 		l->gen = 0;
 	}
@@ -337,28 +334,49 @@ __noinline int xrl_judge_undo(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 }
 
 /*
- * Judges one window of rule r (its byte window when bytes): from its key's
- * latch when that answers, else on the slow path, and past the cap in the
- * sketch. Returns XRL_JUDGED_* bits.
+ * Whether the latch of rule r's window (its byte window when bytes) answers
+ * that it is over: then its block is counted there, whatever the other
+ * rules decide. Makes the window's key and latch slot in pc. No helper call
+ * and no clock read: the flood path (see XRL_JIFFIES_MARGIN).
  */
-static __always_inline int xrl_judge_window(struct xrl_rule *r, struct xrl_pctx *pc, int bytes)
+static __always_inline int xrl_latch_answers(struct xrl_rule *r, struct xrl_pctx *pc, int bytes)
 {
-	struct xrl_key *k = &pc->key;
 	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;
-	int res;
 
-	xrl_key_for(k, r, pc, bytes);
-	pc->latch_ix = xrl_key_hash(k);
+	xrl_key_for(&pc->key, r, pc, bytes);
+	pc->latch_ix = xrl_key_hash(&pc->key);
 	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
-	if (l && rs && xrl_latched(l, r, rs, k, xrl_key_threshold(r, k))) {
-		/* Over whatever the other rules decide: its block is counted here. */
-		l->block++;
-		if (l->sketch)
-			xrl_count_sketch(1);
+	if (!l || !rs || !xrl_latched(l, r, rs, &pc->key, xrl_key_threshold(r, &pc->key)))
+		return 0;
+	l->block++;
+	if (l->sketch)
+		xrl_count_sketch(1);
+	return 1;
+}
+
+/*
+ * The flood path, asked by the program before the rule's judgement: whether
+ * the latch of rule r's packet window answers that it is over.
+ */
+static __always_inline int xrl_latch_first(struct xrl_rule *r, struct xrl_pctx *pc)
+{
+	pc->asked = !xrl_bytes_only(r);
+	return pc->asked && xrl_latch_answers(r, pc, 0);
+}
+
+/*
+ * Judges one window of rule r (its byte window when bytes): from its key's
+ * latch when that answers (asked: xrl_latch_first has asked it), else on
+ * the slow path, and past the cap in the sketch. Returns XRL_JUDGED_* bits.
+ */
+static __always_inline int xrl_judge_window(struct xrl_rule *r, struct xrl_pctx *pc, int bytes, int asked)
+{
+	int res;
+
+	if (!asked && xrl_latch_answers(r, pc, bytes))
 		return XRL_JUDGED_OVER;
-	}
 	res = xrl_judge_slow(r, pc, bytes);
 	if (!(res & XRL_JUDGED_PAST_CAP))
 		return res;
@@ -371,9 +389,10 @@ static __always_inline int xrl_judge_window(struct xrl_rule *r, struct xrl_pctx 
 }
 
 /*
- * Judges rule r for pc's packet: its packet window, then, when that passed
- * it, its byte window. A global function, verified once for every kind of
- * rule. Returns XRL_J_* bits.
+ * Judges rule r for pc's packet when its latch did not answer
+ * (xrl_latch_first): its packet window, then, when that passed it, its byte
+ * window. A global function, verified once for every kind of rule. Returns
+ * XRL_J_* bits.
  */
 __noinline int xrl_judge_rule(struct xrl_rule *r, struct xrl_pctx *pc)
 {
@@ -382,14 +401,14 @@ __noinline int xrl_judge_rule(struct xrl_rule *r, struct xrl_pctx *pc)
 	if (!r || !pc)
 		return 0;
 	if (!xrl_bytes_only(r)) {
-		w = xrl_judge_window(r, pc, 0);
+		w = xrl_judge_window(r, pc, 0, pc->asked);
 		if (w & XRL_JUDGED_OVER)
 			res = XRL_J_OVER;
 		else if (w & XRL_JUDGED_COUNTED)
 			res = XRL_J_COUNTED | XRL_JUDGED_AHEAD(w) << 8;
 	}
 	if (xrl_has_bytes(r) && !(res & XRL_J_OVER)) {
-		w = xrl_judge_window(r, pc, 1);
+		w = xrl_judge_window(r, pc, 1, 0);
 		if (w & XRL_JUDGED_OVER)
 			res |= XRL_J_OVER;
 		else if (w & XRL_JUDGED_COUNTED)

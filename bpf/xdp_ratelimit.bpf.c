@@ -109,7 +109,13 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		if (!r)
 			continue;
 		pc.port = i == XRL_M_PORT ? pc.p.dport : 0;
-		res[i] = (__u32)xrl_judge_rule(r, &pc);
+		if (xrl_latch_first(r, &pc)) {
+			/* The flood path: over, counted now, and no call. */
+			xrl_commit_over(r, &pc);
+			res[i] = XRL_J_OVER | XRL_J_COMMITTED;
+		} else {
+			res[i] = (__u32)xrl_judge_rule(r, &pc);
+		}
 		if (!(res[i] & XRL_J_OVER))
 			continue;
 		if (r->flags & XRL_F_MONITOR)
@@ -123,7 +129,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 #pragma clang loop unroll(full)
 	for (i = 0; i < XRL_MATCHES; i++) {
 		r = m.r[i];
-		if (!r)
+		if (!r || (res[i] & XRL_J_COMMITTED))
 			continue;
 		pc.port = i == XRL_M_PORT ? pc.p.dport : 0;
 		xrl_commit_rule(r, &pc, res[i], over);
