@@ -242,18 +242,9 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 		st = xrl_state_new(k, cnt);
 	if (!st)
 		return 0;
-	if (st->gen != r->gen) {
-		__u32 old = st->gen;
-
-		/*
-		 * A new key or a new window shape: one CPU empties the ring. Race:
-		 * a pass another CPU counts between this swap and the reset is
-		 * lost, so the first moment of a key may admit one more packet a
-		 * CPU racing there.
-		 */
-		if (__sync_val_compare_and_swap(&st->gen, old, r->gen) == old)
-			xrl_ring_reset(&st->ring, XRL_CELLS);
-	}
+	/* A new key, or a new window shape: the one CPU that takes the ring empties it, if need be. */
+	if (xrl_ring_claim(&st->gen, r->gen))
+		xrl_ring_reset(&st->ring, XRL_CELLS);
 	slot = rs->slot;
 	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
 	if (l && l->gen && xrl_key_equal(&l->key, k)) {

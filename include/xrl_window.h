@@ -264,6 +264,27 @@ static inline void xrl_ring_reset(struct xrl_ring *r, __u32 cells)
 }
 
 /*
+ * Takes a shared ring for rule gen gen, *owner its gen word, when it holds
+ * another: returns whether the caller, the one CPU that took it, must then
+ * empty it (xrl_ring_reset). A ring never taken (gen 0: a new key's state)
+ * is empty already and is not emptied: a CPU that sees the new gen counts
+ * at once, and a reset after its count would lose that pass, letting the
+ * window admit one packet more (two CPUs racing a new source's first
+ * packets did, +1 in 2 runs of 37). A ring of another gen (a new window
+ * shape) is emptied: a pass counted meanwhile by another CPU is lost, so
+ * the first moment of a new shape may admit one more packet a CPU racing
+ * there.
+ */
+static inline int xrl_ring_claim(__u32 *owner, __u32 gen)
+{
+	__u32 old = XRL_READ_ONCE(*owner);
+
+	if (old == gen)
+		return 0;
+	return __sync_val_compare_and_swap(owner, old, gen) == old && old != 0;
+}
+
+/*
  * current(t) for a ring one CPU owns (a rule's figures): the cell of slot s,
  * reset in place when it holds an older bucket. NULL when it holds a newer
  * one (time went backwards): the event must not be counted into it.

@@ -332,6 +332,42 @@ static int reserve_at(struct xrl_ring *r, __u32 n, __u64 I, __u64 t, __u64 T, in
 	return xrl_reserve(r, n, XC(n), I, &s, T, 1, 8, check_only, snap, NULL);
 }
 
+/*
+ * Two CPUs at a new source's first packets: A takes the new state's ring,
+ * B sees the gen and counts a pass before A would empty the ring. A ring
+ * never taken is empty already: A must not empty it, or B's pass is lost
+ * and the window admits one more (a threshold of 1 passed 2).
+ */
+static void test_claim_new_ring_keeps_racing_pass(void **state)
+{
+	const __u64 I = 1000 * MS;
+	struct xrl_state st = {};
+	int reset;
+
+	(void)state;
+	reset = xrl_ring_claim(&st.gen, 7);		 /* A */
+	assert_int_equal(xrl_ring_claim(&st.gen, 7), 0); /* B: taken */
+	assert_int_equal(reserve_at(&st.ring, 2, I, S + 100 * MS, 1, 0), XRL_PASSED);
+	if (reset) /* A, after B's count */
+		xrl_ring_reset(&st.ring, XC(2));
+	assert_int_equal(reserve_at(&st.ring, 2, I, S + 100 * MS, 1, 0), XRL_OVER);
+	assert_int_equal(st.gen, 7);
+}
+
+/* A ring of another gen (a new window shape) is emptied by the one CPU that takes it. */
+static void test_claim_other_gen_empties(void **state)
+{
+	const __u64 I = 1000 * MS;
+	struct xrl_state st = { .gen = 3 };
+
+	(void)state;
+	assert_int_equal(reserve_at(&st.ring, 2, I, S + 100 * MS, 1, 0), XRL_PASSED);
+	assert_int_equal(xrl_ring_claim(&st.gen, 4), 1);
+	assert_int_equal(xrl_ring_claim(&st.gen, 4), 0); /* only once */
+	xrl_ring_reset(&st.ring, XC(2));
+	assert_int_equal(reserve_at(&st.ring, 2, I, S + 100 * MS, 1, 0), XRL_PASSED);
+}
+
 /* Spec case 5 and case 4's sliding, decided and counted in one step. */
 static void test_reserve_decides_and_counts(void **state)
 {
@@ -743,6 +779,8 @@ int main(void)
 		cmocka_unit_test(test_warm_idle),
 		cmocka_unit_test(test_lt),
 		cmocka_unit_test(test_last_interval),
+		cmocka_unit_test(test_claim_new_ring_keeps_racing_pass),
+		cmocka_unit_test(test_claim_other_gen_empties),
 		cmocka_unit_test(test_last_interval_held_source),
 	};
 
