@@ -13,6 +13,7 @@
 #include "capture.h"
 #include "maps.h"
 #include "memory.h"
+#include "objinfo.h"
 #include "err.h"
 
 static const char *const cap_pins[] = { XRL_MAP_CAP_CTL, XRL_MAP_CAP_CPU, XRL_MAP_CAP_RING };
@@ -45,8 +46,7 @@ static int open_pin(const char *dir, const char *name)
 
 int xrl_capture_open(struct xrl_capture *c, const char *dir, const char *iface, char *err, size_t len)
 {
-	struct bpf_map_info info = {};
-	__u32 ilen = sizeof(info);
+	struct bpf_map_info info;
 	void *p;
 
 	memset(c, 0, sizeof(*c));
@@ -65,7 +65,7 @@ int xrl_capture_open(struct xrl_capture *c, const char *dir, const char *iface, 
 				iface, iface);
 		return xrl_fail(ret, err, len, "cannot open the capture maps under %s: %s", dir, strerror(-ret));
 	}
-	if (bpf_obj_get_info_by_fd(c->ctl_fd, &info, &ilen) || info.value_size != sizeof(struct xrl_cap_ctl)) {
+	if (xrl_obj_info(c->ctl_fd, &info, sizeof(info)) || info.value_size != sizeof(struct xrl_cap_ctl)) {
 		xrl_capture_close(c);
 		return xrl_fail(
 			-EPROTO, err, len,
