@@ -453,11 +453,8 @@ int xrl_unload(const char *iface, char *err, size_t len)
 	 * program is off the interface when unload returns.
 	 */
 	if (!ret) {
-		char link[PATH_MAX + 8];
-		int fd;
+		int fd = xrl_pin_open(m.dir, "link");
 
-		snprintf(link, sizeof(link), "%s/link", m.dir);
-		fd = bpf_obj_get(link);
 		if (fd >= 0) {
 			bpf_link_detach(fd);
 			close(fd);

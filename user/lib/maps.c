@@ -329,12 +329,9 @@ static __u32 ring_value_size(const struct map_want *w, struct xrl_maps *m, __u32
 static int check_layout(const char *dir, const char *iface, char *err, size_t len)
 {
 	struct bpf_map_info info;
-	char path[PATH_MAX + 32];
 	struct xrl_ctl ctl = {};
-	int fd, ret = 0;
+	int fd = xrl_pin_open(dir, XRL_MAP_CTL), ret = 0;
 
-	snprintf(path, sizeof(path), "%s/" XRL_MAP_CTL, dir);
-	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return 0; /* said below, with the other maps */
 	if (xrl_obj_info(fd, &info, sizeof(info)) || info.value_size != sizeof(ctl) || xrl_ctl_get(fd, &ctl))

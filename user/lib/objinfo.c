@@ -18,14 +18,19 @@ int xrl_obj_info(int fd, void *info, __u32 size)
 	return -errno;
 }
 
-int xrl_pin_get(const char *dir, const char *name, void *info, __u32 size)
+int xrl_pin_open(const char *dir, const char *name)
 {
 	char path[PATH_MAX + 32];
-	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return bpf_obj_get(path);
+}
+
+int xrl_pin_get(const char *dir, const char *name, void *info, __u32 size)
+{
+	int fd = xrl_pin_open(dir, name), ret;
 
 	memset(info, 0, size);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
 	ret = xrl_obj_info(fd, info, size);

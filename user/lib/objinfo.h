@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What the kernel tells of a BPF map, program or link (struct bpf_map_info,
- * bpf_prog_info or bpf_link_info), read in one call. Each returns 0, or
- * -errno with *info left all zero, so that a caller that can do without the
- * answer reads 0 from any field.
+ * BPF objects opened by their pin, and what the kernel tells of a map, a
+ * program or a link (struct bpf_map_info, bpf_prog_info or bpf_link_info),
+ * read in one call. Those that read return 0, or -errno with *info left all
+ * zero, so that a caller that can do without the answer reads 0 from any field.
  */
 #ifndef XRL_OBJINFO_H
 #define XRL_OBJINFO_H
 
 #include <linux/bpf.h>
+
+/* The object pinned as name in dir, opened: its descriptor, or -errno (in errno too, as bpf_obj_get). */
+int xrl_pin_open(const char *dir, const char *name);
 
 /* The info of the object behind fd; size: sizeof(*info). */
 int xrl_obj_info(int fd, void *info, __u32 size);

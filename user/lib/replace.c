@@ -126,15 +126,11 @@ static int carry_prefix_trie(const char *dir, struct xdp_ratelimit_bpf *skel, co
 		.sets = bpf_map__fd(skel->maps.xrl_sets),
 		.set_items = bpf_map__fd(skel->maps.xrl_set_items),
 	};
-	char path[PATH_MAX + 32];
-	int pfx, dsts, ret;
+	int pfx = xrl_pin_open(dir, "xrl_prefixes"), dsts, ret;
 
-	snprintf(path, sizeof(path), "%s/xrl_prefixes", dir);
-	pfx = bpf_obj_get(path);
 	if (pfx < 0)
 		return 0;
-	snprintf(path, sizeof(path), "%s/" XRL_MAP_DSTS, dir);
-	dsts = bpf_obj_get(path);
+	dsts = xrl_pin_open(dir, XRL_MAP_DSTS);
 	ret = xrl_lpm_from_tries(&nm, pfx, dsts, ctl->active_set & 1, err, len);
 	if (ret)
 		snprintf(err + strlen(err), len - strlen(err), "; the running program was left in place");
