@@ -16,7 +16,7 @@ int xrl_pin_open(const char *dir, const char *name);
 /* The info of the object behind fd; size: sizeof(*info). */
 int xrl_obj_info(int fd, void *info, __u32 size);
 
-/* The object pinned as name in dir: its descriptor, which the caller closes, or -errno. */
+/* xrl_pin_open, and the object's info: its descriptor, which the caller closes, or -errno. */
 int xrl_pin_get(const char *dir, const char *name, void *info, __u32 size);
 /* The same, closed again: 0 or -errno. */
 int xrl_pin_info(const char *dir, const char *name, void *info, __u32 size);
