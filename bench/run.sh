@@ -287,27 +287,85 @@ done
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
+# A flood counted at the receiver. flood_start TG-OPTIONS...: reads the receiver's counters, then
+# starts the generator in the background, so that something can be done under the flood.
+# flood_end waits for it and, 0.2 s later (the frames in flight), sets what the receiver's XDP saw
+# since (RX_SEEN: every frame; RX_DROPPED; RX_PASSED) and what the generator says (FLOOD_SENT,
+# FLOOD_SECS; FLOOD_LOST: sent, never seen). flood TG-OPTIONS...: the two with nothing between.
+flood_start() {
+	read -r FLOOD_S0 FLOOD_D0 < <(rx_counters)
+	tg "$@" -j >"$OUT/.flood.json" &
+	FLOOD_PID=$!
+	LAB_PIDS+=("$FLOOD_PID")
+}
+
+flood_end() {
+	local s1 d1 json p rest=()
+
+	wait "$FLOOD_PID"
+	# Its pid may be another process's from now on: never killed on the way out. What was
+	# started beside it (sketch_goodput's receiver) still is, until its own wait.
+	for p in "${LAB_PIDS[@]}"; do
+		if [ "$p" != "$FLOOD_PID" ]; then rest+=("$p"); fi
+	done
+	LAB_PIDS=("${rest[@]}")
+	sleep 0.2
+	read -r s1 d1 < <(rx_counters)
+	json=$(cat "$OUT/.flood.json")
+	rm -f "$OUT/.flood.json"
+	FLOOD_SENT=$(tg_sent "$json")
+	FLOOD_SECS=$(tg_secs "$json")
+	RX_SEEN=$((s1 - FLOOD_S0))
+	RX_DROPPED=$((d1 - FLOOD_D0))
+	RX_PASSED=$((RX_SEEN - RX_DROPPED))
+	FLOOD_LOST=$((FLOOD_SENT - RX_SEEN))
+}
+
+flood() {
+	flood_start "$@"
+	flood_end
+}
+
+# rx_mpps: the millions of frames a second the receiver's XDP saw over the flood.
+rx_mpps() {
+	awk -v n="$RX_SEEN" -v s="$FLOOD_SECS" 'BEGIN { printf "%.4f", n / s / 1e6 }'
+}
+
+# run_ratio PASSED: what passed against what the accuracy rows' limit lets through over the flood.
+run_ratio() {
+	awk -v p="$1" -v r=$ACC_RATE -v s="$FLOOD_SECS" 'BEGIN { printf "%.5f", p / (r * s) }'
+}
+
+# under_flood SECTION ROW REP COMMAND...: COMMAND under the accuracy rows' flood (10x their
+# per-source limit from one source, every CPU) for 6 s. Unjudged: frames sent that never met the
+# limiter (the receiving veth's XDP saw them not). run_ratio: passed / the limit over the run.
+under_flood() {
+	local section=$1 row=$2 rep=$3
+
+	shift 3
+	flood_start -c "$(cpu_list all)" -r $((10 * ACC_RATE)) -d 6
+	"$@"
+	flood_end
+	record "$section" "$row" "$rep" unjudged "$FLOOD_LOST"
+	record "$section" "$row" "$rep" run_ratio "$(run_ratio "$RX_PASSED")"
+}
+
 # rate REP ROW CPUS SOURCES [nft|ipt]: one run of SECS after a short warm-up.
 rate() {
-	local rep=$1 row=$2 cpus=$3 nsrc=$4 nf=${5:-} out s0 d0 s1 d1 n0=0 n1=0 sent secs
+	local rep=$1 row=$2 cpus=$3 nsrc=$4 nf=${5:-} n0=0 n1=0
 
 	log "rate: $row, run $rep"
 	tg -c "$(cpu_list "$cpus")" -s "$nsrc" -d 0.3 >/dev/null
-	read -r s0 d0 < <(rx_counters)
 	if [ -n "$nf" ]; then n0=$("${nf}_dropped"); fi
-	out=$(tg -c "$(cpu_list "$cpus")" -s "$nsrc" -d "$SECS" -j)
-	sleep 0.2
-	read -r s1 d1 < <(rx_counters)
+	flood -c "$(cpu_list "$cpus")" -s "$nsrc" -d "$SECS"
 	if [ -n "$nf" ]; then n1=$("${nf}_dropped"); fi
-	sent=$(tg_sent "$out")
-	secs=$(tg_secs "$out")
-	record rate "$row" "$rep" sent "$sent"
-	record rate "$row" "$rep" seconds "$secs"
-	record rate "$row" "$rep" rx_seen $((s1 - s0))
-	record rate "$row" "$rep" rx_passed $((s1 - s0 - (d1 - d0) - (n1 - n0)))
-	record rate "$row" "$rep" rx_dropped $((d1 - d0 + n1 - n0))
-	record rate "$row" "$rep" lost $((sent - (s1 - s0)))
-	record rate "$row" "$rep" mpps "$(awk -v n=$((s1 - s0)) -v s="$secs" 'BEGIN { printf "%.4f", n / s / 1e6 }')"
+	record rate "$row" "$rep" sent "$FLOOD_SENT"
+	record rate "$row" "$rep" seconds "$FLOOD_SECS"
+	record rate "$row" "$rep" rx_seen "$RX_SEEN"
+	record rate "$row" "$rep" rx_passed $((RX_PASSED - (n1 - n0)))
+	record rate "$row" "$rep" rx_dropped $((RX_DROPPED + n1 - n0))
+	record rate "$row" "$rep" lost "$FLOOD_LOST"
+	record rate "$row" "$rep" mpps "$(rx_mpps)"
 }
 
 # cost REP ROW TARGET [xrl-trafficgen options]: ns per packet by
@@ -331,62 +389,51 @@ stats_vals() {
 # through at the start of a bucket, so counting between such instants covers
 # whole buckets only and leaves out the flood's first and last moments.
 accuracy() {
-	local clock=$1 rep t0 ta tb out pid s0 d0 sa da sb db s1 d1 sent allowed
-	local st0 sta stb st1 tmp
+	local clock=$1 rep t0 ta tb sa da sb db allowed
+	local st0 sta stb st1
 
-	tmp=$OUT/.acc-gen.json
 	for rep in $(seq 1 "$ACC_REPS"); do
 		log "accuracy: $clock, run $rep"
 		xrl_apply "$RULES/acc"
-		read -r s0 d0 < <(rx_counters)
 		read -r -a st0 < <(stats_vals "$(xrl_stats)")
 		t0=$("$TG" --clock-wait 1000:0)
-		tg -c "$(cpu_list all)" -r $((10 * ACC_RATE)) -d "$((ACC_SECS + 2)).5" --at 1000:300 -j >"$tmp" &
-		pid=$!
-		LAB_PIDS+=("$pid")
+		flood_start -c "$(cpu_list all)" -r $((10 * ACC_RATE)) -d "$((ACC_SECS + 2)).5" --at 1000:300
 		ta=$("$TG" --clock-wait "500:250:$((t0 + 1500000000))")
 		read -r sa da < <(rx_counters)
 		read -r -a sta < <(stats_vals "$(xrl_stats)")
 		tb=$("$TG" --clock-wait "500:250:$((ta + ACC_SECS * 1000000000 - 100000000))")
 		read -r sb db < <(rx_counters)
 		read -r -a stb < <(stats_vals "$(xrl_stats)")
-		wait "$pid"
-		LAB_PIDS=()
-		sleep 0.2
-		read -r s1 d1 < <(rx_counters)
+		flood_end
 		read -r -a st1 < <(stats_vals "$(xrl_stats)")
-		out=$(cat "$tmp")
-		sent=$(tg_sent "$out")
 		allowed=$(awk -v r=$ACC_RATE -v a="$ta" -v b="$tb" 'BEGIN { printf "%.1f", r * (b - a) / 1e9 }')
 		record acc "$clock" "$rep" span_seconds "$(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')"
 		record acc "$clock" "$rep" passed $((sb - sa - (db - da)))
 		record acc "$clock" "$rep" allowed "$allowed"
 		record acc "$clock" "$rep" ratio "$(awk -v p=$((sb - sa - (db - da))) -v a="$allowed" 'BEGIN { printf "%.5f", p / a }')"
-		record acc "$clock" "$rep" sent "$sent"
-		record acc "$clock" "$rep" rx_seen $((s1 - s0))
-		record acc "$clock" "$rep" rx_passed $((s1 - s0 - (d1 - d0)))
-		record acc "$clock" "$rep" rx_dropped $((d1 - d0))
-		record acc "$clock" "$rep" lost $((sent - (s1 - s0)))
-		record acc "$clock" "$rep" run_ratio "$(awk -v p=$((s1 - s0 - (d1 - d0))) -v r=$ACC_RATE -v s="$(tg_secs "$out")" \
-			'BEGIN { printf "%.5f", p / (r * s) }')"
+		record acc "$clock" "$rep" sent "$FLOOD_SENT"
+		record acc "$clock" "$rep" rx_seen "$RX_SEEN"
+		record acc "$clock" "$rep" rx_passed "$RX_PASSED"
+		record acc "$clock" "$rep" rx_dropped "$RX_DROPPED"
+		record acc "$clock" "$rep" lost "$FLOOD_LOST"
+		record acc "$clock" "$rep" run_ratio "$(run_ratio "$RX_PASSED")"
 		# What stats reports against the driver's counts, over the whole run.
-		record acc "$clock" "$rep" stats_seen_diff $((st1[0] - st0[0] - (s1 - s0)))
-		record acc "$clock" "$rep" stats_passed_diff $((st1[1] - st0[1] - (s1 - s0 - (d1 - d0))))
-		record acc "$clock" "$rep" stats_dropped_diff $((st1[2] - st0[2] - (d1 - d0)))
-		record acc "$clock" "$rep" stats_rule_pass_diff $((st1[3] - st0[3] - (s1 - s0 - (d1 - d0))))
-		record acc "$clock" "$rep" stats_rule_block_diff $((st1[4] - st0[4] - (d1 - d0)))
+		record acc "$clock" "$rep" stats_seen_diff $((st1[0] - st0[0] - RX_SEEN))
+		record acc "$clock" "$rep" stats_passed_diff $((st1[1] - st0[1] - RX_PASSED))
+		record acc "$clock" "$rep" stats_dropped_diff $((st1[2] - st0[2] - RX_DROPPED))
+		record acc "$clock" "$rep" stats_rule_pass_diff $((st1[3] - st0[3] - RX_PASSED))
+		record acc "$clock" "$rep" stats_rule_block_diff $((st1[4] - st0[4] - RX_DROPPED))
 		# Its pass QPS at the span's ends, against the rate passed over the span.
 		record acc "$clock" "$rep" stats_qps_ratio "$(awk -v a="${sta[5]}" -v b="${stb[5]}" -v r=$ACC_RATE \
 			'BEGIN { printf "%.5f", (a + b) / 2 / r }')"
 	done
-	rm -f "$tmp"
 }
 
 # A flood at ten times the limit for the last 100 ms of a window and the first
 # 100 ms of the next: a fixed window (1 bucket) lets the limit through on each
 # side, a sliding one only once.
 straddle() {
-	local clock=$1 b rep s0 d0 s1 d1 out sent
+	local clock=$1 b rep
 
 	for b in 1 2 10; do
 		log "straddle: $clock, $b bucket(s)"
@@ -395,15 +442,11 @@ straddle() {
 			# Applying the same rule again keeps its windows: start at
 			# least a window after the last run, in a window it left empty.
 			sleep 1
-			read -r s0 d0 < <(rx_counters)
-			out=$(tg -c "$(cpu_list all)" -r $((10 * ACC_RATE)) --at 1000:900 -d 0.2 -j)
-			sleep 0.2
-			read -r s1 d1 < <(rx_counters)
-			sent=$(tg_sent "$out")
-			record straddle "$clock-b$b" "$rep" passed $((s1 - s0 - (d1 - d0)))
-			record straddle "$clock-b$b" "$rep" ratio "$(awk -v p=$((s1 - s0 - (d1 - d0))) -v t=$ACC_RATE \
+			flood -c "$(cpu_list all)" -r $((10 * ACC_RATE)) --at 1000:900 -d 0.2
+			record straddle "$clock-b$b" "$rep" passed "$RX_PASSED"
+			record straddle "$clock-b$b" "$rep" ratio "$(awk -v p="$RX_PASSED" -v t=$ACC_RATE \
 				'BEGIN { printf "%.4f", p / t }')"
-			record straddle "$clock-b$b" "$rep" lost $((sent - (s1 - s0)))
+			record straddle "$clock-b$b" "$rep" lost "$FLOOD_LOST"
 		done
 	done
 }
@@ -412,35 +455,29 @@ straddle() {
 # 800 ms of a second, five newcomers at 80/s each (under their 100/s limit) to a receiver of their
 # own: what the newcomers keep, and the flood's rate.
 sketch_goodput() {
-	local rep s0 d0 s1 d1 out pid nc rx
+	local rep nc rx
 	for rep in $(seq 1 "$ACC_REPS"); do
 		log "sketch goodput, run $rep"
 		xrl_load precise "${SKETCH_LOAD[@]}"
 		xrl_apply "$RULES/sketch-pfx"
-		read -r s0 d0 < <(rx_counters)
-		tg -c "$(cpu_list all)" --src 10.1.0.0 -s 1000000 -d "$((SECS + 1)).5" -j >"$OUT/.sk-flood.json" &
-		pid=$!
-		LAB_PIDS+=("$pid")
+		flood_start -c "$(cpu_list all)" --src 10.1.0.0 -s 1000000 -d "$((SECS + 1)).5"
 		in_r "$BUILD/xrl-udp" recv 192.168.77.1 9003 "$((SECS + 3))" >"$OUT/.sk-rx" &
 		LAB_PIDS+=("$!")
 		sleep 0.5
 		nc=$("$TG" --netns "$NS_G" -i "$IF_G" --dst-mac "$RX_MAC" --src 10.254.0.1 -s 5 -p 9003 -r 400 -d 0.7 \
 			--at 1000:100 -c 0 -j | jq -r .sent)
-		wait "$pid"
+		flood_end
 		wait
 		LAB_PIDS=()
-		read -r s1 d1 < <(rx_counters)
-		out=$(cat "$OUT/.sk-flood.json")
 		rx=$(tail -n 1 "$OUT/.sk-rx")
 		record sketch goodput "$rep" newcomer_sent "$nc"
 		record sketch goodput "$rep" newcomer_rx "$rx"
 		record sketch goodput "$rep" newcomer_share "$(awk -v r="$rx" -v s="$nc" 'BEGIN { printf "%.4f", r / s }')"
-		record sketch goodput "$rep" flood_mpps "$(awk -v n=$((s1 - s0)) -v s="$(tg_secs "$out")" \
-			'BEGIN { printf "%.4f", n / s / 1e6 }')"
+		record sketch goodput "$rep" flood_mpps "$(rx_mpps)"
 		record sketch goodput "$rep" sketch_blocked "$(xrl_stats | jq -r .counters.sketch_blocked)"
 		xrl_unload
 	done
-	rm -f "$OUT/.sk-flood.json" "$OUT/.sk-rx"
+	rm -f "$OUT/.sk-rx"
 }
 
 # The sketch's rows: a flood of 1M new sources past the cap, under and over their limit.
@@ -540,38 +577,30 @@ sets_rows() {
 	xrl_unload
 }
 
-# A set of a million prefixes replaced by apply under the accuracy rows' flood (10x a 10000/s
-# limit from one source, every CPU) for 6 s: three applies of another million each. Unjudged:
-# frames sent that the receiving veth's XDP never saw; apply_s: each apply's seconds.
+# set_swaps REP: three applies, a second apart, of another million prefixes each; apply_s: each
+# apply's seconds.
+set_swaps() {
+	local rep=$1 i t0
+
+	for i in 2 3 1; do
+		sleep 1
+		t0=$(date +%s%N)
+		xrl_apply "$RULES/acc-set1m-$i"
+		record sets apply "$rep" apply_s "$(awk -v n=$(($(date +%s%N) - t0)) 'BEGIN { printf "%.3f", n / 1e9 }')"
+	done
+}
+
+# A set of a million prefixes replaced by apply under a flood (under_flood), three times (set_swaps).
 sets_apply() {
-	local rep i pid s0 d0 s1 d1 out sent t0 tmp=$OUT/.sets-gen.json
+	local rep
 
 	for rep in $(seq 1 "$ACC_REPS"); do
 		log "sets: apply of a million prefixes under a flood, run $rep"
 		xrl_load precise 262144 --max-prefixes 1000000
 		xrl_apply "$RULES/acc-set1m-1"
-		read -r s0 d0 < <(rx_counters)
-		tg -c "$(cpu_list all)" -r $((10 * ACC_RATE)) -d 6 -j >"$tmp" &
-		pid=$!
-		LAB_PIDS+=("$pid")
-		for i in 2 3 1; do
-			sleep 1
-			t0=$(date +%s%N)
-			xrl_apply "$RULES/acc-set1m-$i"
-			record sets apply "$rep" apply_s "$(awk -v n=$(($(date +%s%N) - t0)) 'BEGIN { printf "%.3f", n / 1e9 }')"
-		done
-		wait "$pid"
-		LAB_PIDS=()
-		sleep 0.2
-		read -r s1 d1 < <(rx_counters)
-		out=$(cat "$tmp")
-		sent=$(tg_sent "$out")
-		record sets apply "$rep" unjudged $((sent - (s1 - s0)))
-		record sets apply "$rep" run_ratio "$(awk -v p=$((s1 - s0 - (d1 - d0))) -v r=$ACC_RATE \
-			-v s="$(tg_secs "$out")" 'BEGIN { printf "%.5f", p / (r * s) }')"
+		under_flood sets apply "$rep" set_swaps "$rep"
 		xrl_unload
 	done
-	rm -f "$tmp"
 }
 
 # What a capture costs the data path: 1 source over its limit on every CPU, with no capture running
@@ -600,13 +629,30 @@ capture_rows() {
 	xrl_unload
 }
 
-# An upgrade under the accuracy rows' flood (10x a 10000/s limit from one source, every CPU) for
-# 6 s: the program replaced in place three times ('load' with another --malformed, another
-# --max-keys, then nothing changed), against the same three done as 'unload' and
-# 'load --config' of a saved file (0.4.0's way). Unjudged: frames sent that never met the
-# limiter (the receiving veth's XDP saw them not). run_ratio: passed / the limit over the run.
+# upgrade_steps HOW CONF: the program replaced in place three times, 1.2 s apart ('load' with
+# another --malformed, another --max-keys, then nothing changed), or, HOW reload, the same three
+# done as 'unload' and 'load --config' of the saved file CONF (0.4.0's way).
+upgrade_steps() {
+	local how=$1 conf=$2 i
+
+	for i in 1 2 3; do
+		sleep 1.2
+		if [ "$how" = reload ]; then
+			xrl_unload
+			in_r "$CLI" load "$IF_R" --config "$conf" >/dev/null
+		elif [ $i = 1 ]; then
+			in_r "$CLI" load "$IF_R" --malformed drop >/dev/null
+		elif [ $i = 2 ]; then
+			in_r "$CLI" load "$IF_R" --max-keys 524288 >/dev/null
+		else
+			in_r "$CLI" load "$IF_R" >/dev/null
+		fi
+	done
+}
+
+# Upgrades under a flood (under_flood): in place, and by unload and load (upgrade_steps).
 upgrade() {
-	local how rep i pid s0 d0 s1 d1 out sent tmp=$OUT/.upg-gen.json conf=$OUT/.upg.conf
+	local how rep conf=$OUT/.upg.conf
 
 	for rep in $(seq 1 "$ACC_REPS"); do
 		for how in replace reload; do
@@ -614,36 +660,11 @@ upgrade() {
 			xrl_load precise
 			xrl_apply "$RULES/acc"
 			in_r "$CLI" save "$IF_R" "$conf" >/dev/null
-			read -r s0 d0 < <(rx_counters)
-			tg -c "$(cpu_list all)" -r $((10 * ACC_RATE)) -d 6 -j >"$tmp" &
-			pid=$!
-			LAB_PIDS+=("$pid")
-			for i in 1 2 3; do
-				sleep 1.2
-				if [ $how = reload ]; then
-					xrl_unload
-					in_r "$CLI" load "$IF_R" --config "$conf" >/dev/null
-				elif [ $i = 1 ]; then
-					in_r "$CLI" load "$IF_R" --malformed drop >/dev/null
-				elif [ $i = 2 ]; then
-					in_r "$CLI" load "$IF_R" --max-keys 524288 >/dev/null
-				else
-					in_r "$CLI" load "$IF_R" >/dev/null
-				fi
-			done
-			wait "$pid"
-			LAB_PIDS=()
-			sleep 0.2
-			read -r s1 d1 < <(rx_counters)
-			out=$(cat "$tmp")
-			sent=$(tg_sent "$out")
-			record upgrade "$how" "$rep" unjudged $((sent - (s1 - s0)))
-			record upgrade "$how" "$rep" run_ratio "$(awk -v p=$((s1 - s0 - (d1 - d0))) -v r=$ACC_RATE \
-				-v s="$(tg_secs "$out")" 'BEGIN { printf "%.5f", p / (r * s) }')"
+			under_flood upgrade "$how" "$rep" upgrade_steps "$how" "$conf"
 			xrl_unload
 		done
 	done
-	rm -f "$tmp" "$conf"
+	rm -f "$conf"
 }
 
 log "lab: $NS_G/$IF_G -> $NS_R/$IF_R, $NCPU CPUs; $SECS s a run, $REPS runs a row ($ACC_REPS for accuracy)"

@@ -3,10 +3,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-#include <bpf/bpf.h>
 #include "chain.h"
 #include "cli.h"
+#include "objinfo.h"
 
 /* What follows the limiter on ctx's interface; verb: "go" or "now go". */
 static void show(struct cli_ctx *ctx, const char *verb)
@@ -26,10 +25,9 @@ static void show(struct cli_ctx *ctx, const char *verb)
 static int chain_run(struct cli_ctx *ctx)
 {
 	const char *what = ctx->argc ? ctx->argv[0] : NULL;
-	struct bpf_link_info info = {};
-	__u32 ilen = sizeof(info);
-	char err[XRL_ERRLEN], path[PATH_MAX + 8];
-	int code, fd, ret;
+	struct bpf_link_info info;
+	char err[XRL_ERRLEN];
+	int code, ret;
 
 	if (!what) {
 		show(ctx, "go");
@@ -38,12 +36,7 @@ static int chain_run(struct cli_ctx *ctx)
 	code = cli_lock(ctx, false);
 	if (code)
 		return code;
-	snprintf(path, sizeof(path), "%s/link", ctx->maps.dir);
-	fd = bpf_obj_get(path);
-	if (fd >= 0) {
-		bpf_obj_get_info_by_fd(fd, &info, &ilen);
-		close(fd);
-	}
+	xrl_pin_info(ctx->maps.dir, "link", &info, sizeof(info)); /* its program may not follow itself */
 	ret = xrl_chain_set(ctx->maps.then, what, info.prog_id, err, sizeof(err));
 	if (ret)
 		return cli_fail(ret == -EINVAL ? EXIT_USAGE : EXIT_FAIL, "%s; nothing was changed", err);

@@ -13,6 +13,7 @@
 #include "capture.h"
 #include "maps.h"
 #include "memory.h"
+#include "objinfo.h"
 #include "err.h"
 
 static const char *const cap_pins[] = { XRL_MAP_CAP_CTL, XRL_MAP_CAP_CPU, XRL_MAP_CAP_RING };
@@ -35,25 +36,16 @@ __u64 xrl_capture_now_ms(void)
 	return (__u64)ts.tv_sec * 1000 + (__u64)ts.tv_nsec / 1000000;
 }
 
-static int open_pin(const char *dir, const char *name)
-{
-	char path[PATH_MAX + 32];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return bpf_obj_get(path);
-}
-
 int xrl_capture_open(struct xrl_capture *c, const char *dir, const char *iface, char *err, size_t len)
 {
-	struct bpf_map_info info = {};
-	__u32 ilen = sizeof(info);
+	struct bpf_map_info info;
 	void *p;
 
 	memset(c, 0, sizeof(*c));
 	c->ctl_fd = c->cpu_fd = c->ring_fd = -1;
-	c->ctl_fd = open_pin(dir, XRL_MAP_CAP_CTL);
-	c->cpu_fd = open_pin(dir, XRL_MAP_CAP_CPU);
-	c->ring_fd = open_pin(dir, XRL_MAP_CAP_RING);
+	c->ctl_fd = xrl_pin_open(dir, XRL_MAP_CAP_CTL);
+	c->cpu_fd = xrl_pin_open(dir, XRL_MAP_CAP_CPU);
+	c->ring_fd = xrl_pin_open(dir, XRL_MAP_CAP_RING);
 	if (c->ctl_fd < 0 || c->cpu_fd < 0 || c->ring_fd < 0) {
 		int ret = -errno;
 
@@ -65,7 +57,7 @@ int xrl_capture_open(struct xrl_capture *c, const char *dir, const char *iface, 
 				iface, iface);
 		return xrl_fail(ret, err, len, "cannot open the capture maps under %s: %s", dir, strerror(-ret));
 	}
-	if (bpf_obj_get_info_by_fd(c->ctl_fd, &info, &ilen) || info.value_size != sizeof(struct xrl_cap_ctl)) {
+	if (xrl_obj_info(c->ctl_fd, &info, sizeof(info)) || info.value_size != sizeof(struct xrl_cap_ctl)) {
 		xrl_capture_close(c);
 		return xrl_fail(
 			-EPROTO, err, len,
@@ -283,7 +275,7 @@ int xrl_capture_running(const char *dir, __u32 *pid, __u64 *since_ns)
 	struct xrl_cap_ctl k;
 	struct timespec ts;
 	__u32 zero = 0;
-	int fd = open_pin(dir, XRL_MAP_CAP_CTL), ret = 0;
+	int fd = xrl_pin_open(dir, XRL_MAP_CAP_CTL), ret = 0;
 
 	*pid = 0;
 	*since_ns = 0;
@@ -306,7 +298,7 @@ __u64 xrl_capture_memlock(const char *dir)
 	size_t i;
 
 	for (i = 0; i < sizeof(cap_pins) / sizeof(cap_pins[0]); i++) {
-		int fd = open_pin(dir, cap_pins[i]);
+		int fd = xrl_pin_open(dir, cap_pins[i]);
 
 		if (fd < 0)
 			continue;

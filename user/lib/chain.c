@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include "chain.h"
 #include "maps.h"
+#include "objinfo.h"
 #include "err.h"
 
 /* The program type of a BPF descriptor, from /proc/self/fdinfo: -1 when it is not a program. */
@@ -71,8 +72,8 @@ int xrl_chain_open(const char *what, char *err, size_t len)
 
 int xrl_chain_set(int then_fd, const char *what, __u32 self, char *err, size_t len)
 {
-	struct bpf_prog_info info = {};
-	__u32 ilen = sizeof(info), zero = 0;
+	struct bpf_prog_info info;
+	__u32 zero = 0;
 	int fd, ret = 0;
 
 	if (!what || !strcmp(what, "none")) {
@@ -83,7 +84,7 @@ int xrl_chain_set(int then_fd, const char *what, __u32 self, char *err, size_t l
 	fd = xrl_chain_open(what, err, len);
 	if (fd < 0)
 		return fd;
-	if (!bpf_obj_get_info_by_fd(fd, &info, &ilen) && self && info.id == self)
+	if (!xrl_obj_info(fd, &info, sizeof(info)) && self && info.id == self)
 		ret = xrl_fail(-ELOOP, err, len, "%s is the limiter's own program: it cannot follow itself", what);
 	else if (bpf_map_update_elem(then_fd, &zero, &fd, BPF_ANY))
 		ret = xrl_fail(
@@ -94,28 +95,16 @@ int xrl_chain_set(int then_fd, const char *what, __u32 self, char *err, size_t l
 	return ret;
 }
 
-__u32 xrl_chain_prog_id(int fd)
-{
-	struct bpf_prog_info info = {};
-	__u32 ilen = sizeof(info);
-
-	return bpf_obj_get_info_by_fd(fd, &info, &ilen) ? 0 : info.id;
-}
-
 __u32 xrl_chain_get(int then_fd, char *name, size_t len)
 {
-	struct bpf_prog_info info = {};
-	__u32 ilen = sizeof(info), zero = 0, id = 0;
-	int fd;
+	struct bpf_prog_info info;
+	__u32 zero = 0, id = 0;
 
 	if (name && len)
 		name[0] = '\0';
 	if (then_fd < 0 || bpf_map_lookup_elem(then_fd, &zero, &id))
 		return 0;
-	fd = bpf_prog_get_fd_by_id(id);
-	if (fd >= 0 && name && !bpf_obj_get_info_by_fd(fd, &info, &ilen))
+	if (name && !xrl_prog_info(id, &info))
 		snprintf(name, len, "%s", info.name);
-	if (fd >= 0)
-		close(fd);
 	return id;
 }

@@ -23,9 +23,6 @@ int xrl_chain_open(const char *what, char *err, size_t len);
  */
 int xrl_chain_set(int then_fd, const char *what, __u32 self, char *err, size_t len);
 
-/* A program descriptor's id; 0 when it cannot be read. */
-__u32 xrl_chain_prog_id(int fd);
-
 /* The next program's id and name; 0 when there is none. */
 __u32 xrl_chain_get(int then_fd, char *name, size_t len);
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include "cost.h"
+#include "objinfo.h"
 
 static bool stats_on(void)
 {
@@ -20,17 +20,11 @@ static bool stats_on(void)
 
 int xrl_cost_read(__u32 prog_id, struct xrl_cost *c)
 {
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	int fd = bpf_prog_get_fd_by_id(prog_id), ret = 0;
+	struct bpf_prog_info info;
+	int ret;
 
 	c->on = stats_on();
-	c->ns = c->runs = 0;
-	if (fd < 0)
-		return -errno;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		ret = -errno;
-	close(fd);
+	ret = xrl_prog_info(prog_id, &info);
 	c->ns = info.run_time_ns;
 	c->runs = info.run_cnt;
 	return ret;

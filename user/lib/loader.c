@@ -19,6 +19,7 @@
 #include "chain.h"
 #include "loader.h"
 #include "memory.h"
+#include "objinfo.h"
 #include "replace.h"
 #include "specialise.h"
 #include "stats.h"
@@ -34,18 +35,9 @@
  */
 static int check_leftovers(const char *dir, char *err, size_t len)
 {
-	struct bpf_link_info info = {};
-	__u32 ilen = sizeof(info);
-	char path[PATH_MAX + 32];
-	bool live = false;
-	int fd;
+	struct bpf_link_info info;
+	bool live = !xrl_pin_info(dir, "link", &info, sizeof(info)) && info.xdp.ifindex;
 
-	snprintf(path, sizeof(path), "%s/link", dir);
-	fd = bpf_obj_get(path);
-	if (fd >= 0) {
-		live = !bpf_obj_get_info_by_fd(fd, &info, &ilen) && info.xdp.ifindex;
-		close(fd);
-	}
 	return live ? 1 : xrl_pins_remove(dir, err, len);
 }
 
@@ -75,26 +67,18 @@ static bool is_ethernet(const char *iface)
  */
 static void sweep_gone(void)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 32], err[XRL_ERRLEN];
+	char dir[PATH_MAX], err[XRL_ERRLEN];
+	struct bpf_link_info info;
 	struct xrl_ifid id;
 	struct dirent *e;
 	DIR *d = opendir(XRL_PIN_ROOT);
 
 	while (d && (e = readdir(d))) {
-		struct bpf_link_info info = {};
-		__u32 ilen = sizeof(info);
-		int fd;
-
 		if (xrl_ifid_parse(e->d_name, &id))
 			continue;
 		snprintf(dir, sizeof(dir), "%s/%s", XRL_PIN_ROOT, e->d_name);
-		snprintf(path, sizeof(path), "%s/link", dir);
-		fd = bpf_obj_get(path);
-		if (fd < 0)
-			continue;
-		if (!bpf_obj_get_info_by_fd(fd, &info, &ilen) && !info.xdp.ifindex)
+		if (!xrl_pin_info(dir, "link", &info, sizeof(info)) && !info.xdp.ifindex)
 			xrl_pins_remove(dir, err, sizeof(err));
-		close(fd);
 	}
 	if (d)
 		closedir(d);
@@ -118,17 +102,11 @@ static int iface_mtu(const char *iface)
 static int check_other_xdp(const struct xrl_load_opts *o, int ifindex, struct xrl_ctl *ctl, char *err, size_t len)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	struct bpf_prog_info info = {};
-	__u32 ilen = sizeof(info);
-	int fd;
+	struct bpf_prog_info info;
 
 	if (bpf_xdp_query(ifindex, 0, &q) || !q.prog_id)
 		return 0;
-	fd = bpf_prog_get_fd_by_id(q.prog_id);
-	if (fd >= 0) {
-		bpf_obj_get_info_by_fd(fd, &info, &ilen);
-		close(fd);
-	}
+	xrl_prog_info(q.prog_id, &info); /* its name, when it can be read */
 	if (!o->force)
 		return xrl_fail(
 			-EEXIST, err, len,
@@ -404,7 +382,7 @@ static int load_locked(struct xrl_load_opts *o, char *err, size_t len)
 		if (ret)
 			goto fail;
 	}
-	o->prog_id = xrl_chain_prog_id(bpf_program__fd(skel->progs.xdp_ratelimit));
+	o->prog_id = xrl_prog_id(bpf_program__fd(skel->progs.xdp_ratelimit));
 	if (o->then) {
 		ret = xrl_chain_set(bpf_map__fd(skel->maps.xrl_then), o->then, o->prog_id, err, len);
 		if (ret)
@@ -475,11 +453,8 @@ int xrl_unload(const char *iface, char *err, size_t len)
 	 * program is off the interface when unload returns.
 	 */
 	if (!ret) {
-		char link[PATH_MAX + 8];
-		int fd;
+		int fd = xrl_pin_open(m.dir, "link");
 
-		snprintf(link, sizeof(link), "%s/link", m.dir);
-		fd = bpf_obj_get(link);
 		if (fd >= 0) {
 			bpf_link_detach(fd);
 			close(fd);

@@ -5,13 +5,13 @@
 #include <bpf/bpf.h>
 #include "err.h"
 #include "lpm_set.h"
+#include "objinfo.h"
 
 __u32 xrl_maps_max_prefixes(const struct xrl_maps *m)
 {
-	struct bpf_map_info info = {};
-	__u32 ilen = sizeof(info);
+	struct bpf_map_info info;
 
-	return bpf_obj_get_info_by_fd(m->lpm_ranges, &info, &ilen) ? 0 : xrl_lpm_max_prefixes(info.max_entries);
+	return xrl_obj_info(m->lpm_ranges, &info, sizeof(info)) ? 0 : xrl_lpm_max_prefixes(info.max_entries);
 }
 
 bool xrl_spec_in_lpm(const struct xrl_spec *s)

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 #include "capture.h"
 #include "maps.h"
+#include "objinfo.h"
 #include "err.h"
 
 int xrl_iface_check(const char *iface, char *err, size_t len)
@@ -330,17 +331,13 @@ static __u32 ring_value_size(const struct map_want *w, struct xrl_maps *m, __u32
  */
 static int check_layout(const char *dir, const char *iface, char *err, size_t len)
 {
-	struct bpf_map_info info = {};
-	__u32 ilen = sizeof(info);
-	char path[PATH_MAX + 32];
+	struct bpf_map_info info;
 	struct xrl_ctl ctl = {};
-	int fd, ret = 0;
+	int fd = xrl_pin_open(dir, XRL_MAP_CTL), ret = 0;
 
-	snprintf(path, sizeof(path), "%s/" XRL_MAP_CTL, dir);
-	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return 0; /* said below, with the other maps */
-	if (bpf_obj_get_info_by_fd(fd, &info, &ilen) || info.value_size != sizeof(ctl) || xrl_ctl_get(fd, &ctl))
+	if (xrl_obj_info(fd, &info, sizeof(info)) || info.value_size != sizeof(ctl) || xrl_ctl_get(fd, &ctl))
 		ret = xrl_fail(
 			-EPROTO, err, len,
 			"the maps under %s are from another version of xdp-ratelimit; run 'xdp-ratelimit unload %s' and load again",

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <bpf/bpf.h>
+#include "objinfo.h"
 #include "prefixes.h"
 
 typedef unsigned __int128 u128;
@@ -18,10 +19,9 @@ static void *map_all(int fd, __u64 bytes)
 
 static __u64 words_of(int fd)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	struct bpf_map_info info;
 
-	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+	return xrl_obj_info(fd, &info, sizeof(info)) ? 0 : info.max_entries;
 }
 
 int xrl_lpm_map_open(int dir_fd, int ranges_fd, int items_fd, struct xrl_lpm_map *lm)

@@ -24,6 +24,7 @@
 #include "chain.h"
 #include "loader.h"
 #include "lpm_set.h"
+#include "objinfo.h"
 #include "replace.h"
 #include "specialise.h"
 #include "xdp_ratelimit.skel.h"
@@ -39,18 +40,9 @@ static void wait_programs(void)
 /* The entries of the map pinned as name in dir; XRL_MAX_RULE_IDS when it cannot be read. */
 static __u32 pinned_entries(const char *dir, const char *name)
 {
-	struct bpf_map_info info = {};
-	__u32 ilen = sizeof(info), n = XRL_MAX_RULE_IDS;
-	char path[PATH_MAX + 32];
-	int fd;
+	struct bpf_map_info info;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = bpf_obj_get(path);
-	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &ilen))
-		n = info.max_entries;
-	if (fd >= 0)
-		close(fd);
-	return n;
+	return xrl_pin_info(dir, name, &info, sizeof(info)) ? XRL_MAX_RULE_IDS : info.max_entries;
 }
 
 /* The settings not given take the running instance's: a replace changes what it is told to only. */
@@ -114,17 +106,9 @@ static __u32 active_features(const char *dir, const char *iface)
 /* The --max-prefixes of the instance pinned in dir; 0 (the default) for a build of before sets. */
 static __u32 running_max_prefixes(const char *dir)
 {
-	struct xrl_maps m = { .lpm_ranges = -1 };
-	char path[PATH_MAX + 32];
-	__u32 n;
+	struct bpf_map_info info;
 
-	snprintf(path, sizeof(path), "%s/" XRL_MAP_LPM_RANGES, dir);
-	m.lpm_ranges = bpf_obj_get(path);
-	if (m.lpm_ranges < 0)
-		return 0;
-	n = xrl_maps_max_prefixes(&m);
-	close(m.lpm_ranges);
-	return n;
+	return xrl_pin_info(dir, XRL_MAP_LPM_RANGES, &info, sizeof(info)) ? 0 : xrl_lpm_max_prefixes(info.max_entries);
 }
 
 /*
@@ -142,15 +126,11 @@ static int carry_prefix_trie(const char *dir, struct xdp_ratelimit_bpf *skel, co
 		.sets = bpf_map__fd(skel->maps.xrl_sets),
 		.set_items = bpf_map__fd(skel->maps.xrl_set_items),
 	};
-	char path[PATH_MAX + 32];
-	int pfx, dsts, ret;
+	int pfx = xrl_pin_open(dir, "xrl_prefixes"), dsts, ret;
 
-	snprintf(path, sizeof(path), "%s/xrl_prefixes", dir);
-	pfx = bpf_obj_get(path);
 	if (pfx < 0)
 		return 0;
-	snprintf(path, sizeof(path), "%s/" XRL_MAP_DSTS, dir);
-	dsts = bpf_obj_get(path);
+	dsts = xrl_pin_open(dir, XRL_MAP_DSTS);
 	ret = xrl_lpm_from_tries(&nm, pfx, dsts, ctl->active_set & 1, err, len);
 	if (ret)
 		snprintf(err + strlen(err), len - strlen(err), "; the running program was left in place");
@@ -183,8 +163,7 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	struct xdp_ratelimit_bpf *skel = NULL;
 	struct xrl_carry c = {};
 	struct xrl_ctl ctl;
-	struct bpf_link_info linfo = {};
-	__u32 ilen = sizeof(linfo);
+	struct bpf_link_info linfo;
 	char path[PATH_MAX + 32];
 	struct utsname u;
 	int link = -1, old_prog = -1, ret;
@@ -199,9 +178,8 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 				  len);
 	if (ret)
 		goto out;
-	snprintf(path, sizeof(path), "%s/link", dir);
-	link = bpf_obj_get(path);
-	if (link < 0 || bpf_obj_get_info_by_fd(link, &linfo, &ilen) || !linfo.xdp.ifindex) {
+	link = xrl_pin_get(dir, "link", &linfo, sizeof(linfo));
+	if (link < 0 || !linfo.xdp.ifindex) {
 		ret = xrl_fail(
 			-ENOLINK, err, len,
 			"the program on %s is no longer attached (its link under %s is gone or detached): 'xdp-ratelimit unload %s' and load again",
@@ -240,7 +218,7 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	}
 	o->replaced = true;
 	o->old_layout = ctl.layout;
-	o->prog_id = xrl_chain_prog_id(bpf_program__fd(skel->progs.xdp_ratelimit));
+	o->prog_id = xrl_prog_id(bpf_program__fd(skel->progs.xdp_ratelimit));
 	wait_programs();
 	xrl_carry_finish(&c);
 	ret = xrl_carry_commit(&c, err, len);

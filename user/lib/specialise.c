@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "objinfo.h"
 #include "specialise.h"
 
 __u8 xrl_ruleset_kinds(const struct xrl_ruleset *set)
@@ -116,17 +117,10 @@ int xrl_features_of_prog(int prog_fd, __u32 *features)
 
 int xrl_features_running(const char *dir, __u32 *features, __u32 *prog_id)
 {
-	struct bpf_link_info info = {};
-	__u32 ilen = sizeof(info);
-	char path[PATH_MAX + 32];
-	int link, prog, ret;
+	struct bpf_link_info info;
+	int prog, ret;
 
-	snprintf(path, sizeof(path), "%s/link", dir);
-	link = bpf_obj_get(path);
-	if (link < 0)
-		return -errno;
-	ret = bpf_obj_get_info_by_fd(link, &info, &ilen) ? -errno : 0;
-	close(link);
+	ret = xrl_pin_info(dir, "link", &info, sizeof(info));
 	if (ret)
 		return ret;
 	prog = bpf_prog_get_fd_by_id(info.prog_id);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "apply.h"
@@ -15,34 +14,18 @@
 #include "chain.h"
 #include "loader.h"
 #include "memory.h"
+#include "objinfo.h"
 #include "specialise.h"
 #include "fleet/agent.h"
 
-/* The instructions the verifier walked to load program id (the kernel keeps the count); 0: unknown. */
-static __u32 verified_insns(__u32 id)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	int fd = id ? bpf_prog_get_fd_by_id(id) : -1;
-
-	if (fd < 0)
-		return 0;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		info.verified_insns = 0;
-	close(fd);
-	return info.verified_insns;
-}
-
 static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, struct xrl_status *st)
 {
-	struct bpf_link_info info = {};
-	__u32 ilen = sizeof(info);
+	struct bpf_link_info info;
+	struct bpf_prog_info prog;
 	struct xrl_ruleset set = {};
 	struct xrl_key k, *prev = NULL;
 	struct xrl_maps m;
-	char path[PATH_MAX + 32];
 	size_t i;
-	int fd;
 
 	memset(st, 0, sizeof(*st));
 	st->id = *id;
@@ -62,16 +45,14 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	}
 	xrl_maps_lock_shared(&m); /* a consistent reading; failing that, one that may be in flux */
 	xrl_ctl_read(&m, &st->ctl);
-	snprintf(path, sizeof(path), "%s/link", m.dir);
-	fd = bpf_obj_get(path);
-	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &ilen)) {
+	if (!xrl_pin_info(m.dir, "link", &info, sizeof(info))) {
 		st->prog_id = info.prog_id;
 		st->attached = info.xdp.ifindex != 0;
 		st->gone |= !st->attached; /* the kernel detaches a deleted device's link */
 	}
-	if (fd >= 0)
-		close(fd);
-	st->verified_insns = verified_insns(st->prog_id);
+	/* The instructions the verifier walked to load it (the kernel keeps the count); 0: unknown. */
+	xrl_prog_info(st->prog_id, &prog);
+	st->verified_insns = prog.verified_insns;
 	st->features_ok = !xrl_features_running(m.dir, &st->features, NULL);
 	if (!xrl_rules_read(&m, &set)) {
 		st->rules = set.n;
