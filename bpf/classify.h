@@ -27,9 +27,10 @@ enum xrl_match_kind {
 	XRL_MATCHES,
 };
 
-/* The rules a packet met: NULL for none of that kind. */
+/* The rules a packet met: NULL for none of that kind; met, a bit a kind met (1 << kind). */
 struct xrl_matches {
 	struct xrl_rule *r[XRL_MATCHES];
+	__u32 met;
 };
 
 /* An address as xrl_lpm_find reads it: 16 bytes, IPv4 in the first four. */
@@ -188,6 +189,24 @@ static __always_inline struct xrl_rule *xrl_proto_rule(__u32 set, const struct x
 	return NULL;
 }
 
+/* Whether the rule of kind i is the last one m holds: none of a later kind. */
+static __always_inline int xrl_last_match(const struct xrl_matches *m, __u32 i)
+{
+	return !(m->met >> (i + 1));
+}
+
+/* Notes the rules of m found so far in m->met (a scalar: the verifier refuses arithmetic on pointers). */
+static __always_inline void xrl_note_met(struct xrl_matches *m)
+{
+	__u32 i;
+
+	m->met = 0;
+#pragma clang loop unroll(full)
+	for (i = 0; i < XRL_MATCHES; i++)
+		if (m->r[i])
+			m->met |= 1U << i;
+}
+
 /* Whether r is an allow rule: what it holds passes, no other rule asked. */
 static __always_inline int xrl_allows(const struct xrl_rule *r)
 {
@@ -227,6 +246,7 @@ ports:
 		m->r[XRL_M_PORT] = xrl_port_rule(set, p);
 	if (xrl_uses(kinds, XRL_HAS_PROTOS))
 		m->r[XRL_M_PROTO] = xrl_proto_rule(set, p);
+	xrl_note_met(m);
 	return NULL;
 }
 

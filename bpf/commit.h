@@ -7,20 +7,47 @@
 #ifndef XRL_BPF_COMMIT_H
 #define XRL_BPF_COMMIT_H
 
-#include "judge.h"
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "xrl_window.h"
+#include "pctx.h"
+#include "rule_stats.h"
+#include "maps.h"
 
 /*
- * Counts rule r's judgement res (XRL_J_*) of pc's packet, dropped or not. A
- * global function, verified once for every kind of rule. (A rule its latch
- * found over is counted at once, by xrl_commit_over.)
+ * Takes back the pass xrl_judge_slow counted in rule r's window (its byte
+ * window when bytes) when another rule dropped the packet, from the bucket
+ * it was counted in: the rule's slot, which no other packet on this CPU has
+ * moved since. (Should the rule's byte window have moved the slot on past
+ * its packet window's bucket, a bucket another CPU opened meanwhile, the
+ * packet's pass is not found and stays: one too many counted, which can
+ * only block.)
  */
-__noinline int xrl_commit_rule(struct xrl_rule *r, struct xrl_pctx *pc, __u32 res, int dropped)
+__noinline int xrl_commit_undo(struct xrl_rule *r, struct xrl_pctx *pc, int bytes)
+{
+	struct xrl_rule_stats *rs;
+	struct xrl_state *st;
+	__u32 id;
+
+	if (!r || !pc)
+		return 0;
+	id = r->id;
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &id);
+	if (!rs)
+		return 0;
+	xrl_key_for(&pc->key, r, pc, bytes);
+	st = bpf_map_lookup_elem(&xrl_state, &pc->key);
+	if (st)
+		xrl_unreserve(&st->ring, XRL_CELLS, &rs->slot, xrl_cost(pc, bytes), XRL_RESERVE_TRIES);
+	return 0;
+}
+
+/* Counts rule r's judgement res (XRL_J_*) of pc's packet, dropped or not. */
+static __always_inline void xrl_commit(struct xrl_rule *r, struct xrl_pctx *pc, __u32 res, int dropped)
 {
 	struct xrl_rule_stats *rs;
 	int over = res & XRL_J_OVER;
 
-	if (!r || !pc)
-		return 0;
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
 	if (over)
 		xrl_count_rule(rs, 1);
@@ -33,11 +60,23 @@ __noinline int xrl_commit_rule(struct xrl_rule *r, struct xrl_pctx *pc, __u32 re
 			rs->pass_bytes += pc->len;
 	}
 	if (!dropped)
-		return 0;
+		return;
 	if (res & XRL_J_COUNTED)
-		xrl_judge_undo(r, pc, 0, XRL_J_AHEAD(res, 0));
+		xrl_commit_undo(r, pc, 0);
 	if (xrl_carries(XRL_FEAT_BYTES) && (res & XRL_J_BYTES_COUNTED))
-		xrl_judge_undo(r, pc, 1, XRL_J_AHEAD(res, 1));
+		xrl_commit_undo(r, pc, 1);
+}
+
+/*
+ * xrl_commit for a rule judged before the packet's last one, once its fate
+ * is known. A global function, verified once for every kind of rule. (The
+ * last rule judged commits in its judgement, xrl_judge_rule, and a rule its
+ * latch found over at once, xrl_commit_over.)
+ */
+__noinline int xrl_commit_rule(struct xrl_rule *r, struct xrl_pctx *pc, __u32 res, int dropped)
+{
+	if (r && pc)
+		xrl_commit(r, pc, res, dropped);
 	return 0;
 }
 

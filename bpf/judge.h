@@ -16,73 +16,10 @@
 #include "xrl_key.h"
 #include "xrl_sketch.h"
 #include "xrl_window.h"
-#include "parsing.h"
+#include "pctx.h"
 #include "latch.h"
 #include "rule_stats.h"
-
-/*
- * What every judgement of one packet reads: the packet, its clock reads and
- * what it counts. On the program's stack, handed to each judgement; it holds
- * no pointer, so a global function may write it (its clock reads).
- */
-struct xrl_pctx {
-	struct xrl_pkt p;
-	struct xrl_times clk;
-	struct xrl_key key; /* the key of the window judged (xrl_key_for) */
-	__u32 segs;	    /* what it counts in a packet window: 1, or in generic mode a super-packet's segments */
-	__u32 len;	    /* what it counts in a byte window: the frame's length as XDP sees it */
-	__u16 port;	    /* the key's port for the rule judged: the packet's for a port rule, else 0 */
-	__u8 dropping;	    /* an earlier rule dropped the packet: the next ones are only asked whether it is over */
-	__u8 asked;	/* the rule's packet window has asked its latch (xrl_latch_first): key and latch_ix are its */
-	__u32 latch_ix; /* the latch slot of key (xrl_key_hash) */
-};
-
-/*
- * A window's judgement (xrl_judge_slow, xrl_judge_sketch): XRL_JUDGED_*
- * bits, and for a counted pass how many buckets past the rule's slot the
- * bucket it was counted in lies (XRL_JUDGED_AHEAD): xrl_reserve counts in
- * the newest bucket of the ring, which another CPU's later clock may have
- * opened. The pass is taken back from there (xrl_judge_undo).
- */
-enum {
-	XRL_JUDGED_OVER = 1,
-	XRL_JUDGED_COUNTED = 2,
-	XRL_JUDGED_PAST_CAP = 8, /* a new source past the cap: to be judged by the sketch */
-};
-#define XRL_JUDGED_AHEAD(res) (((__u32)(res) >> 8) & 0xff)
-
-/*
- * A rule's judgement of a packet (xrl_judge_rule), kept by the pipeline
- * until its fate is known: XRL_J_* bits, and for each window that counted a
- * pass (a packet window's in bits 8-15, a byte window's in 16-23) its
- * XRL_JUDGED_AHEAD.
- */
-#define XRL_J_OVER 1	      /* over: the packet is dropped, unless the rule is a monitor */
-#define XRL_J_COUNTED 2	      /* its packet window counted a pass: taken back if the packet is dropped */
-#define XRL_J_BYTES_COUNTED 4 /* its byte window counted the frame's bytes: the same */
-#define XRL_J_COMMITTED 8     /* counted already (xrl_commit_over) */
-#define XRL_J_AHEAD(res, bytes) (((__u32)(res) >> ((bytes) ? 16 : 8)) & 0xff)
-
-/*
- * What the packet counts in a window: its length in a byte window, else 1,
- * or in generic mode the segments of a super-packet.
- */
-static __always_inline __u32 xrl_cost(const struct xrl_pctx *pc, int bytes)
-{
-	if (bytes)
-		return pc->len;
-	return xrl_cfg.gso_mtu && pc->segs > 1 ? pc->segs : 1;
-}
-
-/* The key of rule r's window for pc's packet: its byte window's (XRL_KEY_BYTES) when bytes. */
-static __always_inline void xrl_key_for(struct xrl_key *k, const struct xrl_rule *r, const struct xrl_pctx *pc,
-					int bytes)
-{
-	__builtin_memset(k, 0, sizeof(*k));
-	xrl_key_make(k, r, pc->p.family, pc->p.src, pc->port, pc->p.proto);
-	if (bytes)
-		k->rule_id |= XRL_KEY_BYTES;
-}
+#include "commit.h"
 
 /* Template for a new window state: too large for the 512-byte stack. */
 static const struct xrl_state xrl_zero_state;
@@ -208,7 +145,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;
 	struct xrl_state *st;
-	struct xrl_slot slot;
+	struct xrl_slot *slot;
 	__u64(*snap)[XRL_MAX_CELLS];
 	__u64 now, thr, full, until, room = 0;
 	struct xrl_key *k;
@@ -245,7 +182,13 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	/* A new key, or a new window shape: the one CPU that takes the ring empties it, if need be. */
 	if (xrl_ring_claim(&st->gen, r->gen))
 		xrl_ring_reset(&st->ring, XRL_CELLS);
-	slot = rs->slot;
+	/*
+	 * The window is judged in the rule's slot on this CPU, which xrl_reserve
+	 * moves to the newest bucket in the key's ring when another CPU's later
+	 * clock opened it (time is at least that): the pass is counted there, and
+	 * a take-back finds it there (xrl_commit_undo).
+	 */
+	slot = &rs->slot;
 	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
 	if (l && l->gen && xrl_key_equal(&l->key, k)) {
 		/* The key's latch did not answer (xrl_judge_window asked it): it retires. */
@@ -266,15 +209,10 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 			st->warm = now;
 		thr = xrl_warm_threshold(full, period, st->warm, now);
 	}
-	res = xrl_reserve(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, &slot, thr, xrl_cost(pc, bytes),
+	res = xrl_reserve(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, slot, thr, xrl_cost(pc, bytes),
 			  XRL_RESERVE_TRIES, dropping, *snap, &room);
-	if (res == XRL_PASSED) {
-		__u64 ahead = slot.q - rs->slot.q;
-
-		if (dropping)
-			return 0;
-		return XRL_JUDGED_COUNTED | (ahead < 0xff ? (__u32)ahead : 0xff) << 8;
-	}
+	if (res == XRL_PASSED)
+		return dropping ? 0 : XRL_JUDGED_COUNTED;
 	/*
 	 * Over: it counts a block whatever the other rules decide, in the latch
 	 * this CPU now holds for the key (no atomic on a line other CPUs share),
@@ -285,43 +223,14 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	 * super-packet of several segments may be over while one would pass).
 	 */
 	if (l && res == XRL_OVER && thr == full && room < (bytes ? XRL_MIN_JUDGED_FRAME : 1))
-		xrl_latch_set(l, r, k, &slot, until);
-	if (l && xrl_latch_holds(l, r, k, &slot)) {
-		xrl_block_add(&st->ring, XRL_CELLS, &slot, 0, 1); /* the ring shows the bucket its blocks are in */
+		xrl_latch_set(l, r, k, slot, until);
+	if (l && xrl_latch_holds(l, r, k, slot)) {
+		xrl_block_add(&st->ring, XRL_CELLS, slot, 0, 1); /* the ring shows the bucket its blocks are in */
 		l->block++;
 	} else {
-		xrl_block_add(&st->ring, XRL_CELLS, &slot, 1, 1);
+		xrl_block_add(&st->ring, XRL_CELLS, slot, 1, 1);
 	}
 	return XRL_JUDGED_OVER;
-}
-
-/*
- * Takes back the pass xrl_judge_slow counted in rule r's window (its byte
- * window when bytes) when another rule dropped the packet, from the bucket
- * it was counted in: ahead buckets past the rule's slot, which no other
- * packet on this CPU has moved since. A bucket too far ahead to tell
- * (0xff) keeps the pass: one too many counted, which can only block.
- */
-__noinline int xrl_judge_undo(struct xrl_rule *r, struct xrl_pctx *pc, int bytes, __u32 ahead)
-{
-	struct xrl_rule_stats *rs;
-	struct xrl_state *st;
-	struct xrl_slot s;
-	__u32 id;
-
-	if (!r || !pc || ahead >= 0xff || !XRL_CELLS)
-		return 0;
-	id = r->id;
-	rs = bpf_map_lookup_elem(&xrl_rule_stats, &id);
-	if (!rs)
-		return 0;
-	s.idx = (rs->slot.idx + ahead) % XRL_CELLS;
-	s.epoch = rs->slot.epoch + ahead;
-	xrl_key_for(&pc->key, r, pc, bytes);
-	st = bpf_map_lookup_elem(&xrl_state, &pc->key);
-	if (st)
-		xrl_unreserve(&st->ring, XRL_CELLS, &s, xrl_cost(pc, bytes), XRL_RESERVE_TRIES);
-	return 0;
 }
 
 /*
@@ -382,8 +291,8 @@ static __always_inline int xrl_judge_window(struct xrl_rule *r, struct xrl_pctx 
 /*
  * Judges rule r for pc's packet when its latch did not answer
  * (xrl_latch_first): its packet window, then, when that passed it, its byte
- * window. A global function, verified once for every kind of rule. Returns
- * XRL_J_* bits.
+ * window; the packet's last rule (pc->last) commits too. A global function,
+ * verified once for every kind of rule. Returns XRL_J_* bits.
  */
 __noinline int xrl_judge_rule(struct xrl_rule *r, struct xrl_pctx *pc)
 {
@@ -396,14 +305,19 @@ __noinline int xrl_judge_rule(struct xrl_rule *r, struct xrl_pctx *pc)
 		if (w & XRL_JUDGED_OVER)
 			res = XRL_J_OVER;
 		else if (w & XRL_JUDGED_COUNTED)
-			res = XRL_J_COUNTED | XRL_JUDGED_AHEAD(w) << 8;
+			res = XRL_J_COUNTED;
 	}
 	if (xrl_has_bytes(r) && !(res & XRL_J_OVER)) {
 		w = xrl_judge_window(r, pc, 1, 0);
 		if (w & XRL_JUDGED_OVER)
 			res |= XRL_J_OVER;
 		else if (w & XRL_JUDGED_COUNTED)
-			res |= XRL_J_BYTES_COUNTED | XRL_JUDGED_AHEAD(w) << 16;
+			res |= XRL_J_BYTES_COUNTED;
+	}
+	/* The packet's last rule: its fate is known now, so the rule commits here, and saves a call. */
+	if (pc->last) {
+		xrl_commit(r, pc, res, pc->dropping || ((res & XRL_J_OVER) && !(r->flags & XRL_F_MONITOR)));
+		res |= XRL_J_COMMITTED;
 	}
 	return res;
 }

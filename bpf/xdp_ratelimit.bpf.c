@@ -88,7 +88,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		xrl_count_rule(xrl_rule_slot_now(allow, &pc.clk, &until), 0);
 		return XRL_CAP_EXIT(ctx, &pc.p, xrl_pass(cnt), XRL_CAP_HOW(XRL_CAP_WHY_ALLOW, 0), allow->id);
 	}
-	if (!m.r[XRL_M_PORT] && !m.r[XRL_M_PROTO] && !m.r[XRL_M_DST] && !m.r[XRL_M_PREFIX]) {
+	if (!m.met) {
 		if (pc.p.flags & XRL_PKT_UNFOLLOWED) /* no rule judged it: the default fails closed */
 			return XRL_CAP_EXIT(ctx, &pc.p, xrl_drop(cnt),
 					    XRL_CAP_HOW(XRL_CAP_WHY_HIDDEN, XRL_MAL_IPV6_CHAIN), XRL_CAP_NO_RULE);
@@ -109,6 +109,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		if (!r)
 			continue;
 		pc.port = i == XRL_M_PORT ? pc.p.dport : 0;
+		pc.last = xrl_last_match(&m, i);
 		if (xrl_latch_first(r, &pc)) {
 			/* The flood path: over, counted now, and no call. */
 			xrl_commit_over(r, &pc);

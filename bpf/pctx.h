@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the stages of the pipeline hand on for one packet: its context
+ * (struct xrl_pctx), a rule's judgement (XRL_J_*), and the window a rule's
+ * judgement counts in (its key, its cost).
+ */
+#ifndef XRL_BPF_PCTX_H
+#define XRL_BPF_PCTX_H
+
+#include "vmlinux.h"
+#include "xrl_key.h"
+#include "config.h"
+#include "clock.h"
+#include "parsing.h"
+
+/*
+ * What every judgement of one packet reads: the packet, its clock reads and
+ * what it counts. On the program's stack, handed to each judgement; it holds
+ * no pointer, so a global function may write it (its clock reads).
+ */
+struct xrl_pctx {
+	struct xrl_pkt p;
+	struct xrl_times clk;
+	struct xrl_key key; /* the key of the window judged (xrl_key_for) */
+	__u32 segs;	    /* what it counts in a packet window: 1, or in generic mode a super-packet's segments */
+	__u32 len;	    /* what it counts in a byte window: the frame's length as XDP sees it */
+	__u16 port;	    /* the key's port for the rule judged: the packet's for a port rule, else 0 */
+	__u8 dropping;	    /* an earlier rule dropped the packet: the next ones are only asked whether it is over */
+	__u8 asked;	/* the rule's packet window has asked its latch (xrl_latch_first): key and latch_ix are its */
+	__u32 latch_ix; /* the latch slot of key (xrl_key_hash) */
+	__u8 last;	/* the rule judged is the packet's last: its judgement commits (xrl_judge_rule) */
+	__u8 pad[7];
+};
+
+/* A window's judgement (xrl_judge_slow, xrl_judge_sketch). */
+enum {
+	XRL_JUDGED_OVER = 1,
+	XRL_JUDGED_COUNTED = 2,
+	XRL_JUDGED_PAST_CAP = 8, /* a new source past the cap: to be judged by the sketch */
+};
+
+/* A rule's judgement of a packet (xrl_judge_rule), kept by the pipeline until its fate is known. */
+#define XRL_J_OVER 1	      /* over: the packet is dropped, unless the rule is a monitor */
+#define XRL_J_COUNTED 2	      /* its packet window counted a pass: taken back if the packet is dropped */
+#define XRL_J_BYTES_COUNTED 4 /* its byte window counted the frame's bytes: the same */
+#define XRL_J_COMMITTED 8     /* counted already (xrl_commit_over, or the last rule's xrl_judge_rule) */
+
+/*
+ * What the packet counts in a window: its length in a byte window, else 1,
+ * or in generic mode the segments of a super-packet.
+ */
+static __always_inline __u32 xrl_cost(const struct xrl_pctx *pc, int bytes)
+{
+	if (bytes)
+		return pc->len;
+	return xrl_cfg.gso_mtu && pc->segs > 1 ? pc->segs : 1;
+}
+
+/* The key of rule r's window for pc's packet: its byte window's (XRL_KEY_BYTES) when bytes. */
+static __always_inline void xrl_key_for(struct xrl_key *k, const struct xrl_rule *r, const struct xrl_pctx *pc,
+					int bytes)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	xrl_key_make(k, r, pc->p.family, pc->p.src, pc->port, pc->p.proto);
+	if (bytes)
+		k->rule_id |= XRL_KEY_BYTES;
+}
+
+#endif /* XRL_BPF_PCTX_H */
