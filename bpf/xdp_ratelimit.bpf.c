@@ -110,8 +110,9 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 			continue;
 		pc.port = i == XRL_M_PORT ? pc.p.dport : 0;
 		pc.last = xrl_last_match(&m, i);
-		if (xrl_latch_first(r, &pc)) {
-			/* The flood path: over, counted now, and no call. */
+		pc.asked = 0;
+		/* The flood path of a packet one rule judges (most are): over, counted now, and no call. */
+		if (m.met == 1U << i && xrl_latch_first(r, &pc)) {
 			xrl_commit_over(r, &pc);
 			res[i] = XRL_J_OVER | XRL_J_COMMITTED;
 		} else {
