@@ -441,7 +441,7 @@ _Static_assert(sizeof(struct xrl_ctl) == 64, "xrl_ctl layout");
  * a cap on new keys: xrl_config.new_keys_cpu), generic mode (gso_mtu).
  */
 #define XRL_FEAT_BYTES (1U << 5) /* byte rates, and rules with no packet rate */
-/* Warm-up ramps. Not gated yet: the slow path tests a rule's warmup_ms whatever the features. */
+/* Warm-up ramps: the slow path tests a rule's warmup_ms only when the program carries them. */
 #define XRL_FEAT_WARMUP (1U << 6)
 #define XRL_FEAT_GLOBAL (1U << 7) /* global rules: the fleet allowance's lookup */
 #define XRL_FEAT_ALL 0xffU

@@ -123,6 +123,24 @@ static void test_bytes(void **state)
 }
 
 /* A global rule's allowance: without the feature the rule's own threshold. */
+/* A warm-up ramp (Sentinel's, from a third of the limit): ignored without the feature, else it starts low. */
+static void test_warmup(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 12, 1000, 2, XRL_F_PER_SOURCE);
+	struct pkt p;
+	int passed;
+
+	r.warmup_ms = 3600 * 1000;
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4_to(&p, 53);
+	passed = run_n(f, &p, 20);
+	if (carries_all(f))
+		assert_true(passed >= 1 && passed < 12);
+	else
+		assert_int_equal(passed, 12);
+}
+
 static void test_global(void **state)
 {
 	struct fx *f = fx_get(state);
@@ -186,14 +204,14 @@ static int teardown_all(void **state)
 int main(void)
 {
 	const struct CMUnitTest ports[] = {
-		T(test_prefix, setup_ports),   T(test_proto, setup_ports),	   T(test_dst, setup_ports),
-		T(test_port_dst, setup_ports), T(test_port, setup_ports),	   T(test_bytes, setup_ports),
-		T(test_global, setup_ports),   T(test_verifier_walk, setup_ports),
+		T(test_prefix, setup_ports),   T(test_proto, setup_ports),  T(test_dst, setup_ports),
+		T(test_port_dst, setup_ports), T(test_port, setup_ports),   T(test_bytes, setup_ports),
+		T(test_global, setup_ports),   T(test_warmup, setup_ports), T(test_verifier_walk, setup_ports),
 	};
 	const struct CMUnitTest all[] = {
-		T(test_prefix, setup_all),   T(test_proto, setup_all), T(test_dst, setup_all),
-		T(test_port_dst, setup_all), T(test_port, setup_all),  T(test_bytes, setup_all),
-		T(test_global, setup_all),
+		T(test_prefix, setup_all),   T(test_proto, setup_all),	T(test_dst, setup_all),
+		T(test_port_dst, setup_all), T(test_port, setup_all),	T(test_bytes, setup_all),
+		T(test_global, setup_all),   T(test_warmup, setup_all),
 	};
 	int failed;
 
