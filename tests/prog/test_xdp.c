@@ -1560,6 +1560,51 @@ static void *burst_thread(void *arg)
 	return NULL;
 }
 
+/* One thread a CPU, each firing REPEAT frames p a round, for ROUNDS rounds the caller paces. */
+struct bursts {
+	struct burst *b;
+	pthread_t *th;
+	pthread_barrier_t bar;
+	int n;
+};
+
+static void bursts_start(struct bursts *s, struct fx *f, struct pkt *p, int rounds, int repeat)
+{
+	int c;
+
+	s->n = ncpus_allowed;
+	s->b = calloc(s->n, sizeof(*s->b));
+	s->th = calloc(s->n, sizeof(*s->th));
+	assert_non_null(s->b);
+	assert_non_null(s->th);
+	assert_int_equal(pthread_barrier_init(&s->bar, NULL, s->n + 1), 0);
+	for (c = 0; c < s->n; c++) {
+		s->b[c] =
+			(struct burst){ .f = f, .p = p, .bar = &s->bar, .cpu = c, .rounds = rounds, .repeat = repeat };
+		assert_int_equal(pthread_create(&s->th[c], NULL, burst_thread, &s->b[c]), 0);
+	}
+}
+
+/* One round: every thread's burst, once the window and the frame are set. */
+static void bursts_round(struct bursts *s)
+{
+	pthread_barrier_wait(&s->bar);
+	pthread_barrier_wait(&s->bar);
+}
+
+static void bursts_end(struct bursts *s)
+{
+	int c;
+
+	for (c = 0; c < s->n; c++) {
+		pthread_join(s->th[c], NULL);
+		assert_int_equal(s->b[c].err, 0);
+	}
+	pthread_barrier_destroy(&s->bar);
+	free(s->b);
+	free(s->th);
+}
+
 /*
  * One thread per CPU, all firing at one key at once, over many windows: every
  * CPU counts into the key's one ring with a compare-and-swap that is made only
@@ -1570,33 +1615,21 @@ static void test_cpus_concurrent(void **state)
 	enum { ROUNDS = 40, REPEAT = 2000, T = 100 };
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, T, 1000, 4, 0);
-	struct burst *b;
-	pthread_t *th;
-	pthread_barrier_t bar;
 	__u64 prev = 0, worst = 0;
+	struct bursts s;
 	struct pkt p;
-	int c, k, n;
+	int k;
 
 	need_cpus(2);
-	n = ncpus_allowed;
 	put_port(f, XRL_PROTO_UDP, 53, &r);
 	udp4(&p, SRC4, 53);
-	b = calloc(n, sizeof(*b));
-	th = calloc(n, sizeof(*th));
-	assert_non_null(b);
-	assert_non_null(th);
-	assert_int_equal(pthread_barrier_init(&bar, NULL, n + 1), 0);
-	for (c = 0; c < n; c++) {
-		b[c] = (struct burst){ .f = f, .p = &p, .bar = &bar, .cpu = c, .rounds = ROUNDS, .repeat = REPEAT };
-		assert_int_equal(pthread_create(&th[c], NULL, burst_thread, &b[c]), 0);
-	}
+	bursts_start(&s, f, &p, ROUNDS, REPEAT);
 	for (k = 0; k < ROUNDS; k++) {
 		__u64 passed;
 
 		/* Each round in a window of its own, at a different offset into a bucket. */
 		set_now(f, T0 + (__u64)k * 3 * SEC_NS + (__u64)k * 17 * MS);
-		pthread_barrier_wait(&bar);
-		pthread_barrier_wait(&bar);
+		bursts_round(&s);
 		passed = counters(f).passed - prev;
 		prev += passed;
 		if (passed > worst)
@@ -1605,14 +1638,8 @@ static void test_cpus_concurrent(void **state)
 			print_message("round %d: %llu passed, threshold %d\n", k, (unsigned long long)passed, T);
 		assert_int_equal(passed, T);
 	}
-	for (c = 0; c < n; c++) {
-		pthread_join(th[c], NULL);
-		assert_int_equal(b[c].err, 0);
-	}
-	pthread_barrier_destroy(&bar);
-	free(b);
-	free(th);
-	assert_int_equal(counters(f).seen, (__u64)ROUNDS * REPEAT * n);
+	bursts_end(&s);
+	assert_int_equal(counters(f).seen, (__u64)ROUNDS * REPEAT * s.n);
 	print_message("concurrent: at most %llu passed of %d per window over %d windows\n", (unsigned long long)worst,
 		      T, ROUNDS);
 }
@@ -1629,35 +1656,23 @@ static void test_cpus_concurrent_new_keys(void **state)
 	enum { ROUNDS = 200, REPEAT = 200, T = 3 };
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, T, 1000, 2, XRL_F_PER_SOURCE);
-	struct burst *b;
-	pthread_t *th;
-	pthread_barrier_t bar;
+	struct bursts s;
 	__u64 prev = 0;
 	struct pkt p;
 	char src[32];
-	int c, k, n, bad = 0;
+	int k, bad = 0;
 
 	need_cpus(2);
-	n = ncpus_allowed;
 	put_port(f, XRL_PROTO_UDP, 53, &r);
 	udp4(&p, SRC4, 53);
-	b = calloc(n, sizeof(*b));
-	th = calloc(n, sizeof(*th));
-	assert_non_null(b);
-	assert_non_null(th);
-	assert_int_equal(pthread_barrier_init(&bar, NULL, n + 1), 0);
-	for (c = 0; c < n; c++) {
-		b[c] = (struct burst){ .f = f, .p = &p, .bar = &bar, .cpu = c, .rounds = ROUNDS, .repeat = REPEAT };
-		assert_int_equal(pthread_create(&th[c], NULL, burst_thread, &b[c]), 0);
-	}
+	bursts_start(&s, f, &p, ROUNDS, REPEAT);
 	for (k = 0; k < ROUNDS; k++) {
 		__u64 passed;
 
 		snprintf(src, sizeof(src), "10.%d.%d.1", k / 256, k % 256);
 		udp4(&p, src, 53);
 		set_now(f, T0 + (__u64)k * 3 * SEC_NS);
-		pthread_barrier_wait(&bar);
-		pthread_barrier_wait(&bar);
+		bursts_round(&s);
 		passed = counters(f).passed - prev;
 		prev += passed;
 		if (passed != T)
@@ -1665,13 +1680,7 @@ static void test_cpus_concurrent_new_keys(void **state)
 				      (unsigned long long)passed, T);
 		bad += passed != T;
 	}
-	for (c = 0; c < n; c++) {
-		pthread_join(th[c], NULL);
-		assert_int_equal(b[c].err, 0);
-	}
-	pthread_barrier_destroy(&bar);
-	free(b);
-	free(th);
+	bursts_end(&s);
 	assert_int_equal(bad, 0);
 }
 
