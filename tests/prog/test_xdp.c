@@ -1566,13 +1566,19 @@ struct bursts {
 	pthread_t *th;
 	pthread_barrier_t bar;
 	int n;
+	__u64 passed; /* the program's passes before this round */
 };
 
-static void bursts_start(struct bursts *s, struct fx *f, struct pkt *p, int rounds, int repeat)
+/* Rule r on port 53/udp, p a frame from SRC4 to it, and the threads started (on 2 CPUs at least). */
+static void bursts_start(struct bursts *s, struct fx *f, struct xrl_rule *r, struct pkt *p, int rounds, int repeat)
 {
 	int c;
 
+	need_cpus(2);
+	put_port(f, XRL_PROTO_UDP, 53, r);
+	udp4(p, SRC4, 53);
 	s->n = ncpus_allowed;
+	s->passed = counters(f).passed;
 	s->b = calloc(s->n, sizeof(*s->b));
 	s->th = calloc(s->n, sizeof(*s->th));
 	assert_non_null(s->b);
@@ -1585,11 +1591,15 @@ static void bursts_start(struct bursts *s, struct fx *f, struct pkt *p, int roun
 	}
 }
 
-/* One round: every thread's burst, once the window and the frame are set. */
-static void bursts_round(struct bursts *s)
+/* One round: every thread's burst, once the window and the frame are set; the frames it passed. */
+static __u64 bursts_round(struct bursts *s, struct fx *f)
 {
+	__u64 before = s->passed;
+
 	pthread_barrier_wait(&s->bar);
 	pthread_barrier_wait(&s->bar);
+	s->passed = counters(f).passed;
+	return s->passed - before;
 }
 
 static void bursts_end(struct bursts *s)
@@ -1615,23 +1625,18 @@ static void test_cpus_concurrent(void **state)
 	enum { ROUNDS = 40, REPEAT = 2000, T = 100 };
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, T, 1000, 4, 0);
-	__u64 prev = 0, worst = 0;
+	__u64 worst = 0;
 	struct bursts s;
 	struct pkt p;
 	int k;
 
-	need_cpus(2);
-	put_port(f, XRL_PROTO_UDP, 53, &r);
-	udp4(&p, SRC4, 53);
-	bursts_start(&s, f, &p, ROUNDS, REPEAT);
+	bursts_start(&s, f, &r, &p, ROUNDS, REPEAT);
 	for (k = 0; k < ROUNDS; k++) {
 		__u64 passed;
 
 		/* Each round in a window of its own, at a different offset into a bucket. */
 		set_now(f, T0 + (__u64)k * 3 * SEC_NS + (__u64)k * 17 * MS);
-		bursts_round(&s);
-		passed = counters(f).passed - prev;
-		prev += passed;
+		passed = bursts_round(&s, f);
 		if (passed > worst)
 			worst = passed;
 		if (passed != T)
@@ -1657,24 +1662,18 @@ static void test_cpus_concurrent_new_keys(void **state)
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, T, 1000, 2, XRL_F_PER_SOURCE);
 	struct bursts s;
-	__u64 prev = 0;
 	struct pkt p;
 	char src[32];
 	int k, bad = 0;
 
-	need_cpus(2);
-	put_port(f, XRL_PROTO_UDP, 53, &r);
-	udp4(&p, SRC4, 53);
-	bursts_start(&s, f, &p, ROUNDS, REPEAT);
+	bursts_start(&s, f, &r, &p, ROUNDS, REPEAT);
 	for (k = 0; k < ROUNDS; k++) {
 		__u64 passed;
 
 		snprintf(src, sizeof(src), "10.%d.%d.1", k / 256, k % 256);
 		udp4(&p, src, 53);
 		set_now(f, T0 + (__u64)k * 3 * SEC_NS);
-		bursts_round(&s);
-		passed = counters(f).passed - prev;
-		prev += passed;
+		passed = bursts_round(&s, f);
 		if (passed != T)
 			print_message("round %d (new source %s): %llu passed, threshold %d\n", k, src,
 				      (unsigned long long)passed, T);
@@ -1824,6 +1823,16 @@ static void test_latch_reads_jiffies_only(void **state)
 	assert_int_equal(latch_of(f, &r, SRC4, 53).gen, 0);
 }
 
+/* Rule r on port 53/udp (the tick known), p a frame from SRC4 to it, and its first pass at T0+100 ms. */
+static void first_pass(struct fx *f, struct xrl_rule *r, struct pkt *p)
+{
+	need_tick(f);
+	put_port(f, XRL_PROTO_UDP, 53, r);
+	udp4(p, SRC4, 53);
+	set_now(f, T0 + 100 * MS);
+	assert_int_equal(run(f, p), XDP_PASS);
+}
+
 /*
  * Jiffies late by 10 ms (on this VM they were seen 7.2-8 ms late, and the
  * kernel lets them stall 5 ticks): past the end of the latched bucket the
@@ -1837,11 +1846,7 @@ static void test_latch_late_jiffies(void **state)
 	__u64 tick = fx_tick(f);
 	struct pkt p;
 
-	need_tick(f);
-	put_port(f, XRL_PROTO_UDP, 53, &r);
-	udp4(&p, SRC4, 53);
-	set_now(f, T0 + 100 * MS);
-	assert_int_equal(run(f, &p), XDP_PASS);
+	first_pass(f, &r, &p);
 	set_now(f, T0 + 600 * MS);
 	assert_int_equal(run_n(f, &p, 2), 1); /* over in the bucket [T0+500, T0+1000): latched */
 	assert_int_equal(latch_of(f, &r, SRC4, 53).gen, r.gen);
@@ -1866,11 +1871,7 @@ static void test_slot_proof_reads_jiffies_only(void **state)
 	__u64 tick = fx_tick(f), end = (T0 + 500 * MS) / tick - 7;
 	struct pkt p;
 
-	need_tick(f);
-	put_port(f, XRL_PROTO_UDP, 53, &r);
-	udp4(&p, SRC4, 53);
-	set_now(f, T0 + 100 * MS);
-	assert_int_equal(run(f, &p), XDP_PASS);
+	first_pass(f, &r, &p);
 	/* the precise clock says T0+5000, a fresh window; the jiffies say T0+101, the bucket of T0+100 */
 	set_now(f, T0 + 5000 * MS);
 	set_jiffies(f, (T0 + 101 * MS) / tick);
@@ -1898,11 +1899,7 @@ static void test_slot_proof_late_jiffies(void **state)
 	struct xrl_sum s;
 	struct pkt p;
 
-	need_tick(f);
-	put_port(f, XRL_PROTO_UDP, 53, &r);
-	udp4(&p, SRC4, 53);
-	set_now(f, T0 + 100 * MS);
-	assert_int_equal(run(f, &p), XDP_PASS);
+	first_pass(f, &r, &p);
 	set_now(f, T0 + 500 * MS + 1);
 	set_jiffies(f, (T0 + 490 * MS) / tick);
 	assert_int_equal(run(f, &p), XDP_PASS);
