@@ -132,7 +132,7 @@ __noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_pctx *pc)
  * rule has dropped it (pc->dropping), this one is only asked whether it is
  * over; otherwise its pass is counted in the same compare-and-swap that
  * decides it (xrl_reserve), and taken back if a later rule drops the packet
- * (xrl_judge_undo). The limit is exact across CPUs: every CPU counts into the
+ * (xrl_commit_undo). The limit is exact across CPUs: every CPU counts into the
  * one ring of the key, and a pass is counted only while the sum still allows
  * it. Once a key is over, the sum cannot fall before its bucket ends: the CPU
  * latches that, and answers the key's next packets from the latch. Returns
