@@ -549,17 +549,21 @@ special_rows() {
 # What the limiter takes whatever the traffic: memory a tracked key and all maps at 256 possible
 # CPUs with the defaults (xdp-ratelimit memory, the kernel's formulas), and the instructions the
 # verifier walks for a set of every rule kind (status -j verified_insns), with 2-bucket windows
-# and with a 16-bucket one (the longest rings), against a port rule alone (specialised).
+# and with a 16-bucket one (the longest rings), against a port rule alone (specialised). Each set
+# on a fresh load: rings grown for a 16-bucket window stay grown, so the port rule applied after
+# it would be verified with 17-cell rings, not the 3 a load of it alone has.
 footprint() {
+	local r
+
 	record footprint key 1 bytes "$("$CLI" -j memory | jq .bytes_per_key)"
 	record footprint maps256 1 bytes "$("$CLI" -j memory --cpus 256 | jq .total_bytes)"
-	xrl_load precise
 	for r in every every16 under; do
+		xrl_load precise
 		xrl_apply "$RULES/$r"
 		record footprint "verifier-$r" 1 insns "$(in_r "$CLI" -j status | jq --arg i "$IF_R" \
 			'.interfaces[] | select(.interface == $i and .this_netns) | .verified_insns')"
+		xrl_unload
 	done
-	xrl_unload
 }
 
 # The sets' rows, beside the port rule's "over" (same limit, one source): the per-packet cost of
