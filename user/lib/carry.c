@@ -9,6 +9,7 @@
 #include "carry.h"
 #include "layout_prev.h"
 #include "maps.h"
+#include "objinfo.h"
 #include "err.h"
 
 int xrl_carry_open(struct xrl_carry *c, const char *dir, const char *iface, char *err, size_t len)
@@ -25,7 +26,7 @@ int xrl_carry_open(struct xrl_carry *c, const char *dir, const char *iface, char
 	if (c->ncpus <= 0)
 		return xrl_fail(-EIO, err, len, "cannot count the possible CPUs: is /sys mounted?");
 	snprintf(path, sizeof(path), "%s/" XRL_MAP_CTL, dir);
-	c->ctl = bpf_obj_get(path);
+	c->ctl = xrl_pin_open(dir, XRL_MAP_CTL);
 	if (c->ctl < 0)
 		return xrl_fail(
 			-errno, err, len,
@@ -91,12 +92,12 @@ static __u32 rule_stats_cells(const struct xrl_carry *c, __u32 vsz)
 static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *dir, char *err, size_t len)
 {
 	struct bpf_map *map = cm->map;
-	__u32 ilen = sizeof(cm->info);
 	char path[PATH_MAX + 64];
 	bool same_kv, same_size, same_k, ring_map;
+	int ret;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, cm->name);
-	cm->old = bpf_obj_get(path);
+	cm->old = xrl_pin_open(dir, cm->name);
 	if (cm->old < 0) {
 		/* The capture's maps are no part of the layout: an instance of this one may lack them. */
 		if (errno != ENOENT || (c->layout == XRL_LAYOUT_VERSION && !xrl_capture_pin(cm->name)))
@@ -105,8 +106,9 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 		cm->how = XRL_CARRY_EMPTY; /* new in this layout */
 		return 0;
 	}
-	if (bpf_obj_get_info_by_fd(cm->old, &cm->info, &ilen))
-		return xrl_fail(-errno, err, len, "cannot read %s: %s", path, strerror(errno));
+	ret = xrl_obj_info(cm->old, &cm->info, sizeof(cm->info));
+	if (ret)
+		return xrl_fail(ret, err, len, "cannot read %s: %s", path, strerror(-ret));
 	same_k = cm->info.type == bpf_map__type(map) && cm->info.key_size == bpf_map__key_size(map);
 	same_kv = same_k && cm->info.value_size == bpf_map__value_size(map);
 	same_size = cm->info.max_entries == bpf_map__max_entries(map);

@@ -398,13 +398,12 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 	if (ret)
 		return ret;
 	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
-		struct bpf_map_info info = {};
-		__u32 ilen = sizeof(info);
+		struct bpf_map_info info;
 		char path[PATH_MAX + 32];
 		int fd;
 
 		snprintf(path, sizeof(path), "%s/%s", m->dir, wanted[i].name);
-		fd = bpf_obj_get(path);
+		fd = xrl_pin_open(m->dir, wanted[i].name);
 		if (fd < 0) {
 			ret = -errno;
 			xrl_maps_close(m);
@@ -416,7 +415,7 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 			return xrl_fail(ret, err, len, "cannot open %s: %s", path, strerror(-ret));
 		}
 		*(int *)((char *)m + wanted[i].off) = fd;
-		if (bpf_obj_get_info_by_fd(fd, &info, &ilen) || info.key_size != wanted[i].key_size ||
+		if (xrl_obj_info(fd, &info, sizeof(info)) || info.key_size != wanted[i].key_size ||
 		    info.value_size != ring_value_size(&wanted[i], m, info.value_size)) {
 			xrl_maps_close(m);
 			return xrl_fail(
