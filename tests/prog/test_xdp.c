@@ -1755,15 +1755,6 @@ static struct xrl_latch latch_of(struct fx *f, const struct xrl_rule *r, const c
  * T0+1000, when the bucket of T0 leaves. Every tick of the last 50 ms before
  * it, and each ns around it, with the jiffies a tick would show.
  */
-/* Latches need the kernel's tick (CONFIG_HZ): a visible skip without it. */
-static void need_tick(struct fx *f)
-{
-	if (!fx_tick(f)) {
-		print_message("[   SKIP   ] the kernel's CONFIG_HZ is unknown: no latches to test\n");
-		skip();
-	}
-}
-
 static void test_latch_boundary_verdicts(void **state)
 {
 	struct fx *f = fx_get(state);

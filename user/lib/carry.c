@@ -115,8 +115,8 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 	cm->prev = c->layout == XRL_LAYOUT_PREV;
 	ring_map = !strcmp(cm->name, XRL_MAP_STATE) || !strcmp(cm->name, XRL_MAP_RULE_STATS);
 	if (same_kv && same_size && !(cm->prev && ring_map)) {
-		cm->how = XRL_CARRY_KEEP;
-		return bpf_map__reuse_fd(map, cm->old) ? xrl_fail(-EINVAL, err, len, "cannot reuse %s", path) : 0;
+		cm->how = XRL_CARRY_KEEP; /* reused once every map is planned (reuse_kept) */
+		return 0;
 	}
 	/* The window states: another table size, or rings of other cells (or the previous layout's cells). */
 	if (same_k && !strcmp(cm->name, XRL_MAP_STATE)) {
@@ -151,6 +151,47 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 		path, c->iface);
 }
 
+static struct xrl_carry_map *carry_map(struct xrl_carry *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].name, name))
+			return &c->v[i];
+	return NULL;
+}
+
+/* Whether the window states' rings move to other cells (from the previous layout's, whatever their count). */
+static bool recells(const struct xrl_carry_map *cm)
+{
+	return cm->ocells != cm->ncells || cm->prev;
+}
+
+/*
+ * The kept maps, reused by the new program. Not the latches when the window
+ * states move to other cells: a latch names its bucket's cell in the old
+ * ring (xrl_latch.idx), where the new program, retiring it, would find
+ * another bucket and drop its blocks. The new program starts with none; the
+ * old ones' blocks go to the states after the swap (fold_latches).
+ */
+static int reuse_kept(struct xrl_carry *c, char *err, size_t len)
+{
+	const struct xrl_carry_map *st = carry_map(c, XRL_MAP_STATE);
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		struct xrl_carry_map *cm = &c->v[i];
+
+		if (cm->how != XRL_CARRY_KEEP)
+			continue;
+		if (!strcmp(cm->name, XRL_MAP_LATCHES) && st && st->how == XRL_CARRY_ENTRIES && recells(st))
+			cm->how = XRL_CARRY_LATCHES;
+		else if (bpf_map__reuse_fd(cm->map, cm->old))
+			return xrl_fail(-EINVAL, err, len, "cannot reuse %s/%s", c->dir, cm->name);
+	}
+	return 0;
+}
+
 int xrl_carry_plan(struct xrl_carry *c, struct bpf_object *obj, char *err, size_t len)
 {
 	struct bpf_map *map;
@@ -172,7 +213,7 @@ int xrl_carry_plan(struct xrl_carry *c, struct bpf_object *obj, char *err, size_
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return reuse_kept(c, err, len);
 }
 
 /* One window state, as the fill read it (the old map's cells): sorted by key for the merge after the swap. */
@@ -184,7 +225,7 @@ struct state_entry {
 /* A window state of the old map's cells as one of the new's. */
 static void state_recell(const struct xrl_carry_map *cm, const struct xrl_state *o, struct xrl_state *n)
 {
-	if (cm->ocells == cm->ncells && !cm->prev) {
+	if (!recells(cm)) {
 		*n = *o;
 		return;
 	}
@@ -524,6 +565,41 @@ static void finish_rule_stats(struct xrl_carry *c, struct xrl_carry_map *cm)
 	free(nv);
 }
 
+/*
+ * The blocks the old latches held, into their keys' states of the new map,
+ * each in its bucket's cell while the state still has that bucket, as the
+ * program retires a latch (bpf/latch.h: xrl_latch_flush). The new program
+ * counts into those states meanwhile: what it counts into one between the
+ * read and the write here is lost, as with finish_entries' merge.
+ */
+static void fold_latches(struct xrl_carry *c, const struct xrl_carry_map *cm, const struct xrl_carry_map *st)
+{
+	size_t stride = xrl_percpu_stride(sizeof(struct xrl_latch));
+	char *v = xrl_percpu_alloc(c->ncpus, sizeof(struct xrl_latch));
+	int to = bpf_map__fd(st->map), cpu;
+	__u32 i;
+
+	for (i = 0; v && i < cm->info.max_entries; i++) {
+		if (bpf_map_lookup_elem(cm->old, &i, v))
+			continue;
+		for (cpu = 0; cpu < c->ncpus; cpu++) {
+			const struct xrl_latch *l = (const void *)(v + (size_t)cpu * stride);
+			struct xrl_state s;
+			struct xrl_slot ls = { .epoch = l->epoch };
+			__u64 before;
+
+			if (!l->gen || !l->block || bpf_map_lookup_elem(to, &l->key, &s) || s.gen != l->gen)
+				continue;
+			ls.idx = (__u32)(full_epoch(s.ring.last, l->epoch) % st->ncells);
+			before = s.ring.c[ls.idx].block;
+			xrl_block_add(&s.ring, st->ncells, &ls, l->block, 0);
+			if (s.ring.c[ls.idx].block != before)
+				bpf_map_update_elem(to, &l->key, &s, BPF_EXIST);
+		}
+	}
+	free(v);
+}
+
 void xrl_carry_finish(struct xrl_carry *c)
 {
 	size_t i;
@@ -534,6 +610,10 @@ void xrl_carry_finish(struct xrl_carry *c)
 		else if (c->v[i].how == XRL_CARRY_RULE_STATS)
 			finish_rule_stats(c, &c->v[i]);
 	}
+	/* After the states' merge: a latch's bucket may be one the old program opened after the fill. */
+	for (i = 0; i < c->n; i++)
+		if (c->v[i].how == XRL_CARRY_LATCHES)
+			fold_latches(c, &c->v[i], carry_map(c, XRL_MAP_STATE));
 }
 
 static int pin_new(int fd, const char *dir, const char *name, char *err, size_t len)

@@ -18,6 +18,7 @@ enum xrl_carry_how {
 	XRL_CARRY_ENTRIES,    /* the window states: another size (--max-keys), other cells, or both */
 	XRL_CARRY_SKETCH,     /* another width (--sketch-width): columns copied or folded */
 	XRL_CARRY_RULE_STATS, /* other cells, or the previous layout's (layout_prev.h) */
+	XRL_CARRY_LATCHES,    /* the window states move to other cells: new ones; the old ones' blocks to the states */
 };
 
 struct xrl_carry_map {
@@ -59,7 +60,7 @@ int xrl_carry_fill(struct xrl_carry *c, char *err, size_t len);
 int xrl_carry_pin(struct xrl_carry *c, int prog, char *err, size_t len);
 int xrl_carry_commit(struct xrl_carry *c, char *err, size_t len);
 void xrl_carry_abandon(struct xrl_carry *c);
-/* After the swap, once the old program has stopped: what it counted since the fill. */
+/* After the swap, once the old program has stopped: what it counted since the fill, and left in its latches. */
 void xrl_carry_finish(struct xrl_carry *c);
 void xrl_carry_close(struct xrl_carry *c);
 

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A replace that moves the rings to other cells (user/lib/carry.c), under
+ * BPF_PROG_TEST_RUN: the old program's maps pinned as a loaded instance's,
+ * the new program planned, loaded and filled from them as replace.c does,
+ * then run before the carry finishes, as after the swap. Needs root. A
+ * replace under real traffic is in tests/e2e/rings_grow.sh.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "xdp_fixture.h"
+#include "carry.h"
+#include "stats.h"
+
+/* The old program: rings of 3 cells, as a load of 2-bucket windows sizes them. */
+static struct fx fx_old = { .cells = 3 };
+
+/* The instance pinned from fx_old, and the carry to a program of rings of 11 cells. */
+static struct {
+	char dir[64];
+	struct xrl_carry c;
+	struct fx n;
+} rp;
+
+static int setup(void **state)
+{
+	memset(&rp, 0, sizeof(rp));
+	rp.c.ctl = -1; /* nothing for teardown to close until a carry opens */
+	return fx_setup(state, &fx_old, 0);
+}
+
+/* The old program's maps pinned as a load pins them, unpinned by teardown. */
+static void pin_old(struct fx *o)
+{
+	struct xrl_ctl ctl;
+	struct bpf_map *map;
+	char path[128];
+	__u32 zero = 0;
+
+	snprintf(rp.dir, sizeof(rp.dir), "/sys/fs/bpf/xrl-test-replace-%d", (int)getpid());
+	assert_int_equal(mkdir(rp.dir, 0700), 0);
+	bpf_object__for_each_map(map, o->skel->obj)
+	{
+		if (bpf_map__is_internal(map))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", rp.dir, bpf_map__name(map));
+		assert_int_equal(bpf_map__pin(map, path), 0);
+	}
+	assert_int_equal(bpf_map_lookup_elem(o->ctl, &zero, &ctl), 0);
+	ctl.layout = XRL_LAYOUT_VERSION;
+	ctl.cells = (__u8)o->cells;
+	assert_int_equal(bpf_map_update_elem(o->ctl, &zero, &ctl, BPF_ANY), 0);
+}
+
+/* The new program of cells cells, carried from the pinned instance up to the swap. */
+static void carry_to(__u32 cells)
+{
+	char err[XRL_ERRLEN] = "";
+
+	rp.n = (struct fx){ .cells = cells };
+	if (xrl_carry_open(&rp.c, rp.dir, "test", err, sizeof(err)))
+		fail_msg("carry open: %s", err);
+	fx_open(&rp.n, 0);
+	assert_non_null(rp.n.skel);
+	if (xrl_carry_plan(&rp.c, rp.n.skel->obj, err, sizeof(err)))
+		fail_msg("carry plan: %s", err);
+	fx_load_opened(&rp.n);
+	if (rp.n.err[0])
+		fail_msg("%s", rp.n.err);
+	if (xrl_carry_fill(&rp.c, err, sizeof(err)))
+		fail_msg("carry fill: %s", err);
+}
+
+static int teardown(void **state)
+{
+	struct bpf_map *map;
+
+	xrl_carry_close(&rp.c);
+	xdp_ratelimit_bpf__destroy(rp.n.skel);
+	rp.n.skel = NULL;
+	if (rp.dir[0] && fx_old.skel) {
+		bpf_object__for_each_map(map, fx_old.skel->obj) if (bpf_map__is_pinned(map)) bpf_map__unpin(map, NULL);
+		rmdir(rp.dir);
+	}
+	rp.dir[0] = 0;
+	return fx_teardown(state);
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	xdp_ratelimit_bpf__destroy(fx_old.skel);
+	return 0;
+}
+
+/*
+ * Blocks a CPU's latch holds when the rings grow from 3 cells to 11: the
+ * latch names its bucket's cell in the old ring (bucket 2000: cell 2 of 3,
+ * cell 9 of 11), where the new program, retiring it, would find no such
+ * bucket and drop them. The key's window keeps every block.
+ */
+static void test_grow_keeps_latched_blocks(void **state)
+{
+	struct fx *o = fx_get(state);
+	struct xrl_rule r = rule(o, 1, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_maps m = {};
+	struct xrl_key k = {};
+	struct xrl_sum s;
+	struct pkt p;
+
+	need_tick(o);
+	put_port(o, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, "198.51.100.1", 53);
+	set_now(o, T0 + 100 * MS);	      /* bucket 2000 of 500 ms */
+	assert_int_equal(run_n(o, &p, 6), 1); /* 1 pass; 5 blocks, held in the latch */
+	pin_old(o);
+	carry_to(11);
+
+	/* Swapped: the new program's first frame of the key, in the same bucket, is over. */
+	set_now(&rp.n, T0 + 200 * MS);
+	assert_int_equal(run(&rp.n, &p), XDP_DROP);
+	xrl_carry_finish(&rp.c);
+
+	m = (struct xrl_maps){ .state = rp.n.state, .latches = rp.n.latches, .ncpus = rp.n.ncpus, .cells = 11 };
+	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
+	assert_int_equal(xrl_key_window(&m, &k, &r, T0 + 200 * MS, &s), 0);
+	assert_int_equal(s.pass, 1);
+	assert_int_equal(s.block, 6);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_grow_keeps_latched_blocks, setup, teardown),
+	};
+
+	fx_init();
+	return cmocka_run_group_tests_name("replace", tests, NULL, group_teardown);
+}
