@@ -148,9 +148,9 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	struct xrl_slot *slot;
 	__u64(*snap)[XRL_MAX_CELLS];
 	__u64 now, thr, full, until, room = 0;
+	int res, dropping, hot = 0, mine;
 	struct xrl_key *k;
-	__u32 zero = 0;
-	int res, dropping;
+	__u32 zero = 0, lease;
 
 	if (!r || !pc)
 		return 0;
@@ -191,10 +191,18 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	slot = &rs->slot;
 	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
 	if (l && l->gen && xrl_key_equal(&l->key, k)) {
-		/* The key's latch did not answer (xrl_judge_window asked it): it retires. */
+		/*
+		 * The key's latch did not answer (xrl_judge_window asked it), or its
+		 * lease is spent or of a bucket past: it retires, a lease's passes
+		 * left going back to their bucket. A key that held a lease is hot.
+		 */
+		hot = l->sketch == XRL_LATCH_LEASE;
 		xrl_latch_flush(l, st);
 		l->gen = 0;
 	}
+	/* The slot may take this key's lease: empty, expired, or another key's spent lease. */
+	mine = l && pc->lease_ok && !bytes && !dropping &&
+	       (!l->gen || xrl_jiffies() >= l->until_jiffies || (l->sketch == XRL_LATCH_LEASE && !l->block));
 	snap = bpf_map_lookup_elem(&xrl_scratch, &zero);
 	if (!snap)
 		return 0;
@@ -209,10 +217,17 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 			st->warm = now;
 		thr = xrl_warm_threshold(full, period, st->warm, now);
 	}
-	res = xrl_reserve(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, slot, thr, xrl_cost(pc, bytes),
-			  XRL_RESERVE_TRIES, dropping, *snap, &room);
-	if (res == XRL_PASSED)
-		return dropping ? 0 : XRL_JUDGED_COUNTED;
+	/* A hot key's packet takes passes for its next ones, while the bucket is proven to last. */
+	lease = mine && hot && thr == full && until > xrl_jiffies() ? XRL_LEASE_MAX : 0;
+	res = xrl_reserve_lease(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, slot, thr, xrl_cost(pc, bytes),
+				XRL_RESERVE_TRIES, dropping, *snap, &room, &lease);
+	if (res == XRL_PASSED) {
+		if (dropping)
+			return 0;
+		if (l && mine && thr == full)
+			xrl_lease_set(l, r, k, slot, until, lease);
+		return XRL_JUDGED_COUNTED;
+	}
 	/*
 	 * Over: it counts a block whatever the other rules decide, in the latch
 	 * this CPU now holds for the key (no atomic on a line other CPUs share),
@@ -239,7 +254,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
  * rules decide. Makes the window's key and latch slot in pc. No helper call
  * and no clock read: the flood path (see XRL_JIFFIES_MARGIN).
  */
-static __always_inline int xrl_latch_answers(struct xrl_rule *r, struct xrl_pctx *pc, int bytes)
+static __always_inline int xrl_latch_answers(struct xrl_rule *r, struct xrl_pctx *pc, int bytes, int lease)
 {
 	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;
@@ -248,22 +263,31 @@ static __always_inline int xrl_latch_answers(struct xrl_rule *r, struct xrl_pctx
 	pc->latch_ix = xrl_key_hash(&pc->key);
 	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
-	if (!l || !rs || !xrl_latched(l, r, rs, &pc->key, xrl_key_threshold(r, &pc->key)))
+	if (!l || !rs || !xrl_latch_live(l, r, rs, &pc->key, xrl_key_threshold(r, &pc->key)))
 		return 0;
+	if (l->sketch == XRL_LATCH_LEASE) {
+		/* A pass this CPU leased in this bucket, spent with no shared write. */
+		if (!lease || !l->block)
+			return 0;
+		l->block--;
+		return XRL_FIRST_LEASED;
+	}
 	l->block++;
 	if (l->sketch)
 		xrl_count_sketch(1);
-	return 1;
+	return XRL_FIRST_OVER;
 }
 
 /*
- * The flood path, asked by the program before the rule's judgement: whether
- * the latch of rule r's packet window answers that it is over.
+ * The flood path and the hot path, asked by the program before the rule's
+ * judgement: XRL_FIRST_OVER when the latch of rule r's packet window answers
+ * that it is over, XRL_FIRST_LEASED when a lease pays the packet's pass
+ * (pc->lease_ok: the packet's only rule), else 0.
  */
 static __always_inline int xrl_latch_first(struct xrl_rule *r, struct xrl_pctx *pc)
 {
 	pc->asked = !xrl_bytes_only(r);
-	return pc->asked && xrl_latch_answers(r, pc, 0);
+	return pc->asked ? xrl_latch_answers(r, pc, 0, pc->lease_ok) : 0;
 }
 
 /*
@@ -275,7 +299,7 @@ static __always_inline int xrl_judge_window(struct xrl_rule *r, struct xrl_pctx 
 {
 	int res;
 
-	if (!asked && xrl_latch_answers(r, pc, bytes))
+	if (!asked && xrl_latch_answers(r, pc, bytes, 0))
 		return XRL_JUDGED_OVER;
 	res = xrl_judge_slow(r, pc, bytes);
 	if (!(res & XRL_JUDGED_PAST_CAP))

@@ -29,8 +29,19 @@ struct xrl_pctx {
 	__u8 asked;	/* the rule's packet window has asked its latch (xrl_latch_first): key and latch_ix are its */
 	__u32 latch_ix; /* the latch slot of key (xrl_key_hash) */
 	__u8 last;	/* the rule judged is the packet's last: its judgement commits (xrl_judge_rule) */
-	__u8 pad[7];
+	__u8 lease_ok;	/* the rule judged is the packet's only one, and may lease passes (xrl_leases) */
+	__u8 pad[6];
 };
+
+/* What the latch asked first answers (xrl_latch_first). */
+#define XRL_FIRST_OVER 1
+#define XRL_FIRST_LEASED 2
+
+/* Whether rule r's packets may lease passes: a packet rate alone, no warm-up (its threshold is the window's). */
+static __always_inline int xrl_leases(const struct xrl_rule *r)
+{
+	return !xrl_has_bytes(r) && !xrl_has_warmup(r);
+}
 
 /* A window's judgement (xrl_judge_slow, xrl_judge_sketch). */
 enum {

@@ -32,7 +32,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 	struct xrl_counters *cnt;
 	struct xrl_matches m = {};
 	struct xrl_pctx pc = {};
-	int ret, monitor = 0, over;
+	int ret, monitor = 0, over, first;
 	struct xrl_ctl *ctl;
 	struct xrl_rule *r, *allow;
 	__u32 zero = 0, i;
@@ -111,10 +111,19 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		pc.port = i == XRL_M_PORT ? pc.p.dport : 0;
 		pc.last = xrl_last_match(&m, i);
 		pc.asked = 0;
-		/* The flood path of a packet one rule judges (most are): over, counted now, and no call. */
-		if (m.met == 1U << i && xrl_latch_first(r, &pc)) {
+		pc.lease_ok = m.met == 1U << i && xrl_leases(r);
+		/*
+		 * A packet one rule judges (most are): its latch asked first, and over
+		 * (a flood) or paid by a lease (a hot source under its limit), it is
+		 * counted now, with no call.
+		 */
+		first = m.met == 1U << i ? xrl_latch_first(r, &pc) : 0;
+		if (first == XRL_FIRST_OVER) {
 			xrl_commit_over(r, &pc);
 			res[i] = XRL_J_OVER | XRL_J_COMMITTED;
+		} else if (first == XRL_FIRST_LEASED) {
+			xrl_count_rule(bpf_map_lookup_elem(&xrl_rule_stats, &r->id), 0);
+			res[i] = XRL_J_COMMITTED;
 		} else {
 			res[i] = (__u32)xrl_judge_rule(r, &pc);
 		}

@@ -268,11 +268,20 @@ struct xrl_latch {
 	__u32 epoch;	     /* the bucket it is over in */
 	__u32 threshold;     /* as long as the threshold is still this */
 	__u16 idx;	     /* that bucket's slot in the key's ring */
-	__u16 sketch;	     /* 1: the key has no state, the sketch found it over (see xrl_judge_sketch) */
+	__u16 sketch;	     /* XRL_LATCH_*: an over latch, one the sketch made, or a lease */
 	__u64 start;	     /* that bucket's start */
 	__u64 until_jiffies; /* a jiffies value below this proves that bucket has not ended */
-	__u64 block;	     /* blocks counted here, not yet in the key's ring */
+	__u64 block;	     /* an over latch: blocks counted here, not yet in the key's ring; a lease: passes left */
 };
+#define XRL_LATCH_OVER 0   /* the key is over in that bucket */
+#define XRL_LATCH_SKETCH 1 /* ... and has no state: the sketch found it over (see xrl_judge_sketch) */
+/*
+ * Passes taken in that bucket of the key's window for this CPU's later
+ * packets of the key (xrl_reserve_lease), spent with no shared write while
+ * the jiffies prove the bucket has not ended (until_jiffies); what is left
+ * is taken back from the bucket. 0 left: the key's slot, a candidate.
+ */
+#define XRL_LATCH_LEASE 2
 _Static_assert(sizeof(struct xrl_latch) == 64, "xrl_latch layout");
 
 /*

@@ -444,6 +444,9 @@ static inline void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct x
 		xrl_take_back(&r->c[i], s->epoch, cost, tries);
 }
 
+#define XRL_LEASE_MAX 32  /* passes a CPU leases at most for a key's later packets (xrl_reserve_lease) */
+#define XRL_LEASE_SHARE 4 /* ... and at most this fraction of the room its packet leaves */
+
 /*
  * sum(now) + 1 > T, and when the packet passes, its count in the current
  * bucket, on a ring every CPU shares, with no surplus ever:
@@ -472,12 +475,19 @@ static inline void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct x
  *
  * A cell moved to a new bucket is moved after the ring's last, so that no
  * CPU takes it for an old cell from 2^31 buckets ago (xrl_valid).
+ *
+ * lease (xrl_reserve_lease): on the way in, how many passes more the caller
+ * would take for later packets; on a pass, how many it took, counted with
+ * the packet's in the same compare-and-swap: at most a XRL_LEASE_SHARE-th of
+ * the room the packet leaves, so the window's sum never exceeds threshold
+ * with them, and other CPUs keep most of the room.
  */
-static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
-			      __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room)
+static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
+				    __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
+				    __u32 *lease)
 {
 	__u64 sum, w, nw, seq, last, fresh, valid, blen = interval / n;
-	__u32 i, E, e, cnt, newest, im, le;
+	__u32 i, E, e, cnt, newest, im, le, take, got;
 	struct xrl_cell *c;
 	int k;
 
@@ -546,7 +556,17 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u32 cells, __u64 in
 		}
 		if (check_only)
 			return XRL_PASSED;
-		nw = xrl_word(E, cnt + cost);
+		got = 0;
+		if (lease && *lease) {
+			__u64 used = sum + cnt + cost,
+			      part = threshold > used ? (threshold - used) / XRL_LEASE_SHARE : 0;
+
+			got = part < *lease ? (__u32)part : *lease;
+			if (cnt + cost > 0xffffffffU - got)
+				got = 0;
+		}
+		take = cost + got;
+		nw = xrl_word(E, cnt + take);
 		/* A cell moving to a new bucket: last first (see xrl_valid). */
 		if (!cnt && !xrl_last_advance(r, s->q, tries))
 			continue;
@@ -554,14 +574,23 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u32 cells, __u64 in
 			continue;
 		if (__sync_val_compare_and_swap(&r->seq, seq, seq + 1) != seq) {
 			/* Another CPU committed since our reads: take ours back, judge again. */
-			xrl_take_back(c, E, cost, tries);
+			xrl_take_back(c, E, take, tries);
 			continue;
 		}
 		if (!cnt)
 			c->block = 0; /* this CPU moved the cell to bucket E: its blocks start over */
+		if (lease)
+			*lease = got;
 		return XRL_PASSED;
 	}
 	return XRL_CONTENDED;
+}
+
+/* xrl_reserve_lease with no lease. */
+static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
+			      __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room)
+{
+	return xrl_reserve_lease(r, n, cells, interval, s, threshold, cost, tries, check_only, snap, room, NULL);
 }
 
 /*

@@ -1810,8 +1810,9 @@ static void test_latch_reads_jiffies_only(void **state)
 	/* the jiffies at the margin: the precise clock decides, and the key passes */
 	set_jiffies(f, j);
 	assert_int_equal(run(f, &p), XDP_PASS);
-	/* and the precise path retired the latch */
-	assert_int_equal(latch_of(f, &r, SRC4, 53).gen, 0);
+	/* and the precise path retired the over latch: the slot is the key's lease now, with no pass left */
+	assert_int_equal(latch_of(f, &r, SRC4, 53).sketch, XRL_LATCH_LEASE);
+	assert_int_equal(latch_of(f, &r, SRC4, 53).block, 0);
 }
 
 /* Rule r on port 53/udp (the tick known), p a frame from SRC4 to it, and its first pass at T0+100 ms. */
@@ -1898,6 +1899,103 @@ static void test_slot_proof_late_jiffies(void **state)
 	/* at T0+1000 the bucket of T0+100 has left the window: what is left was counted in the next */
 	assert_int_equal(xrl_key_window(&m, &k, &r, T0 + 1000 * MS, &s), 0);
 	assert_int_equal(s.pass, 1);
+}
+
+/* The passes key k's window holds at t, as stats reads them (leased passes not yet spent left out). */
+static __u64 window_pass(struct fx *f, const struct xrl_rule *r, const struct xrl_key *k, __u64 t)
+{
+	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_MAX_CELLS };
+	struct xrl_sum s;
+
+	assert_int_equal(xrl_key_window(&m, k, r, t, &s), 0);
+	return s.pass;
+}
+
+/* The passes key k's ring holds for the bucket of t, leased ones included. */
+static __u64 ring_pass(struct fx *f, const struct xrl_rule *r, const struct xrl_key *k, __u64 t)
+{
+	struct xrl_state st;
+	struct xrl_slot sl;
+
+	assert_int_equal(bpf_map_lookup_elem(f->state, k, &st), 0);
+	xrl_slot_at(&sl, t, r->interval_ns / r->buckets, XRL_MAX_CELLS);
+	return xrl_word_epoch(st.ring.c[sl.idx].word) == sl.epoch ? xrl_word_pass(st.ring.c[sl.idx].word) : 0;
+}
+
+/*
+ * A hot source under its limit leases passes: its second packet takes, in
+ * the same compare-and-swap as its own pass, a quarter of the room it
+ * leaves (at most XRL_LEASE_MAX), and the next packets spend them on this
+ * CPU with no shared write. What stats reads leaves the unspent ones out.
+ */
+static void test_lease_spent_without_shared_write(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 100, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_key k = {};
+	struct pkt p;
+
+	first_pass(f, &r, &p); /* cold: the key's slot is noted */
+	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 1);
+	assert_int_equal(run(f, &p), XDP_PASS); /* hot: 1 + a lease of (100 - 2) / 4 = 24 */
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 2 + 24);
+	assert_int_equal(latch_of(f, &r, SRC4, 53).sketch, XRL_LATCH_LEASE);
+	assert_int_equal(latch_of(f, &r, SRC4, 53).block, 24);
+	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 2);
+	assert_int_equal(run_n(f, &p, 24), 24);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 26); /* no write to the ring */
+	assert_int_equal(latch_of(f, &r, SRC4, 53).block, 0);
+	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 26);
+	assert_totals(f, r.id, 26, 0);
+	/* the window's limit holds: 100 pass in all, then none */
+	assert_int_equal(run_n(f, &p, 200), 100 - 26);
+	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 100);
+}
+
+/*
+ * A lease lives in its bucket only: at the margin of the bucket's end the
+ * precise clock decides, the packet is judged in the next bucket, and the
+ * passes the lease had left go back to the bucket they were taken in, so
+ * that bucket counts what passed in it and no more.
+ */
+static void test_lease_ends_with_its_bucket(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 100, 1000, 2, XRL_F_PER_SOURCE);
+	__u64 tick = fx_tick(f), end = (T0 + 500 * MS) / tick - 7;
+	struct xrl_key k = {};
+	struct pkt p;
+
+	first_pass(f, &r, &p);
+	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
+	assert_int_equal(run_n(f, &p, 5), 5); /* the 2nd counted with a lease of 24, 4 of it spent */
+	assert_int_equal(latch_of(f, &r, SRC4, 53).block, 20);
+	assert_int_equal(latch_of(f, &r, SRC4, 53).until_jiffies, end);
+	/* the jiffies at the margin, the clock in the next bucket */
+	set_now(f, T0 + 500 * MS);
+	set_jiffies(f, end);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 6); /* the 20 went back */
+	/* the packet of T0+500, hot, took a lease of the room it left: (100 - 6 - 1) / 4 */
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 500 * MS), 1 + 23);
+	assert_int_equal(window_pass(f, &r, &k, T0 + 500 * MS), 7);
+	assert_totals(f, r.id, 7, 0);
+}
+
+/* A packet two rules judge leases nothing: a lease is a rule's whole verdict. */
+static void test_lease_one_rule_only(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 100, 1000, 2, XRL_F_PER_SOURCE), pr = rule(f, 1000, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_key k = {};
+	struct pkt p;
+
+	put_prefix(f, "198.51.100.0", 24, &pr);
+	first_pass(f, &r, &p);
+	assert_int_equal(run_n(f, &p, 3), 3);
+	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 4);
 }
 
 /*
@@ -2039,6 +2137,9 @@ int main(void)
 		T(test_latch_takeover_hands_on_blocks),
 		T(test_slot_proof_reads_jiffies_only),
 		T(test_slot_proof_late_jiffies),
+		T(test_lease_spent_without_shared_write),
+		T(test_lease_ends_with_its_bucket),
+		T(test_lease_one_rule_only),
 	};
 
 	fx_init();

@@ -148,10 +148,12 @@ int xrl_new_keys_capped(const struct xrl_maps *m, __u32 new_keys, int *cpus)
 
 /*
  * Blocks the CPUs' latches of key hold for buckets still in its window at now,
- * or with last in the last whole interval (the n buckets before now's).
+ * or with last in the last whole interval (the n buckets before now's); and
+ * the passes their leases took there and have not spent, which the ring
+ * counts.
  */
 static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
-			  bool last, __u64 *block)
+			  bool last, __u64 *block, __u64 *leased)
 {
 	size_t stride = xrl_percpu_stride(sizeof(struct xrl_latch));
 	char *buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_latch));
@@ -162,6 +164,7 @@ static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, c
 	if (!buf)
 		return -ENOMEM;
 	*block = 0;
+	*leased = 0;
 	__u64 blen = r->interval_ns / r->buckets;
 
 	xrl_slot_at(&s, last ? now - blen : now, blen, m->cells);
@@ -172,7 +175,11 @@ static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, c
 	for (cpu = 0; cpu < m->ncpus; cpu++) {
 		const struct xrl_latch *l = (const void *)(buf + (size_t)cpu * stride);
 
-		if (l->gen == r->gen && xrl_key_equal(&l->key, key) && xrl_live(s.epoch, l->epoch, r->buckets))
+		if (l->gen != r->gen || !xrl_key_equal(&l->key, key) || !xrl_live(s.epoch, l->epoch, r->buckets))
+			continue;
+		if (l->sketch == XRL_LATCH_LEASE)
+			*leased += l->block;
+		else
 			*block += l->block;
 	}
 out:
@@ -184,7 +191,7 @@ static int key_window(const struct xrl_maps *m, const struct xrl_key *key, const
 		      bool last, struct xrl_sum *sum)
 {
 	struct xrl_state st;
-	__u64 latched;
+	__u64 latched, leased;
 	int ret;
 
 	memset(sum, 0, sizeof(*sum));
@@ -196,10 +203,12 @@ static int key_window(const struct xrl_maps *m, const struct xrl_key *key, const
 	if (st.gen == r->gen)
 		*sum = last ? xrl_window_last_at(&st.ring, r->buckets, m->cells, r->interval_ns, now) :
 			      xrl_window_at(&st.ring, r->buckets, m->cells, r->interval_ns, now);
-	ret = latched_blocks(m, key, r, now, last, &latched);
-	if (!ret)
-		sum->block += latched;
-	return ret;
+	ret = latched_blocks(m, key, r, now, last, &latched, &leased);
+	if (ret)
+		return ret;
+	sum->block += latched;
+	sum->pass -= leased < sum->pass ? leased : sum->pass;
+	return 0;
 }
 
 int xrl_sketch_estimate(const struct xrl_maps *m, __u32 width, const struct xrl_key *key, const struct xrl_rule *r,
