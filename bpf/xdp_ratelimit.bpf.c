@@ -111,7 +111,8 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		pc.port = i == XRL_M_PORT ? pc.p.dport : 0;
 		pc.last = xrl_last_match(&m, i);
 		pc.asked = 0;
-		pc.lease_ok = m.met == 1U << i && xrl_leases(r);
+		/* A lease's pass is one packet's: not a super-packet's segments (generic mode). */
+		pc.lease_ok = m.met == 1U << i && xrl_leases(r) && xrl_cost(&pc, 0) == 1;
 		/*
 		 * A packet one rule judges (most are): its latch asked first, and over
 		 * (a flood) or paid by a lease (a hot source under its limit), it is
