@@ -150,7 +150,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	__u64 now, thr, full, until, room = 0;
 	int res, dropping, hot = 0, mine;
 	struct xrl_key *k;
-	__u32 zero = 0, lease;
+	__u32 zero = 0;
 
 	if (!r || !pc)
 		return 0;
@@ -218,14 +218,14 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 		thr = xrl_warm_threshold(full, period, st->warm, now);
 	}
 	/* A hot key's packet takes passes for its next ones, while the bucket is proven to last. */
-	lease = mine && hot && thr == full && until > xrl_jiffies() ? XRL_LEASE_MAX : 0;
+	pc->lease = mine && hot && thr == full && until > xrl_jiffies() ? XRL_LEASE_MAX : 0;
 	res = xrl_reserve_lease(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, slot, thr, xrl_cost(pc, bytes),
-				XRL_RESERVE_TRIES, dropping, *snap, &room, &lease);
+				XRL_RESERVE_TRIES, dropping, *snap, &room, &pc->lease);
 	if (res == XRL_PASSED) {
 		if (dropping)
 			return 0;
 		if (l && mine && thr == full)
-			xrl_lease_set(l, r, k, slot, until, lease);
+			xrl_lease_set(l, r, k, slot, until, pc->lease);
 		return XRL_JUDGED_COUNTED;
 	}
 	/*

@@ -30,7 +30,8 @@ struct xrl_pctx {
 	__u32 latch_ix; /* the latch slot of key (xrl_key_hash) */
 	__u8 last;	/* the rule judged is the packet's last: its judgement commits (xrl_judge_rule) */
 	__u8 lease_ok;	/* the rule judged is the packet's only one, and may lease passes (xrl_leases) */
-	__u8 pad[6];
+	__u8 pad[2];
+	__u32 lease; /* the slow path's: passes it would lease, then leased (off its stack) */
 };
 
 /* What the latch asked first answers (xrl_latch_first). */

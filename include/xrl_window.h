@@ -446,6 +446,13 @@ static inline void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct x
 
 #define XRL_LEASE_MAX 32  /* passes a CPU leases at most for a key's later packets (xrl_reserve_lease) */
 #define XRL_LEASE_SHARE 4 /* ... and at most this fraction of the room its packet leaves */
+/*
+ * ... and at most this fraction of the threshold: what passes leased on one
+ * CPU and not spent can keep from the others (a drop while the window has
+ * room) is at most 1/256 of a window a CPU, and a window of fewer than 256
+ * packets leases nothing.
+ */
+#define XRL_LEASE_PART 256
 
 /*
  * sum(now) + 1 > T, and when the packet passes, its count in the current
@@ -479,8 +486,9 @@ static inline void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct x
  * lease (xrl_reserve_lease): on the way in, how many passes more the caller
  * would take for later packets; on a pass, how many it took, counted with
  * the packet's in the same compare-and-swap: at most a XRL_LEASE_SHARE-th of
- * the room the packet leaves, so the window's sum never exceeds threshold
- * with them, and other CPUs keep most of the room.
+ * the room the packet leaves and a XRL_LEASE_PART-th of the threshold, so the
+ * window's sum never exceeds threshold with them, and other CPUs keep most of
+ * the room.
  */
 static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
 				    __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
@@ -560,6 +568,9 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 		if (lease && *lease) {
 			__u64 used = sum + cnt + cost,
 			      part = threshold > used ? (threshold - used) / XRL_LEASE_SHARE : 0;
+
+			if (part > threshold / XRL_LEASE_PART)
+				part = threshold / XRL_LEASE_PART;
 
 			got = part < *lease ? (__u32)part : *lease;
 			if (cnt + cost > 0xffffffffU - got)

@@ -1684,6 +1684,35 @@ static void test_cpus_concurrent_new_keys(void **state)
 }
 
 /*
+ * The same race with leases: a window of 8192 leases up to 32 a packet, and
+ * each CPU's burst alone is more than the window. Leased passes are counted
+ * in the ring when taken and spent only in their bucket: every window passes
+ * exactly its threshold, never one more.
+ */
+static void test_cpus_concurrent_leases(void **state)
+{
+	enum { ROUNDS = 40, REPEAT = 20000, T = 8192 };
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, T, 1000, 2, XRL_F_PER_SOURCE);
+	struct bursts s;
+	struct pkt p;
+	int k, bad = 0;
+
+	bursts_start(&s, f, &r, &p, ROUNDS, REPEAT);
+	for (k = 0; k < ROUNDS; k++) {
+		__u64 passed;
+
+		set_now(f, T0 + (__u64)k * 3 * SEC_NS + (__u64)k * 17 * MS);
+		passed = bursts_round(&s, f);
+		if (passed != T)
+			print_message("round %d: %llu passed, threshold %d\n", k, (unsigned long long)passed, T);
+		bad += passed != T;
+	}
+	bursts_end(&s);
+	assert_int_equal(bad, 0);
+}
+
+/*
  * The memory model (user/memory.c), computed from the maps' definitions and
  * the kernel's struct sizes, is the kernel's own figure for every map loaded
  * here, byte for byte; and a key's state does not grow with the CPU count.
@@ -1924,33 +1953,48 @@ static __u64 ring_pass(struct fx *f, const struct xrl_rule *r, const struct xrl_
 
 /*
  * A hot source under its limit leases passes: its second packet takes, in
- * the same compare-and-swap as its own pass, a quarter of the room it
- * leaves (at most XRL_LEASE_MAX), and the next packets spend them on this
- * CPU with no shared write. What stats reads leaves the unspent ones out.
+ * the same compare-and-swap as its own pass, what it may of the room it
+ * leaves (a quarter of it, a 256th of the threshold, XRL_LEASE_MAX at
+ * most), and the next packets spend them on this CPU with no shared write.
+ * What stats reads leaves the unspent ones out; the window holds its limit.
  */
 static void test_lease_spent_without_shared_write(void **state)
 {
 	struct fx *f = fx_get(state);
-	struct xrl_rule r = rule(f, 100, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_rule r = rule(f, 25600, 1000, 2, XRL_F_PER_SOURCE);
 	struct xrl_key k = {};
 	struct pkt p;
 
 	first_pass(f, &r, &p); /* cold: the key's slot is noted */
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 1);
-	assert_int_equal(run(f, &p), XDP_PASS); /* hot: 1 + a lease of (100 - 2) / 4 = 24 */
-	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 2 + 24);
+	assert_int_equal(run(f, &p), XDP_PASS); /* hot: 1 and a lease of 32 */
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 2 + 32);
 	assert_int_equal(latch_of(f, &r, SRC4, 53).sketch, XRL_LATCH_LEASE);
-	assert_int_equal(latch_of(f, &r, SRC4, 53).block, 24);
+	assert_int_equal(latch_of(f, &r, SRC4, 53).block, 32);
 	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 2);
-	assert_int_equal(run_n(f, &p, 24), 24);
-	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 26); /* no write to the ring */
+	assert_int_equal(run_n(f, &p, 32), 32);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 34); /* no write to the ring */
 	assert_int_equal(latch_of(f, &r, SRC4, 53).block, 0);
-	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 26);
-	assert_totals(f, r.id, 26, 0);
-	/* the window's limit holds: 100 pass in all, then none */
-	assert_int_equal(run_n(f, &p, 200), 100 - 26);
-	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 100);
+	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 34);
+	assert_totals(f, r.id, 34, 0);
+	/* the window's limit holds, leases and all: 25600 pass, then none */
+	assert_int_equal(run_n(f, &p, 26000), 25600 - 34);
+	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 25600);
+}
+
+/* A window of fewer than 256 packets leases nothing: a lease is at most a 256th of it. */
+static void test_lease_none_for_a_small_window(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 255, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_key k = {};
+	struct pkt p;
+
+	first_pass(f, &r, &p);
+	assert_int_equal(run_n(f, &p, 3), 3);
+	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 4);
 }
 
 /*
@@ -1962,23 +2006,23 @@ static void test_lease_spent_without_shared_write(void **state)
 static void test_lease_ends_with_its_bucket(void **state)
 {
 	struct fx *f = fx_get(state);
-	struct xrl_rule r = rule(f, 100, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_rule r = rule(f, 25600, 1000, 2, XRL_F_PER_SOURCE);
 	__u64 tick = fx_tick(f), end = (T0 + 500 * MS) / tick - 7;
 	struct xrl_key k = {};
 	struct pkt p;
 
 	first_pass(f, &r, &p);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
-	assert_int_equal(run_n(f, &p, 5), 5); /* the 2nd counted with a lease of 24, 4 of it spent */
-	assert_int_equal(latch_of(f, &r, SRC4, 53).block, 20);
+	assert_int_equal(run_n(f, &p, 5), 5); /* the 2nd counted with a lease of 32, 4 of it spent */
+	assert_int_equal(latch_of(f, &r, SRC4, 53).block, 28);
 	assert_int_equal(latch_of(f, &r, SRC4, 53).until_jiffies, end);
 	/* the jiffies at the margin, the clock in the next bucket */
 	set_now(f, T0 + 500 * MS);
 	set_jiffies(f, end);
 	assert_int_equal(run(f, &p), XDP_PASS);
-	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 6); /* the 20 went back */
-	/* the packet of T0+500, hot, took a lease of the room it left: (100 - 6 - 1) / 4 */
-	assert_int_equal(ring_pass(f, &r, &k, T0 + 500 * MS), 1 + 23);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 6); /* the 28 went back */
+	/* the packet of T0+500, hot, took a lease of its own there */
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 500 * MS), 1 + 32);
 	assert_int_equal(window_pass(f, &r, &k, T0 + 500 * MS), 7);
 	assert_totals(f, r.id, 7, 0);
 }
@@ -1987,7 +2031,7 @@ static void test_lease_ends_with_its_bucket(void **state)
 static void test_lease_one_rule_only(void **state)
 {
 	struct fx *f = fx_get(state);
-	struct xrl_rule r = rule(f, 100, 1000, 2, XRL_F_PER_SOURCE), pr = rule(f, 1000, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_rule r = rule(f, 25600, 1000, 2, XRL_F_PER_SOURCE), pr = rule(f, 25600, 1000, 2, XRL_F_PER_SOURCE);
 	struct xrl_key k = {};
 	struct pkt p;
 
@@ -2129,6 +2173,7 @@ int main(void)
 		T(test_cpus_boundary_nanosecond),
 		T(test_cpus_concurrent),
 		T(test_cpus_concurrent_new_keys),
+		T(test_cpus_concurrent_leases),
 		T(test_counters_add_up),
 		T(test_memory_model),
 		T(test_latch_boundary_verdicts),
@@ -2138,6 +2183,7 @@ int main(void)
 		T(test_slot_proof_reads_jiffies_only),
 		T(test_slot_proof_late_jiffies),
 		T(test_lease_spent_without_shared_write),
+		T(test_lease_none_for_a_small_window),
 		T(test_lease_ends_with_its_bucket),
 		T(test_lease_one_rule_only),
 	};
