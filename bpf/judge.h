@@ -18,6 +18,7 @@
 #include "xrl_window.h"
 #include "pctx.h"
 #include "latch.h"
+#include "lease.h"
 #include "rule_stats.h"
 #include "commit.h"
 
@@ -51,12 +52,16 @@ static __always_inline int xrl_may_create(struct xrl_counters *cnt, __u64 now)
 static __always_inline struct xrl_state *xrl_state_new(struct xrl_key *k, struct xrl_counters *cnt)
 {
 	struct xrl_state *st;
+	int made;
 
-	if (bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0)
+	made = bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0;
+	if (made)
 		cnt->keys_new++;
 	st = bpf_map_lookup_elem(&xrl_state, k);
 	if (!st)
 		cnt->keys_failed++;
+	else if (made)
+		st->warm = bpf_ktime_get_ns(); /* its birth: a lease's passes go back to this state only (lease.h) */
 	return st;
 }
 
@@ -190,19 +195,25 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	 */
 	slot = &rs->slot;
 	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
-	if (l && l->gen && xrl_key_equal(&l->key, k)) {
+	if (l && l->gen) {
 		/*
 		 * The key's latch did not answer (xrl_judge_window asked it), or its
 		 * lease is spent or of a bucket past: it retires, a lease's passes
 		 * left going back to their bucket. A key that held a lease is hot.
+		 * Another key's that has expired, or whose lease is spent, retires
+		 * too: the slot is free for this key's latch or lease. (One way out
+		 * of the slot, so that the verifier walks it once.)
 		 */
-		hot = l->sketch == XRL_LATCH_LEASE;
-		xrl_latch_flush(l, st);
-		l->gen = 0;
+		mine = xrl_key_equal(&l->key, k);
+		hot = mine && l->sketch == XRL_LATCH_LEASE;
+		if (mine || xrl_jiffies() >= l->until_jiffies ||
+		    (l->sketch == XRL_LATCH_LEASE && !xrl_latch_count(l->block))) {
+			xrl_latch_flush(l, mine ? st : NULL);
+			l->gen = 0;
+		}
 	}
-	/* The slot may take this key's lease: empty, expired, or another key's spent lease. */
-	mine = l && pc->lease_ok && !bytes && !dropping &&
-	       (!l->gen || xrl_jiffies() >= l->until_jiffies || (l->sketch == XRL_LATCH_LEASE && !l->block));
+	/* The slot may take this key's lease: it is free. */
+	mine = l && pc->lease_ok && !bytes && !dropping && !l->gen;
 	snap = bpf_map_lookup_elem(&xrl_scratch, &zero);
 	if (!snap)
 		return 0;
@@ -224,10 +235,16 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	if (res == XRL_PASSED) {
 		if (dropping)
 			return 0;
-		if (l && mine && thr == full)
-			xrl_lease_set(l, r, k, slot, until, pc->lease);
+		if (l && mine && thr == full) {
+			xrl_lease_set(l, r, k, slot, st->warm, until, pc->lease);
+			if (pc->lease)
+				xrl_lease_mark(st);
+		}
 		return XRL_JUDGED_COUNTED;
 	}
+	/* Full, maybe of passes other CPUs leased and have not spent: those first. */
+	if (res == XRL_OVER && !dropping && !pc->revoked && XRL_READ_ONCE(st->leased))
+		return XRL_JUDGED_REVOKE;
 	/*
 	 * Over: it counts a block whatever the other rules decide, in the latch
 	 * this CPU now holds for the key (no atomic on a line other CPUs share),
@@ -267,10 +284,7 @@ static __always_inline int xrl_latch_answers(struct xrl_rule *r, struct xrl_pctx
 		return 0;
 	if (l->sketch == XRL_LATCH_LEASE) {
 		/* A pass this CPU leased in this bucket, spent with no shared write. */
-		if (!lease || !l->block)
-			return 0;
-		l->block--;
-		return XRL_FIRST_LEASED;
+		return lease && xrl_lease_spend(l) ? XRL_FIRST_LEASED : 0;
 	}
 	l->block++;
 	if (l->sketch)
@@ -302,6 +316,12 @@ static __always_inline int xrl_judge_window(struct xrl_rule *r, struct xrl_pctx 
 	if (!asked && xrl_latch_answers(r, pc, bytes, 0))
 		return XRL_JUDGED_OVER;
 	res = xrl_judge_slow(r, pc, bytes);
+	if (res & XRL_JUDGED_REVOKE) {
+		xrl_lease_revoke(r, pc);
+		pc->revoked = 1;
+		res = xrl_judge_slow(r, pc, bytes);
+		pc->revoked = 0;
+	}
 	if (!(res & XRL_JUDGED_PAST_CAP))
 		return res;
 	/* The sketch counts packets: past the cap a byte window is not judged, its packet rate holds. */

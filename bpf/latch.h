@@ -79,21 +79,36 @@ static __always_inline int xrl_latch_holds(const struct xrl_latch *l, const stru
 	return l->gen == r->gen && l->epoch == s->epoch && xrl_key_equal(&l->key, k);
 }
 
-/* The blocks a latch holds go to its key's ring (st, or looked up), in the bucket they were counted in. */
+/*
+ * The blocks an over latch holds go to its key's ring (st, or looked up), in
+ * the bucket they were counted in; the passes a lease has left are taken
+ * back from the bucket they were counted in, when the key's state is still
+ * the one they were counted in (not one made anew since), in one exchange
+ * of the word, so that a CPU revoking them (xrl_lease_revoke) cannot take
+ * them too.
+ */
 static __always_inline void xrl_latch_flush(struct xrl_latch *l, struct xrl_state *st)
 {
-	struct xrl_slot ls = { .start = l->start, .epoch = l->epoch, .idx = l->idx };
+	struct xrl_slot ls = { .epoch = l->epoch, .idx = l->idx };
+	__u64 n = xrl_latch_count(l->block);
+	int lease = l->sketch == XRL_LATCH_LEASE;
 
-	if (!l->block)
+	if (!n)
+		return;
+	if (lease)
+		n = xrl_latch_count(__sync_lock_test_and_set(&l->block, l->block & XRL_LATCH_SERIAL));
+	else
+		l->block &= XRL_LATCH_SERIAL;
+	if (!n)
 		return;
 	if (!st)
 		st = bpf_map_lookup_elem(&xrl_state, &l->key);
-	/* A lease's passes left go back to the bucket they were taken in (none if it has moved on). */
-	if (st && st->gen == l->gen && l->sketch == XRL_LATCH_LEASE)
-		xrl_unreserve(&st->ring, XRL_CELLS, &ls, (__u32)l->block, XRL_RESERVE_TRIES);
-	else if (st && st->gen == l->gen)
-		xrl_block_add(&st->ring, XRL_CELLS, &ls, l->block, 0);
-	l->block = 0;
+	if (!st || st->gen != l->gen)
+		return;
+	if (!lease)
+		xrl_block_add(&st->ring, XRL_CELLS, &ls, n, 0);
+	else if (st->warm == l->born)
+		xrl_unreserve(&st->ring, XRL_CELLS, &ls, (__u32)n, XRL_RESERVE_TRIES);
 }
 
 /*
@@ -104,9 +119,10 @@ static __always_inline void xrl_latch_flush(struct xrl_latch *l, struct xrl_stat
 static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_rule *r, const struct xrl_key *k,
 					  const struct xrl_slot *s, __u64 until)
 {
-	if (l->gen && !xrl_key_equal(&l->key, k)) {
+	if (l->gen) {
 		/* Another key's live latch or lease with passes left keeps the slot. */
-		if (xrl_jiffies() < l->until_jiffies && (l->sketch != XRL_LATCH_LEASE || l->block))
+		if (!xrl_key_equal(&l->key, k) && xrl_jiffies() < l->until_jiffies &&
+		    (l->sketch != XRL_LATCH_LEASE || xrl_latch_count(l->block)))
 			return;
 		xrl_latch_flush(l, NULL);
 	}
@@ -115,50 +131,10 @@ static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_
 	l->epoch = s->epoch;
 	l->threshold = xrl_key_threshold(r, k);
 	l->idx = (__u16)s->idx;
-	l->sketch = 0;
-	l->start = s->start;
+	l->sketch = XRL_LATCH_OVER;
+	l->born = 0;
 	l->until_jiffies = until;
-	l->block = 0;
-}
-
-/*
- * Leases, and why they never admit a packet over the window. A lease's n
- * passes are counted in bucket b of the key's shared ring by the same
- * compare-and-swap that passes the packet taking them (xrl_reserve_lease),
- * so the ring's sum with them stays within the threshold, as for any pass.
- * A leased pass is spent only while the rule's slot on this CPU is still b
- * and the jiffies prove b has not ended (xrl_latch_live: the margin of
- * XRL_JIFFIES_MARGIN); time cannot be before b, in which it was taken. So
- * every packet a lease passes passes in b, where it was counted: in any
- * window, what passed is at most what the ring counts, at most the
- * threshold. Passes left are taken back from b (xrl_latch_flush), which
- * only lowers b's count to what passed in it; a take-back that finds b's
- * cell moved on finds nothing, and that bucket has left the window. What a
- * lease costs instead: passes taken and not yet spent look used to other
- * CPUs, which may drop while the window has room (a lease takes at most a
- * XRL_LEASE_SHARE-th of the room, XRL_LEASE_MAX at most, and only for a key
- * this CPU has seen before).
- *
- * Makes latch l key k's lease of n passes, taken in bucket s of rule r's
- * window while the jiffies stay below until (n 0: the key's slot, so that
- * its next packet, found hot, takes a lease). Another key's entry in the
- * slot has expired or spent its lease (the caller checked): its blocks or
- * passes left go back first.
- */
-static __always_inline void xrl_lease_set(struct xrl_latch *l, const struct xrl_rule *r, const struct xrl_key *k,
-					  const struct xrl_slot *s, __u64 until, __u32 n)
-{
-	if (l->gen && !xrl_key_equal(&l->key, k))
-		xrl_latch_flush(l, NULL);
-	__builtin_memcpy(&l->key, k, sizeof(*k));
-	l->gen = r->gen;
-	l->epoch = s->epoch;
-	l->threshold = xrl_key_threshold(r, k);
-	l->idx = (__u16)s->idx;
-	l->sketch = XRL_LATCH_LEASE;
-	l->start = s->start;
-	l->until_jiffies = until;
-	l->block = n;
+	l->block &= XRL_LATCH_SERIAL;
 }
 
 #endif /* XRL_BPF_LATCH_H */

@@ -30,7 +30,8 @@ struct xrl_pctx {
 	__u32 latch_ix; /* the latch slot of key (xrl_key_hash) */
 	__u8 last;	/* the rule judged is the packet's last: its judgement commits (xrl_judge_rule) */
 	__u8 lease_ok;	/* the rule judged is the packet's only one, and may lease passes (xrl_leases) */
-	__u8 pad[2];
+	__u8 revoked;	/* its window was full, and the leases of its key were taken back (xrl_lease_revoke) */
+	__u8 pad[1];
 	__u32 lease; /* the slow path's: passes it would lease, then leased (off its stack) */
 };
 
@@ -49,6 +50,7 @@ enum {
 	XRL_JUDGED_OVER = 1,
 	XRL_JUDGED_COUNTED = 2,
 	XRL_JUDGED_PAST_CAP = 8, /* a new source past the cap: to be judged by the sketch */
+	XRL_JUDGED_REVOKE = 16,	 /* full, where a lease was taken: to be judged again once leases are taken back */
 };
 
 /* A rule's judgement of a packet (xrl_judge_rule), kept by the pipeline until its fate is known. */

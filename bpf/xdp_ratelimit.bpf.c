@@ -116,18 +116,24 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		/*
 		 * A packet one rule judges (most are): its latch asked first, and over
 		 * (a flood) or paid by a lease (a hot source under its limit), it is
-		 * counted now, with no call.
+		 * counted now, with no call, and goes to its verdict: no other rule
+		 * met it, and nothing is left to commit.
 		 */
 		first = m.met == 1U << i ? xrl_latch_first(r, &pc) : 0;
 		if (first == XRL_FIRST_OVER) {
 			xrl_commit_over(r, &pc);
 			res[i] = XRL_J_OVER | XRL_J_COMMITTED;
-		} else if (first == XRL_FIRST_LEASED) {
+			monitor = !!(r->flags & XRL_F_MONITOR);
+			over = !monitor;
+			goto verdict;
+		}
+		if (first == XRL_FIRST_LEASED) {
 			xrl_count_rule(bpf_map_lookup_elem(&xrl_rule_stats, &r->id), 0);
 			res[i] = XRL_J_COMMITTED;
-		} else {
-			res[i] = (__u32)xrl_judge_rule(r, &pc);
+			over = 0;
+			goto verdict;
 		}
+		res[i] = (__u32)xrl_judge_rule(r, &pc);
 		if (!(res[i] & XRL_J_OVER))
 			continue;
 		if (r->flags & XRL_F_MONITOR)
@@ -148,6 +154,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 	}
 
 	/* Verdict: one exit for both, so a capture's check is verified once for the states that reach it. */
+verdict:
 	ret = over ? xrl_drop(cnt) : xrl_pass(cnt);
 	if (!over && monitor)
 		cnt->monitored++;

@@ -223,9 +223,9 @@ _Static_assert(sizeof(struct xrl_key) == 24, "xrl_key layout");
  * a key of the default 2-bucket window takes 80 bytes, not 304.
  */
 struct xrl_state {
-	__u32 gen; /* rule gen this ring was built for */
-	__u32 pad;
-	__u64 warm; /* a warm-up rule's: when this key's warm-up began (xrl_warm_idle) */
+	__u32 gen;    /* rule gen this ring was built for */
+	__u32 leased; /* a CPU leased passes since a CPU last took back what leases had left (bpf/lease.h) */
+	__u64 warm;   /* a warm-up rule's: when this key's warm-up began (xrl_warm_idle); else when made */
 	struct xrl_ring ring;
 };
 _Static_assert(sizeof(struct xrl_state) == 32 + 16 * XRL_MAX_CELLS, "xrl_state layout");
@@ -269,10 +269,21 @@ struct xrl_latch {
 	__u32 threshold;     /* as long as the threshold is still this */
 	__u16 idx;	     /* that bucket's slot in the key's ring */
 	__u16 sketch;	     /* XRL_LATCH_*: an over latch, one the sketch made, or a lease */
-	__u64 start;	     /* that bucket's start */
+	__u64 born;	     /* a lease: when the key's state it was counted in was made (xrl_state's warm) */
 	__u64 until_jiffies; /* a jiffies value below this proves that bucket has not ended */
-	__u64 block;	     /* an over latch: blocks counted here, not yet in the key's ring; a lease: passes left */
+	__u64 block; /* serial << 32 | count: an over latch's blocks not yet in the ring, a lease's passes left */
 };
+/*
+ * A latch's block word: its count is the low half (xrl_latch_count), and
+ * the high half a serial the CPU moves on with each lease it makes in the
+ * slot, so that another CPU taking back a lease's passes (xrl_lease_revoke)
+ * can tell with one compare-and-swap that the word is still that lease's.
+ */
+#define XRL_LATCH_SERIAL 0xffffffff00000000ULL
+static inline __u32 xrl_latch_count(__u64 block)
+{
+	return (__u32)block;
+}
 #define XRL_LATCH_OVER 0   /* the key is over in that bucket */
 #define XRL_LATCH_SKETCH 1 /* ... and has no state: the sketch found it over (see xrl_judge_sketch) */
 /*

@@ -40,6 +40,9 @@
 #endif
 
 /* A word another CPU may change under us: read it once. */
+/* In the program, a function its callers need inline (a subprogram's frame would add to theirs). */
+#define XRL_INLINE static inline __attribute__((always_inline))
+
 #define XRL_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 
 struct xrl_cell {
@@ -416,7 +419,7 @@ enum xrl_verdict {
 #endif
 
 /* Takes cost passes (a packet's, or its bytes) back from cell c, only while it still holds bucket epoch. */
-static inline void xrl_take_back(struct xrl_cell *c, __u32 epoch, __u32 cost, int tries)
+XRL_INLINE void xrl_take_back(struct xrl_cell *c, __u32 epoch, __u32 cost, int tries)
 {
 	__u64 w;
 	int k;
@@ -435,7 +438,7 @@ static inline void xrl_take_back(struct xrl_cell *c, __u32 epoch, __u32 cost, in
  * rule's other rate) then blocked the packet: only from the bucket it was
  * counted in.
  */
-static inline void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s, __u32 cost, int tries)
+XRL_INLINE void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s, __u32 cost, int tries)
 {
 	__u32 i = s->idx;
 
@@ -530,14 +533,13 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 			newest += (__u32)((e - newest) * newer);
 			im += (__u32)((i - im) * newer);
 		}
-		if (newest != E) {
-			s->q += (__u32)(newest - E);
-			s->start += (__u64)(newest - E) * blen;
-			s->end = s->start + blen;
-			s->idx = im;
-			s->epoch = newest;
-			E = newest;
-		}
+		/* The slot moves on to the newest bucket (by 0 when it is the newest), with no branch. */
+		s->q += (__u32)(newest - E);
+		s->start += (__u64)(newest - E) * blen;
+		s->end = s->start + blen;
+		s->idx = im;
+		s->epoch = newest;
+		E = newest;
 		sum = 0;
 		for (i = 0; i < XRL_MAX_CELLS && i < cells; i++) {
 			w = snap[i];
@@ -565,16 +567,15 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 		if (check_only)
 			return XRL_PASSED;
 		got = 0;
-		if (lease && *lease) {
-			__u64 used = sum + cnt + cost,
-			      part = threshold > used ? (threshold - used) / XRL_LEASE_SHARE : 0;
+		if (lease) {
+			/* With no branch, as in the loops above: the least of the share, the part, what is asked. */
+			__u64 used = sum + cnt + cost, cap = threshold / XRL_LEASE_PART, want = *lease, part;
 
-			if (part > threshold / XRL_LEASE_PART)
-				part = threshold / XRL_LEASE_PART;
-
-			got = part < *lease ? (__u32)part : *lease;
-			if (cnt + cost > 0xffffffffU - got)
-				got = 0;
+			part = ((threshold - used) & (0 - xrl_lt(used, threshold))) / XRL_LEASE_SHARE;
+			part -= (part - cap) * xrl_lt(cap, part);
+			part -= (part - want) * xrl_lt(want, part);
+			part *= xrl_lt(cnt + cost + part, 0x100000000ULL); /* the cell's count stays 32 bits */
+			got = (__u32)part;
 		}
 		take = cost + got;
 		nw = xrl_word(E, cnt + take);
@@ -609,7 +610,7 @@ static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u32 cells, __u64 in
  * holds an older bucket; nothing when it holds another (those blocks belong
  * to a bucket the ring no longer keeps).
  */
-static inline void xrl_block_add(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s, __u64 count, int move)
+XRL_INLINE void xrl_block_add(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s, __u64 count, int move)
 {
 	struct xrl_cell *c;
 	__u64 w, last = XRL_READ_ONCE(r->last);

@@ -1761,7 +1761,16 @@ static void test_memory_model(void **state)
 /* Latches and the jiffies. */
 
 /* A latch of the key on this CPU, by the hash the program indexes them with. */
+static struct xrl_latch latch_on(struct fx *f, const struct xrl_rule *r, const char *src, __u16 port, int cpu);
+
+/* The latch slot of rule r's key for src and port, on the CPU the tests run on. */
 static struct xrl_latch latch_of(struct fx *f, const struct xrl_rule *r, const char *src, __u16 port)
+{
+	return latch_on(f, r, src, port, 0);
+}
+
+/* ... on the i-th CPU this process may use (pin). */
+static struct xrl_latch latch_on(struct fx *f, const struct xrl_rule *r, const char *src, __u16 port, int i)
 {
 	struct xrl_latch *v = calloc(f->ncpus, sizeof(*v)), l;
 	struct xrl_key k = {};
@@ -1773,7 +1782,7 @@ static struct xrl_latch latch_of(struct fx *f, const struct xrl_rule *r, const c
 	xrl_key_make(&k, r, XRL_FAMILY_V4, a, port, XRL_PROTO_UDP);
 	h = xrl_key_hash(&k);
 	assert_int_equal(bpf_map_lookup_elem(f->latches, &h, v), 0);
-	l = v[cpus[0]];
+	l = v[cpus[i]];
 	free(v);
 	return l;
 }
@@ -1841,7 +1850,7 @@ static void test_latch_reads_jiffies_only(void **state)
 	assert_int_equal(run(f, &p), XDP_PASS);
 	/* and the precise path retired the over latch: the slot is the key's lease now, with no pass left */
 	assert_int_equal(latch_of(f, &r, SRC4, 53).sketch, XRL_LATCH_LEASE);
-	assert_int_equal(latch_of(f, &r, SRC4, 53).block, 0);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), 0);
 }
 
 /* Rule r on port 53/udp (the tick known), p a frame from SRC4 to it, and its first pass at T0+100 ms. */
@@ -1971,11 +1980,11 @@ static void test_lease_spent_without_shared_write(void **state)
 	assert_int_equal(run(f, &p), XDP_PASS); /* hot: 1 and a lease of 32 */
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 2 + 32);
 	assert_int_equal(latch_of(f, &r, SRC4, 53).sketch, XRL_LATCH_LEASE);
-	assert_int_equal(latch_of(f, &r, SRC4, 53).block, 32);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), 32);
 	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 2);
 	assert_int_equal(run_n(f, &p, 32), 32);
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 34); /* no write to the ring */
-	assert_int_equal(latch_of(f, &r, SRC4, 53).block, 0);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), 0);
 	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 34);
 	assert_totals(f, r.id, 34, 0);
 	/* the window's limit holds, leases and all: 25600 pass, then none */
@@ -2014,7 +2023,7 @@ static void test_lease_ends_with_its_bucket(void **state)
 	first_pass(f, &r, &p);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
 	assert_int_equal(run_n(f, &p, 5), 5); /* the 2nd counted with a lease of 32, 4 of it spent */
-	assert_int_equal(latch_of(f, &r, SRC4, 53).block, 28);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), 28);
 	assert_int_equal(latch_of(f, &r, SRC4, 53).until_jiffies, end);
 	/* the jiffies at the margin, the clock in the next bucket */
 	set_now(f, T0 + 500 * MS);
@@ -2025,6 +2034,37 @@ static void test_lease_ends_with_its_bucket(void **state)
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 500 * MS), 1 + 32);
 	assert_int_equal(window_pass(f, &r, &k, T0 + 500 * MS), 7);
 	assert_totals(f, r.id, 7, 0);
+}
+
+/*
+ * What a lease has left is taken back by a CPU that finds the window full,
+ * so the window fills with packets, not leases: the first CPU's source takes
+ * a lease of 32 and goes quiet; the other CPU's packets of the same source
+ * pass until the window holds its limit in packets passed, all but the 2
+ * the first CPU passed (without the take-back, 32 fewer: a drop while the
+ * window had room). The first CPU's next packet finds its lease gone.
+ */
+static void test_lease_revoked_when_window_full(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 25600, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_key k = {};
+	struct pkt p;
+
+	need_cpus(2);
+	first_pass(f, &r, &p);
+	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
+	assert_int_equal(run(f, &p), XDP_PASS); /* hot: 1 and a lease of 32 */
+	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block), 32);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 2 + 32);
+	pin(1);
+	assert_int_equal(run_n(f, &p, 26000), 25600 - 2);
+	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block), 0);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 25600);
+	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 25600);
+	pin(0);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	assert_totals(f, r.id, 25600, 26000 - (25600 - 2) + 1);
 }
 
 /* A packet two rules judge leases nothing: a lease is a rule's whole verdict. */
@@ -2186,6 +2226,7 @@ int main(void)
 		T(test_lease_none_for_a_small_window),
 		T(test_lease_ends_with_its_bucket),
 		T(test_lease_one_rule_only),
+		T(test_lease_revoked_when_window_full),
 	};
 
 	fx_init();

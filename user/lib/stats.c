@@ -178,9 +178,9 @@ static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, c
 		if (l->gen != r->gen || !xrl_key_equal(&l->key, key) || !xrl_live(s.epoch, l->epoch, r->buckets))
 			continue;
 		if (l->sketch == XRL_LATCH_LEASE)
-			*leased += l->block;
+			*leased += xrl_latch_count(l->block);
 		else
-			*block += l->block;
+			*block += xrl_latch_count(l->block);
 	}
 out:
 	free(buf);

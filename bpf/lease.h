@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Leases: passes a CPU takes from a hot key's shared window for its next
+ * packets of the key, spent with no shared write (an atomic on its own
+ * latch slot only), and taken back by another CPU that finds the window
+ * full while they are unspent.
+ *
+ * Why a lease never admits a packet over the window. A lease's n passes
+ * are counted in bucket b of the key's shared ring by the same
+ * compare-and-swap that passes the packet taking them (xrl_reserve_lease),
+ * so the ring's sum with them stays within the threshold, as for any pass.
+ * A leased pass is spent only while the rule's slot on this CPU is still b
+ * and the jiffies prove b has not ended (xrl_latch_live: the margin of
+ * XRL_JIFFIES_MARGIN); time cannot be before b, in which it was taken. So
+ * every packet a lease passes passes in b, where it was counted. Each pass
+ * of the lease leaves the latch's word once, by one atomic operation on it:
+ * a compare-and-swap that spends it (xrl_lease_spend), or an exchange by
+ * the holder (xrl_latch_flush) or a compare-and-swap by another CPU
+ * (xrl_lease_revoke) that takes back what is left, and only a pass taken
+ * back is subtracted from b, in the state it was counted in (a state made
+ * anew since, after an eviction, has another birth: nothing is taken back
+ * from it). So b counts at least what passed in it: in any window, what
+ * passed is at most what the ring counts, at most the threshold. The word
+ * a revoking CPU swaps is the one it read the lease's key and bucket after
+ * (a full barrier between), and the holder moves the word's serial on with
+ * every lease it makes in the slot, so the swap cannot take a later lease's
+ * passes for this one's (a serial comes round after 2^32 leases).
+ *
+ * What a lease costs the others: passes taken and not yet spent look used.
+ * A CPU that finds the window full while the key's state is marked as
+ * having a lease out (xrl_lease_mark) takes back what every CPU's lease of
+ * the key has left in the window, and judges again: so the window fills
+ * with packets, not leases.
+ */
+#ifndef XRL_BPF_LEASE_H
+#define XRL_BPF_LEASE_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "xrl_key.h"
+#include "xrl_window.h"
+#include "latch.h"
+#include "pctx.h"
+
+/* The CPUs a revoke asks at most (bpf_map_lookup_percpu_elem ends the walk at the last possible one). */
+#define XRL_LEASE_CPUS 4096
+
+/*
+ * Makes latch l key k's lease of n passes, taken in bucket s of rule r's
+ * window in the key's state born at born, while the jiffies stay below
+ * until (n 0: the key's slot, so that its next packet, found hot, takes a
+ * lease), in a slot that is free (gen 0: xrl_judge_slow retired what it
+ * held). The word
+ * is published last, by an exchange (a full barrier): a CPU that reads it
+ * then reads the fields it goes with.
+ */
+static __always_inline void xrl_lease_set(struct xrl_latch *l, const struct xrl_rule *r, const struct xrl_key *k,
+					  const struct xrl_slot *s, __u64 born, __u64 until, __u32 n)
+{
+	__u64 serial;
+
+	__builtin_memcpy(&l->key, k, sizeof(*k));
+	l->gen = r->gen;
+	l->epoch = s->epoch;
+	l->threshold = xrl_key_threshold(r, k);
+	l->idx = (__u16)s->idx;
+	l->sketch = XRL_LATCH_LEASE;
+	l->born = born;
+	l->until_jiffies = until;
+	serial = (l->block & XRL_LATCH_SERIAL) + (1ULL << 32);
+	__sync_lock_test_and_set(&l->block, serial | n);
+}
+
+/* Spends one pass of lease l: whether one was left (else another CPU took them back, or none are). */
+static __always_inline int xrl_lease_spend(struct xrl_latch *l)
+{
+	__u64 w = l->block;
+
+	return xrl_latch_count(w) && __sync_val_compare_and_swap(&l->block, w, w - 1) == w;
+}
+
+/* What a revoke walks the CPUs with. */
+struct xrl_revoke {
+	struct xrl_key key;
+	__u64 born;
+	__u32 ix;
+	__u32 gen;
+	__u32 epoch; /* the bucket the window is full in */
+	__u32 span;  /* its buckets */
+	__u32 got;
+	__u32 pad;
+};
+
+/*
+ * One CPU's latch slot of the key: what its lease has left in a bucket of
+ * the window, taken from the word, and back from that bucket.
+ */
+static long xrl_revoke_cpu(__u64 cpu, void *data)
+{
+	struct xrl_revoke *v = data;
+	struct xrl_latch *l;
+	struct xrl_state *st;
+	struct xrl_slot ls = {};
+	__u64 w;
+
+	l = bpf_map_lookup_percpu_elem(&xrl_latches, &v->ix, (__u32)cpu);
+	if (!l)
+		return 1;
+	/* A full barrier, then the fields the word goes with (xrl_lease_set publishes them first). */
+	w = __sync_val_compare_and_swap(&l->block, 0, 0);
+	if (!xrl_latch_count(w) || l->sketch != XRL_LATCH_LEASE || l->gen != v->gen || l->born != v->born ||
+	    v->epoch - l->epoch >= v->span || !xrl_key_equal(&l->key, &v->key))
+		return 0;
+	ls.epoch = l->epoch;
+	ls.idx = l->idx;
+	if (__sync_val_compare_and_swap(&l->block, w, w & XRL_LATCH_SERIAL) != w)
+		return 0;
+	st = bpf_map_lookup_elem(&xrl_state, &v->key);
+	if (st && st->gen == v->gen && st->warm == v->born) {
+		xrl_unreserve(&st->ring, XRL_CELLS, &ls, xrl_latch_count(w), XRL_RESERVE_TRIES);
+		v->got += xrl_latch_count(w);
+	}
+	return 0;
+}
+
+/*
+ * The window of rule r's key (pc->key) is full in the bucket of the rule's
+ * slot, and its state is marked as having a lease out (xrl_lease_mark):
+ * takes back what the CPUs' leases of the key have left in the window's
+ * buckets, from those buckets. A global function, verified once; called
+ * rarely (at most once a lease taken). Returns the passes taken back.
+ */
+__noinline int xrl_lease_revoke(struct xrl_rule *r, struct xrl_pctx *pc)
+{
+	struct xrl_revoke v = {};
+	struct xrl_rule_stats *rs;
+	struct xrl_state *st;
+	__u32 i;
+
+	if (!r || !pc)
+		return 0;
+	i = r->id;
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &i);
+	st = bpf_map_lookup_elem(&xrl_state, &pc->key);
+	if (!rs || !st)
+		return 0;
+	/* Asked now: a lease made from here on marks the state again (after it is published). */
+	__sync_lock_test_and_set(&st->leased, 0);
+	__builtin_memcpy(&v.key, &pc->key, sizeof(v.key));
+	v.born = st->warm;
+	v.ix = pc->latch_ix;
+	v.gen = r->gen;
+	v.epoch = rs->slot.epoch;
+	v.span = r->buckets;
+	bpf_loop(XRL_LEASE_CPUS, xrl_revoke_cpu, &v, 0);
+	return (int)v.got;
+}
+
+/*
+ * Marks state st as having a lease out, once latch l has published it
+ * (xrl_lease_set): a CPU that clears the mark then finds the lease.
+ */
+static __always_inline void xrl_lease_mark(struct xrl_state *st)
+{
+	if (!XRL_READ_ONCE(st->leased))
+		st->leased = 1;
+}
+
+#endif /* XRL_BPF_LEASE_H */
