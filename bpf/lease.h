@@ -51,8 +51,8 @@
  * until (n 0: the key's slot, so that its next packet, found hot, takes a
  * lease), in a slot that is free (gen 0: xrl_judge_slow retired what it
  * held). The word
- * is published last, by an exchange (a full barrier): a CPU that reads it
- * then reads the fields it goes with.
+ * is published last, by an exchange (a full barrier) with a new serial: a
+ * CPU that reads it then reads the fields it goes with.
  */
 static __always_inline void xrl_lease_set(struct xrl_latch *l, const struct xrl_rule *r, const struct xrl_key *k,
 					  const struct xrl_slot *s, __u64 born, __u64 until, __u32 n)
@@ -67,8 +67,12 @@ static __always_inline void xrl_lease_set(struct xrl_latch *l, const struct xrl_
 	l->sketch = XRL_LATCH_LEASE;
 	l->born = born;
 	l->until_jiffies = until;
-	serial = (l->block & XRL_LATCH_SERIAL) + (1ULL << 32);
-	__sync_lock_test_and_set(&l->block, serial | n);
+	/* No passes (a candidate): nothing for another CPU to take, so no barrier, and the serial stays. */
+	serial = l->block & XRL_LATCH_SERIAL;
+	if (n)
+		__sync_lock_test_and_set(&l->block, (serial + (1ULL << 32)) | n);
+	else
+		l->block = serial;
 }
 
 /* Spends one pass of lease l: whether one was left (else another CPU took them back, or none are). */
