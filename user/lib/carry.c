@@ -588,11 +588,13 @@ static void fold_latches(struct xrl_carry *c, const struct xrl_carry_map *cm, co
 			struct xrl_slot ls = { .epoch = l->epoch };
 			__u64 before;
 
-			if (!l->gen || !l->block || bpf_map_lookup_elem(to, &l->key, &s) || s.gen != l->gen)
+			/* A lease's count is passes left, not blocks: its passes stay counted in their bucket. */
+			if (!l->gen || l->sketch == XRL_LATCH_LEASE || !xrl_latch_count(l->block) ||
+			    bpf_map_lookup_elem(to, &l->key, &s) || s.gen != l->gen)
 				continue;
 			ls.idx = (__u32)(full_epoch(s.ring.last, l->epoch) % st->ncells);
 			before = s.ring.c[ls.idx].block;
-			xrl_block_add(&s.ring, st->ncells, &ls, l->block, 0);
+			xrl_block_add(&s.ring, st->ncells, &ls, xrl_latch_count(l->block), 0);
 			if (s.ring.c[ls.idx].block != before)
 				bpf_map_update_elem(to, &l->key, &s, BPF_EXIST);
 		}
