@@ -117,8 +117,7 @@ __noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_pctx *pc)
 	ix = r->id;
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &ix); /* its slot: xrl_judge_slow brought it to now */
 	if (rs && res == XRL_OVER && rs->slot.end <= ((__u64)now / blen + 1) * blen) {
-		ix = xrl_key_hash(k);
-		l = bpf_map_lookup_elem(&xrl_latches, &ix);
+		l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix); /* the key's slot (xrl_latch_answers) */
 		if (l) {
 			xrl_latch_set(l, r, k, &rs->slot, xrl_until_jiffies(rs->slot.end, now, xrl_jiffies()));
 			if (xrl_latch_holds(l, r, k, &rs->slot))
