@@ -19,8 +19,12 @@
  * (xrl_lease_revoke) that takes back what is left, and only a pass taken
  * back is subtracted from b, in the state it was counted in (a state made
  * anew since, after an eviction, has another birth: nothing is taken back
- * from it). So b counts at least what passed in it: in any window, what
- * passed is at most what the ring counts, at most the threshold. The word
+ * from it; test_lease_not_given_back_to_a_new_state). So b counts at least
+ * what passed in it: in any window, what passed is at most what the ring
+ * counts, at most the threshold. (An eviction forgets a key's window, leases
+ * and all: passes a CPU leased before it are still spent after it, as the
+ * key's new window starts from nothing; the cap on new states, load
+ * --new-keys, is what keeps a flood from evicting tracked keys.) The word
  * a revoking CPU swaps is the one it read the lease's key and bucket after
  * (a full barrier between), and the holder moves the word's serial on with
  * every lease it makes in the slot, so the swap cannot take a later lease's

@@ -2067,6 +2067,40 @@ static void test_lease_revoked_when_window_full(void **state)
 	assert_totals(f, r.id, 25600, 26000 - (25600 - 2) + 1);
 }
 
+/*
+ * What a lease has left goes back only to the state it was counted in: when
+ * the key's state was evicted and made anew meanwhile (here deleted, and
+ * made again by the other CPU's packets), the new state's bucket keeps its
+ * count when the first CPU's lease ends (without the state's birth in the
+ * lease, its 31 passes left came off the new state's count, which then let
+ * 31 packets more through its window).
+ */
+static void test_lease_not_given_back_to_a_new_state(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 25600, 1000, 2, XRL_F_PER_SOURCE);
+	__u64 tick = fx_tick(f), end = (T0 + 500 * MS) / tick - 7, counted;
+	struct xrl_key k = {};
+	struct pkt p;
+
+	need_cpus(2);
+	first_pass(f, &r, &p);
+	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
+	assert_int_equal(run_n(f, &p, 2), 2); /* a lease of 32, 1 spent */
+	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block), 31);
+	assert_int_equal(bpf_map_delete_elem(f->state, &k), 0);
+	pin(1);
+	assert_int_equal(run_n(f, &p, 40), 40); /* a new state, and leases of its own */
+	counted = ring_pass(f, &r, &k, T0 + 100 * MS);
+	assert_true(counted >= 31); /* room for a take-back of 31 */
+	pin(0);
+	set_now(f, T0 + 500 * MS);
+	set_jiffies(f, end);
+	assert_int_equal(run(f, &p), XDP_PASS); /* the first CPU's lease ends */
+	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block) == 31, 0);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), counted);
+}
+
 /* A packet two rules judge leases nothing: a lease is a rule's whole verdict. */
 static void test_lease_one_rule_only(void **state)
 {
@@ -2227,6 +2261,7 @@ int main(void)
 		T(test_lease_ends_with_its_bucket),
 		T(test_lease_one_rule_only),
 		T(test_lease_revoked_when_window_full),
+		T(test_lease_not_given_back_to_a_new_state),
 	};
 
 	fx_init();
