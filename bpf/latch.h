@@ -111,6 +111,20 @@ static __always_inline void xrl_latch_flush(struct xrl_latch *l, struct xrl_stat
 		xrl_unreserve(&st->ring, XRL_CELLS, &ls, (__u32)n, XRL_RESERVE_TRIES);
 }
 
+/* Latch l is key k's entry of kind (XRL_LATCH_*) in bucket s of rule r's window, for the state born at born, until until. */
+static __always_inline void xrl_latch_fill(struct xrl_latch *l, const struct xrl_rule *r, const struct xrl_key *k,
+					   const struct xrl_slot *s, __u16 kind, __u64 born, __u64 until)
+{
+	__builtin_memcpy(&l->key, k, sizeof(*k));
+	l->gen = r->gen;
+	l->epoch = s->epoch;
+	l->threshold = xrl_key_threshold(r, k);
+	l->idx = (__u16)s->idx;
+	l->sketch = kind;
+	l->born = born;
+	l->until_jiffies = until;
+}
+
 /*
  * Latches k as over in bucket s while the jiffies stay below until (a proof
  * that s has not ended: xrl_until_jiffies), unless the slot holds another
@@ -126,14 +140,7 @@ static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_
 			return;
 		xrl_latch_flush(l, NULL);
 	}
-	__builtin_memcpy(&l->key, k, sizeof(*k));
-	l->gen = r->gen;
-	l->epoch = s->epoch;
-	l->threshold = xrl_key_threshold(r, k);
-	l->idx = (__u16)s->idx;
-	l->sketch = XRL_LATCH_OVER;
-	l->born = 0;
-	l->until_jiffies = until;
+	xrl_latch_fill(l, r, k, s, XRL_LATCH_OVER, 0, until);
 	l->block &= XRL_LATCH_SERIAL;
 }
 

@@ -63,14 +63,7 @@ static __always_inline void xrl_lease_set(struct xrl_latch *l, const struct xrl_
 {
 	__u64 serial;
 
-	__builtin_memcpy(&l->key, k, sizeof(*k));
-	l->gen = r->gen;
-	l->epoch = s->epoch;
-	l->threshold = xrl_key_threshold(r, k);
-	l->idx = (__u16)s->idx;
-	l->sketch = XRL_LATCH_LEASE;
-	l->born = born;
-	l->until_jiffies = until;
+	xrl_latch_fill(l, r, k, s, XRL_LATCH_LEASE, born, until);
 	/* No passes (a candidate): nothing for another CPU to take, so no barrier, and the serial stays. */
 	serial = l->block & XRL_LATCH_SERIAL;
 	if (n)
