@@ -358,7 +358,9 @@ expect_eq "a wrong password is named" "$(REDISCLI_AUTH=wrong sync_once | errors 
 # the allowance a node had, open gives it the whole limit.
 lost_once() { "$XRL" sync --redis 127.0.0.1:1 --node pw --interval 20 --count 4 --on-redis-loss "$1" xfla0 >/dev/null 2>&1; }
 # First a share that is not the whole limit: a second member on the same Redis, then pw again.
-XRL_REDIS_PASSWORD=s3cret "$XRL" sync --redis 127.0.0.1:$PORT --node pw2 --interval 20 --count 2 xfla0 >/dev/null
+# pw2's heartbeat lasts 3 of its intervals: a second's, so that it is still alive when pw syncs
+# however long pw takes to start (a sanitized build's start outlasted the 60 ms of 20 ms ones).
+XRL_REDIS_PASSWORD=s3cret "$XRL" sync --redis 127.0.0.1:$PORT --node pw2 --interval 1000 --count 1 xfla0 >/dev/null
 XRL_REDIS_PASSWORD=s3cret sync_once >/dev/null
 had=$(fleet a | jq .fleet.allowance)
 expect_eq "two members: half the limit each (no demand)" "$had" 500
