@@ -152,7 +152,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	struct xrl_slot *slot;
 	__u64(*snap)[XRL_MAX_CELLS];
 	__u64 now, thr, full, until, room = 0;
-	int res, dropping, hot = 0, mine;
+	int res, dropping, hot = 0, own, mine;
 	struct xrl_key *k;
 	__u32 zero = 0;
 
@@ -203,11 +203,11 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 		 * too: the slot is free for this key's latch or lease. (One way out
 		 * of the slot, so that the verifier walks it once.)
 		 */
-		mine = xrl_key_equal(&l->key, k);
-		hot = mine && l->sketch == XRL_LATCH_LEASE;
-		if (mine || xrl_jiffies() >= l->until_jiffies ||
+		own = xrl_key_equal(&l->key, k);
+		hot = own && l->sketch == XRL_LATCH_LEASE;
+		if (own || xrl_jiffies() >= l->until_jiffies ||
 		    (l->sketch == XRL_LATCH_LEASE && !xrl_latch_count(l->block))) {
-			xrl_latch_flush(l, mine ? st : NULL);
+			xrl_latch_flush(l, own ? st : NULL);
 			l->gen = 0;
 		}
 	}

@@ -65,13 +65,6 @@ static __always_inline int xrl_latch_live(const struct xrl_latch *l, const struc
 	       xrl_key_equal(&l->key, k) && xrl_jiffies() < l->until_jiffies;
 }
 
-/* Whether latch l answers that key k of rule r is over (see xrl_latch_live). */
-static __always_inline int xrl_latched(const struct xrl_latch *l, const struct xrl_rule *r,
-				       const struct xrl_rule_stats *rs, const struct xrl_key *k, __u64 thr)
-{
-	return l->sketch != XRL_LATCH_LEASE && xrl_latch_live(l, r, rs, k, thr);
-}
-
 /* Whether l is k's latch, for rule r's gen, in the bucket of slot s. */
 static __always_inline int xrl_latch_holds(const struct xrl_latch *l, const struct xrl_rule *r, const struct xrl_key *k,
 					   const struct xrl_slot *s)

@@ -259,7 +259,7 @@ static inline __u32 xrl_cells_for(__u32 n)
  * Per CPU, XRL_LATCHES of them, indexed by xrl_key_hash: a key found over its
  * limit, until the end of the bucket it was found in (the sum cannot fall
  * before then). A flood is answered here, with no hash lookup and no clock
- * read but the jiffies (see xrl_latched). Blocks counted here reach the key's
+ * read but the jiffies (see xrl_latch_live). Blocks counted here reach the key's
  * ring when the latch retires; userspace adds the ones still here.
  */
 struct xrl_latch {

@@ -39,10 +39,10 @@
 #define xrl_barrier_var(v) ((void)0)
 #endif
 
-/* A word another CPU may change under us: read it once. */
 /* In the program, a function its callers need inline (a subprogram's frame would add to theirs). */
 #define XRL_INLINE static inline __attribute__((always_inline))
 
+/* A word another CPU may change under us: read it once. */
 #define XRL_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 
 struct xrl_cell {
@@ -450,10 +450,9 @@ XRL_INLINE void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct xrl_
 #define XRL_LEASE_MAX 32  /* passes a CPU leases at most for a key's later packets (xrl_reserve_lease) */
 #define XRL_LEASE_SHARE 4 /* ... and at most this fraction of the room its packet leaves */
 /*
- * ... and at most this fraction of the threshold: what passes leased on one
- * CPU and not spent can keep from the others (a drop while the window has
- * room) is at most 1/256 of a window a CPU, and a window of fewer than 256
- * packets leases nothing.
+ * ... and at most this fraction of the threshold: a lease is a small part of
+ * any window, and a window of fewer than 256 packets leases nothing. (What a
+ * lease has not spent, a CPU that finds the window full takes back: bpf/lease.h.)
  */
 #define XRL_LEASE_PART 256
 
