@@ -163,6 +163,10 @@ smoke() {
 
 	ns=$("$TG" --cost drop -n 100000 -j | jq -r .ns)
 	[ "$ns" -gt 0 ] || smoke_result FAIL "per-packet cost of bare XDP_DROP is $ns ns"
+	for t in lru 1way 2way; do
+		ns=$("$TG" --cost $t -n 100000 -s 1000 -j | jq -r .ns)
+		[ "$ns" -gt 0 ] || smoke_result FAIL "per-packet cost of the $t table's floor is $ns ns"
+	done
 
 	if [ ! -x "$CLI" ]; then
 		smoke_result PASS "rig only: $CLI is not built, limiter not exercised"
@@ -706,6 +710,10 @@ for rep in $(seq 1 "$REPS"); do
 		rate "$rep" "$v-1" 1 1
 		rate "$rep" "$v-all" all 1
 		cost "$rep" "$v" "$v"
+	done
+	# The floors of a table of states at 100k sources (tools/bpf/xdp_bare.bpf.c): find, add, drop.
+	for t in lru 1way 2way; do
+		cost "$rep" "floor-$t" "$t" -s 100000
 	done
 
 	for clock in precise coarse; do
