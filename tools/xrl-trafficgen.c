@@ -143,7 +143,7 @@ static void usage(FILE *f)
 		   "      --cost TARGET     drop, pass (the bare programs), lru, 1way, 2way (the floors of a state\n"
 		   "                        table: find the source's state, add to it, drop), link:PINNED_LINK,\n"
 		   "                        prog:PINNED_PROG or id:PROG_ID: run it -n times through a shim that\n"
-		   "                        rewrites the source and tail-calls it; prints ns per packet, shim included\n"
+		   "                        rewrites the source and tail-calls it: ns a packet, shim included\n"
 		   "  -j, --json            JSON output\n");
 }
 
