@@ -139,7 +139,7 @@ static inline int xrl_slot_holds(const struct xrl_slot *s, __u64 t)
  * that slot and is gone, and a bucket that starts after now (unsigned, as in
  * Sentinel-Go) does not count.
  */
-/* 1 when a < b, else 0, for values below 2^32, with no branch. */
+/* 1 when a < b, else 0, for values below 2^63, with no branch. */
 static inline __u64 xrl_lt(__u64 a, __u64 b)
 {
 	__u64 d = a - b;
@@ -164,7 +164,10 @@ static inline int xrl_live(__u32 E, __u32 e, __u32 n)
  */
 static inline int xrl_ring_fresh(__u64 last, __u64 q)
 {
-	return last && !(q > last && q - last >= 0x80000000ULL);
+	/* With no branch: the reservation's loops take it, and the verifier walks them once a branch. */
+	__u64 ahead = xrl_lt(last, q), stale = ahead & xrl_lt(0x7fffffffULL, (q - last) * ahead);
+
+	return (int)(xrl_lt(0, last) & (stale ^ 1));
 }
 
 static inline int xrl_valid(__u64 last, __u64 q, __u64 w)

@@ -675,6 +675,35 @@ static void test_lt(void **state)
 	assert_int_equal(xrl_lt(0, 0xffffffffULL), 1);
 	assert_int_equal(xrl_lt(0xffffffffULL, 0), 0);
 	assert_int_equal(xrl_lt(0xfffffffeULL, 0xffffffffULL), 1);
+	/* Full 64-bit epochs too (xrl_ring_fresh). */
+	assert_int_equal(xrl_lt(1ULL << 40, (1ULL << 40) + 1), 1);
+	assert_int_equal(xrl_lt((1ULL << 62) + 1, 1ULL << 62), 0);
+}
+
+/*
+ * Whether a ring's cells may count at full epoch q, from its last, against
+ * the definition with branches (xrl_ring_fresh has none, so that the
+ * verifier walks the reservation's loops once): never for a ring not used,
+ * always while q is not past last, and until q is 2^31 buckets past it.
+ */
+static void test_ring_fresh(void **state)
+{
+	const __u64 base[] = { 1, 2, 1000, 0x7fffffffULL, 0x80000000ULL, 0xffffffffULL, 1ULL << 40, 1ULL << 62 };
+	const __u64 off[] = { 0, 1, 2, 0x7ffffffeULL, 0x7fffffffULL, 0x80000000ULL, 0x80000001ULL, 1ULL << 33 };
+	size_t i, j;
+
+	(void)state;
+	assert_int_equal(xrl_ring_fresh(0, 0), 0);
+	assert_int_equal(xrl_ring_fresh(0, 5), 0);
+	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++) {
+		for (j = 0; j < sizeof(off) / sizeof(off[0]); j++) {
+			__u64 last = base[i], q = base[i] + off[j], back = base[i] > off[j] ? base[i] - off[j] : 0;
+
+			assert_int_equal(xrl_ring_fresh(last, q), off[j] < 0x80000000ULL);
+			/* A clock behind the ring's: its cells count. */
+			assert_int_equal(xrl_ring_fresh(last, back), 1);
+		}
+	}
 }
 
 /*
@@ -778,6 +807,7 @@ int main(void)
 		cmocka_unit_test(test_warm_threshold),
 		cmocka_unit_test(test_warm_idle),
 		cmocka_unit_test(test_lt),
+		cmocka_unit_test(test_ring_fresh),
 		cmocka_unit_test(test_last_interval),
 		cmocka_unit_test(test_claim_new_ring_keeps_racing_pass),
 		cmocka_unit_test(test_claim_other_gen_empties),
