@@ -21,6 +21,7 @@
 # XRLB_ONLY=special (only the specialised program's rows and those they are measured against).
 # XRLB_ONLY=sets (only the named sets' rows and those they are measured against: about 2 minutes).
 # XRLB_ONLY=capture (only the capture rows, off against on: about a minute).
+# XRLB_ONLY=floor (only the floors of a table of states and the 100k rows: about 2 minutes).
 # The defaults take about
 # 10 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
@@ -100,6 +101,13 @@ REPS=${XRLB_REPS:-5}
 ACC_REPS=${XRLB_ACC_REPS:-3}
 ACC_SECS=${XRLB_ACC_SECONDS:-10}
 ONLY=${XRLB_ONLY:-}
+case $ONLY in
+'' | sketch | proto | dst | bytes | upgrade | special | sets | capture | floor) ;;
+*)
+	echo "bench: XRLB_ONLY=$ONLY names no rows: give sketch, proto, dst, bytes, upgrade, special, sets, capture or floor" >&2
+	exit 2
+	;;
+esac
 OUT=$BUILD/bench
 RAW=$OUT/results.csv
 RULES=$OUT/rules
@@ -637,6 +645,28 @@ capture_rows() {
 	xrl_unload
 }
 
+# The floors of a table of states at 100k sources (tools/bpf/xdp_bare.bpf.c: find the
+# source's state, add to it, drop), on the rig and by test run; with XRLB_ONLY=floor, the
+# 100k rows they are the floors of.
+floor_rows() {
+	local rep=$1 t
+
+	for t in lru 1way 2way; do
+		in_r bpftool net attach xdpdrv pinned "$PIN_BARE/xdp_${t}_drop" dev "$IF_R" overwrite
+		rate "$rep" "floor-$t-all" all 100000
+		cost "$rep" "floor-$t" "$t" -s 100000
+	done
+	[ "$ONLY" = floor ] || return 0
+	xrl_load precise
+	xrl_apply "$RULES/over"
+	rate "$rep" precise-100k-all all 100000
+	cost "$rep" precise-100k "link:$XRL_PIN/link" -s 100000
+	xrl_apply "$RULES/under"
+	rate "$rep" precise-under100k-all all 100000
+	cost "$rep" precise-under100k "link:$XRL_PIN/link" -s 100000
+	xrl_unload
+}
+
 # upgrade_steps HOW CONF: the program replaced in place three times, 1.2 s apart ('load' with
 # another --malformed, another --max-keys, then nothing changed), or, HOW reload, the same three
 # done as 'unload' and 'load --config' of the saved file CONF (0.4.0's way).
@@ -683,9 +713,9 @@ lab_up
 # does not land on all of them.
 for rep in $(seq 1 "$REPS"); do
 	[ "$ONLY" = upgrade ] && break
-	if [ "$ONLY" = sketch ] || [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = special ] ||
-		[ "$ONLY" = sets ] || [ "$ONLY" = capture ]; then
-		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows, special_rows, sets_rows, capture_rows) and what they are measured against.
+	if [ -n "$ONLY" ]; then
+		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows, special_rows, sets_rows, capture_rows,
+		# floor_rows) and what they are measured against.
 		bare_attach drop
 		rate "$rep" drop-all all 1
 		cost "$rep" drop drop
@@ -711,10 +741,7 @@ for rep in $(seq 1 "$REPS"); do
 		rate "$rep" "$v-all" all 1
 		cost "$rep" "$v" "$v"
 	done
-	# The floors of a table of states at 100k sources (tools/bpf/xdp_bare.bpf.c): find, add, drop.
-	for t in lru 1way 2way; do
-		cost "$rep" "floor-$t" "$t" -s 100000
-	done
+	floor_rows "$rep"
 
 	for clock in precise coarse; do
 		xrl_load "$clock"
@@ -761,9 +788,9 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 
-[ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ] || [ "$ONLY" = special ] ||
-	[ "$ONLY" = sets ] || [ "$ONLY" = capture ] ||
+if [ -z "$ONLY" ] || [ "$ONLY" = sketch ]; then
 	sketch_goodput
+fi
 for clock in precise coarse; do
 	[ -z "$ONLY" ] || break
 	xrl_load "$clock"
@@ -780,8 +807,7 @@ fi
 
 footprint
 lab_down
-if [ "$ONLY" = proto ] || [ "$ONLY" = dst ] || [ "$ONLY" = bytes ] || [ "$ONLY" = upgrade ] || [ "$ONLY" = special ] ||
-	[ "$ONLY" = sets ] || [ "$ONLY" = capture ]; then
+if [ -n "$ONLY" ] && [ "$ONLY" != sketch ]; then
 	"$here/report.sh" "$OUT"
 	exit 0
 fi
