@@ -60,18 +60,29 @@ static inline void xrl_key_make(struct xrl_key *k, const struct xrl_rule *r, __u
 	xrl_mask_addr(k->addr, src, family == XRL_FAMILY_V4 ? r->src_mask4 : r->src_mask6);
 }
 
+#define XRL_KEY_HASH_K3 0xcc042811U /* 0x9e3779b1 cubed, modulo 2^32 */
+
 /*
  * The latch slot of a key (xrl_latch): a multiplicative hash of its six
  * words, the same in the program and in userspace.
  */
 static inline __attribute__((always_inline)) __u32 xrl_key_hash(const struct xrl_key *k)
 {
-	__u32 w, h = 0, i;
+	__u32 w[sizeof(*k) / 4], h = 0, i;
 
-	for (i = 0; i < sizeof(*k) / 4; i++) {
-		__builtin_memcpy(&w, XRL_ALIGNED4((const __u8 *)k + 4 * i), 4);
-		h = (h ^ w) * 0x9e3779b1U;
-	}
+	__builtin_memcpy(w, XRL_ALIGNED4(k), sizeof(w));
+	for (i = 0; i < 3; i++)
+		h = (h ^ w[i]) * 0x9e3779b1U;
+	/*
+	 * The last three words are an IPv4 key's zero, and a zero word only
+	 * multiplies: three multiplies in one (by the constant cubed), the same
+	 * hash a flood's packet waits on for a third less.
+	 */
+	if (!(w[3] | w[4] | w[5]))
+		h *= XRL_KEY_HASH_K3;
+	else
+		for (i = 3; i < sizeof(*k) / 4; i++)
+			h = (h ^ w[i]) * 0x9e3779b1U;
 	return (h ^ (h >> 15)) & (XRL_LATCHES - 1);
 }
 
