@@ -137,7 +137,7 @@ while IFS='|' read -r id label cpus rdrop rpass rnft ript targets; do
 	done
 	# The 100k rows beside the floor of their table on the rig: the LRU hash's lookup and an add, nothing else.
 	case $id in
-	*-100k-all | *-churn-all | *-under100k-all)
+	precise-100k-all | precise-churn-all | precise-under100k-all | coarse-100k-all | coarse-churn-all | coarse-under100k-all)
 		fx=$(div "$(med rate floor-lru-all mpps)" "$mdrop")
 		[ "$fx" = - ] || t="${t:+$t; }the LRU floor alone: ${fx}x"
 		;;
