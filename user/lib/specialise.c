@@ -80,21 +80,22 @@ int xrl_features_of_prog(int prog_fd, __u32 *features)
 	__u32 ilen = sizeof(info), ids[64], i, nmaps;
 	int ret = -ENOENT;
 
+	/* Not xrl_obj_info, which clears what it is given: the kernel fills the ids asked for here. */
 	info.nr_map_ids = 64;
 	info.map_ids = (__u64)(unsigned long)ids;
 	if (bpf_obj_get_info_by_fd(prog_fd, &info, &ilen))
 		return -errno;
 	nmaps = info.nr_map_ids < 64 ? info.nr_map_ids : 64;
 	for (i = 0; i < nmaps && ret == -ENOENT; i++) {
-		struct bpf_map_info mi = {};
-		__u32 mlen = sizeof(mi), off = 0, size = 0, zero = 0;
+		struct bpf_map_info mi;
+		__u32 off = 0, size = 0, zero = 0;
 		struct xrl_config cfg = {};
 		void *val;
 		int fd = bpf_map_get_fd_by_id(ids[i]);
 
 		if (fd < 0)
 			continue;
-		if (bpf_obj_get_info_by_fd(fd, &mi, &mlen) || mi.type != BPF_MAP_TYPE_ARRAY || !mi.btf_id ||
+		if (xrl_obj_info(fd, &mi, sizeof(mi)) || mi.type != BPF_MAP_TYPE_ARRAY || !mi.btf_id ||
 		    !strstr(mi.name, ".rodata") || cfg_offset(mi.btf_id, mi.btf_value_type_id, &off, &size) ||
 		    off + size > mi.value_size) {
 			close(fd);
