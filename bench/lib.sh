@@ -66,6 +66,7 @@ lab_up() {
 	lab_up_links "$IF_R@$NS_R" "$IF_G@$NS_G"
 	RX_MAC=$(ip -n "$NS_R" -br link show "$IF_R" | awk '{ print $3 }')
 	bpftool prog loadall "$BUILD/xdp_bare.bpf.o" "$PIN_BARE" type xdp
+	bpftool prog loadall "$BUILD/xdp_floor.bpf.o" "$PIN_BARE/floor" type xdp
 }
 
 # xrl-trafficgen sending into the lab; options as it takes them.

@@ -26,6 +26,14 @@
 # 10 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
+# The rows asked for, before waiting for the lab.
+case ${XRLB_ONLY:-} in
+'' | sketch | proto | dst | bytes | upgrade | special | sets | capture | floor) ;;
+*)
+	echo "bench: XRLB_ONLY=$XRLB_ONLY names no rows: give sketch, proto, dst, bytes, upgrade, special, sets, capture or floor" >&2
+	exit 2
+	;;
+esac
 # One lab user at a time (tests/e2e/lib.sh): no test's traffic in the bench's figures.
 if [ -z "${XRL_LAB_LOCKED:-}" ]; then
 	export XRL_LAB_LOCKED=1
@@ -66,7 +74,7 @@ for c in jq ethtool nsenter bpftool; do
 		exit 1
 	fi
 done
-for f in xrl-trafficgen xdp_bare.bpf.o; do
+for f in xrl-trafficgen xdp_bare.bpf.o xdp_floor.bpf.o; do
 	if [ ! -e "$BUILD/$f" ]; then
 		[ $mode = smoke ] && smoke_result FAIL "$BUILD/$f is missing: run make first"
 		echo "bench: $BUILD/$f is missing: run make first" >&2
@@ -101,13 +109,6 @@ REPS=${XRLB_REPS:-5}
 ACC_REPS=${XRLB_ACC_REPS:-3}
 ACC_SECS=${XRLB_ACC_SECONDS:-10}
 ONLY=${XRLB_ONLY:-}
-case $ONLY in
-'' | sketch | proto | dst | bytes | upgrade | special | sets | capture | floor) ;;
-*)
-	echo "bench: XRLB_ONLY=$ONLY names no rows: give sketch, proto, dst, bytes, upgrade, special, sets, capture or floor" >&2
-	exit 2
-	;;
-esac
 OUT=$BUILD/bench
 RAW=$OUT/results.csv
 RULES=$OUT/rules
@@ -172,7 +173,7 @@ smoke() {
 	ns=$("$TG" --cost drop -n 100000 -j | jq -r .ns)
 	[ "$ns" -gt 0 ] || smoke_result FAIL "per-packet cost of bare XDP_DROP is $ns ns"
 	for t in lru 1way 2way; do
-		ns=$("$TG" --cost $t -n 100000 -s 1000 -j | jq -r .ns)
+		ns=$("$TG" --cost "prog:$PIN_BARE/floor/xdp_${t}_drop" -n 100000 -s 1000 -j | jq -r .ns)
 		[ "$ns" -gt 0 ] || smoke_result FAIL "per-packet cost of the $t table's floor is $ns ns"
 	done
 
@@ -645,16 +646,16 @@ capture_rows() {
 	xrl_unload
 }
 
-# The floors of a table of states at 100k sources (tools/bpf/xdp_bare.bpf.c: find the
-# source's state, add to it, drop), on the rig and by test run; with XRLB_ONLY=floor, the
-# 100k rows they are the floors of.
+# The floors of a table of states at 100k sources (tools/bpf/xdp_floor.bpf.c: find the
+# source's state, add to it, drop), on the rig and by test run, the test run on the table
+# the rig filled; with XRLB_ONLY=floor, the 100k rows they are the floors of.
 floor_rows() {
 	local rep=$1 t
 
 	for t in lru 1way 2way; do
-		in_r bpftool net attach xdpdrv pinned "$PIN_BARE/xdp_${t}_drop" dev "$IF_R" overwrite
+		in_r bpftool net attach xdpdrv pinned "$PIN_BARE/floor/xdp_${t}_drop" dev "$IF_R" overwrite
 		rate "$rep" "floor-$t-all" all 100000
-		cost "$rep" "floor-$t" "$t" -s 100000
+		cost "$rep" "floor-$t" "prog:$PIN_BARE/floor/xdp_${t}_drop" -s 100000
 	done
 	[ "$ONLY" = floor ] || return 0
 	xrl_load precise

@@ -140,10 +140,9 @@ static void usage(FILE *f)
 		   "      --batch N         frames per kernel batch (default: the kernel's, 64)\n"
 		   "      --hold IFACE      attach the generator to IFACE (a dummy: it must never receive) in generic\n"
 		   "                        mode while sending, so that test runs skip an RCU grace period each\n"
-		   "      --cost TARGET     drop, pass (the bare programs), lru, 1way, 2way (the floors of a state\n"
-		   "                        table: find the source's state, add to it, drop), link:PINNED_LINK,\n"
-		   "                        prog:PINNED_PROG or id:PROG_ID: run it -n times through a shim that\n"
-		   "                        rewrites the source and tail-calls it: ns a packet, shim included\n"
+		   "      --cost TARGET     drop, pass (the bare programs), link:PINNED_LINK, prog:PINNED_PROG\n"
+		   "                        or id:PROG_ID: run it -n times through a shim that rewrites the source\n"
+		   "                        and tail-calls it; prints ns per packet, shim included\n"
 		   "  -j, --json            JSON output\n");
 }
 
@@ -597,25 +596,12 @@ static int cost_target(const char *target, struct xdp_bare_bpf **bare)
 	__u32 ilen = sizeof(info);
 	int fd, pfd;
 
-	const struct {
-		const char *name;
-		size_t off;
-	} bare_progs[] = {
-		{ "drop", offsetof(struct xdp_bare_bpf, progs.xdp_drop_all) },
-		{ "pass", offsetof(struct xdp_bare_bpf, progs.xdp_pass_all) },
-		{ "lru", offsetof(struct xdp_bare_bpf, progs.xdp_lru_drop) },
-		{ "1way", offsetof(struct xdp_bare_bpf, progs.xdp_1way_drop) },
-		{ "2way", offsetof(struct xdp_bare_bpf, progs.xdp_2way_drop) },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(bare_progs) / sizeof(bare_progs[0]); i++) {
-		if (strcmp(target, bare_progs[i].name))
-			continue;
+	if (!strcmp(target, "drop") || !strcmp(target, "pass")) {
 		*bare = xdp_bare_bpf__open_and_load();
 		if (!*bare)
 			return -errno;
-		return dup(bpf_program__fd(*(struct bpf_program **)((char *)*bare + bare_progs[i].off)));
+		return dup(bpf_program__fd(!strcmp(target, "drop") ? (*bare)->progs.xdp_drop_all :
+								     (*bare)->progs.xdp_pass_all));
 	}
 	if (!strncmp(target, "id:", 3)) {
 		fd = bpf_prog_get_fd_by_id((__u32)strtoul(target + 3, NULL, 10));
@@ -656,7 +642,7 @@ static int run_cost(struct tg_opts *o)
 	tfd = cost_target(o->cost, &bare);
 	if (tfd < 0) {
 		fprintf(stderr,
-			"xrl-trafficgen: no program to measure from '%s': %s (drop, pass, lru, 1way, 2way, link:PATH, prog:PATH or id:N)\n",
+			"xrl-trafficgen: no program to measure from '%s': %s (drop, pass, link:PATH, prog:PATH or id:N)\n",
 			o->cost, strerror(-tfd));
 		ret = tfd;
 		goto out;
