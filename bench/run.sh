@@ -23,7 +23,7 @@
 # XRLB_ONLY=capture (only the capture rows, off against on: about a minute).
 # XRLB_ONLY=floor (only the floors of a table of states and the 100k rows: about 2 minutes).
 # The defaults take about
-# 10 minutes on 2 CPUs.
+# 15 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
 # The rows asked for, before waiting for the lab.
