@@ -450,7 +450,7 @@ XRL_INLINE void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct xrl_
 		xrl_take_back(&r->c[i], s->epoch, cost, tries);
 }
 
-#define XRL_LEASE_MAX 32  /* passes a CPU leases at most for a key's later packets (xrl_reserve_lease) */
+#define XRL_LEASE_MAX 128 /* passes a CPU leases at most for a key's later packets (xrl_reserve_lease) */
 #define XRL_LEASE_SHARE 4 /* ... and at most this fraction of the room its packet leaves */
 /*
  * ... and at most this fraction of the threshold: a lease is a small part of

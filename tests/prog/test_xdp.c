@@ -1684,13 +1684,14 @@ static void test_cpus_concurrent_new_keys(void **state)
 }
 
 /*
- * Every CPU bursts frames of one source at a window of 8192 a round, 40
- * rounds, the first CPU first_repeat frames a round if not 0 (else as many
- * as the others, 20000): every round's window must pass exactly 8192.
+ * Every CPU bursts frames of one source at a window of T a round (leases of
+ * XRL_LEASE_MAX, the most: a 256th of it), 40 rounds, the first CPU
+ * first_repeat frames a round if not 0 (else as many as the others, more
+ * than T): every round's window must pass exactly T.
  */
 static void lease_race(void **state, int first_repeat)
 {
-	enum { ROUNDS = 40, REPEAT = 20000, T = 8192 };
+	enum { ROUNDS = 40, T = 256 * XRL_LEASE_MAX, REPEAT = T + T / 4 };
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, T, 1000, 2, XRL_F_PER_SOURCE);
 	struct bursts s;
@@ -1714,7 +1715,7 @@ static void lease_race(void **state, int first_repeat)
 }
 
 /*
- * The same race with leases: a window of 8192 leases up to 32 a packet, and
+ * The same race with leases: a window of T leases up to XRL_LEASE_MAX a packet, and
  * each CPU's burst alone is more than the window. Leased passes are counted
  * in the ring when taken and spent only in their bucket: every window passes
  * exactly its threshold, never one more.
@@ -1984,6 +1985,10 @@ static __u64 ring_pass(struct fx *f, const struct xrl_rule *r, const struct xrl_
 	return xrl_word_epoch(st.ring.c[sl.idx].word) == sl.epoch ? xrl_word_pass(st.ring.c[sl.idx].word) : 0;
 }
 
+/* A lease's passes (XRL_LEASE_MAX: a 256th of LEASE_THR is more), and the threshold of the lease tests. */
+#define LEASE XRL_LEASE_MAX
+#define LEASE_THR (2 * 256 * LEASE)
+
 /*
  * A hot source under its limit leases passes: its second packet takes, in
  * the same compare-and-swap as its own pass, what it may of the room it
@@ -1994,26 +1999,26 @@ static __u64 ring_pass(struct fx *f, const struct xrl_rule *r, const struct xrl_
 static void test_lease_spent_without_shared_write(void **state)
 {
 	struct fx *f = fx_get(state);
-	struct xrl_rule r = rule(f, 25600, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_rule r = rule(f, LEASE_THR, 1000, 2, XRL_F_PER_SOURCE);
 	struct xrl_key k = {};
 	struct pkt p;
 
 	first_pass(f, &r, &p); /* cold: the key's slot is noted */
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 1);
-	assert_int_equal(run(f, &p), XDP_PASS); /* hot: 1 and a lease of 32 */
-	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 2 + 32);
+	assert_int_equal(run(f, &p), XDP_PASS); /* hot: 1 and a lease of LEASE passes */
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 2 + LEASE);
 	assert_int_equal(latch_of(f, &r, SRC4, 53).sketch, XRL_LATCH_LEASE);
-	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), 32);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), LEASE);
 	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 2);
-	assert_int_equal(run_n(f, &p, 32), 32);
-	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 34); /* no write to the ring */
+	assert_int_equal(run_n(f, &p, LEASE), LEASE);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 2 + LEASE); /* no write to the ring */
 	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), 0);
-	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 34);
-	assert_totals(f, r.id, 34, 0);
-	/* the window's limit holds, leases and all: 25600 pass, then none */
-	assert_int_equal(run_n(f, &p, 26000), 25600 - 34);
-	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 25600);
+	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 2 + LEASE);
+	assert_totals(f, r.id, 2 + LEASE, 0);
+	/* the window's limit holds, leases and all: LEASE_THR pass, then none */
+	assert_int_equal(run_n(f, &p, LEASE_THR + 400), LEASE_THR - (2 + LEASE));
+	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), LEASE_THR);
 }
 
 /* A window of fewer than 256 packets leases nothing: a lease is at most a 256th of it. */
@@ -2039,15 +2044,15 @@ static void test_lease_none_for_a_small_window(void **state)
 static void test_lease_ends_with_its_bucket(void **state)
 {
 	struct fx *f = fx_get(state);
-	struct xrl_rule r = rule(f, 25600, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_rule r = rule(f, LEASE_THR, 1000, 2, XRL_F_PER_SOURCE);
 	__u64 tick = fx_tick(f), end = (T0 + 500 * MS) / tick - 7;
 	struct xrl_key k = {};
 	struct pkt p;
 
 	first_pass(f, &r, &p);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
-	assert_int_equal(run_n(f, &p, 5), 5); /* the 2nd counted with a lease of 32, 4 of it spent */
-	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), 28);
+	assert_int_equal(run_n(f, &p, 5), 5); /* the 2nd counted with a lease, 4 of it spent */
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), LEASE - 4);
 	assert_int_equal(latch_of(f, &r, SRC4, 53).until_jiffies, end);
 	/* the jiffies at the margin, the clock in the next bucket */
 	set_now(f, T0 + 500 * MS);
@@ -2055,7 +2060,7 @@ static void test_lease_ends_with_its_bucket(void **state)
 	assert_int_equal(run(f, &p), XDP_PASS);
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 6); /* the 28 went back */
 	/* the packet of T0+500, hot, took a lease of its own there */
-	assert_int_equal(ring_pass(f, &r, &k, T0 + 500 * MS), 1 + 32);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 500 * MS), 1 + LEASE);
 	assert_int_equal(window_pass(f, &r, &k, T0 + 500 * MS), 7);
 	assert_totals(f, r.id, 7, 0);
 }
@@ -2063,32 +2068,32 @@ static void test_lease_ends_with_its_bucket(void **state)
 /*
  * What a lease has left is taken back by a CPU that finds the window full,
  * so the window fills with packets, not leases: the first CPU's source takes
- * a lease of 32 and goes quiet; the other CPU's packets of the same source
+ * a lease and goes quiet; the other CPU's packets of the same source
  * pass until the window holds its limit in packets passed, all but the 2
- * the first CPU passed (without the take-back, 32 fewer: a drop while the
+ * the first CPU passed (without the take-back, a lease fewer: a drop while the
  * window had room). The first CPU's next packet finds its lease gone.
  */
 static void test_lease_revoked_when_window_full(void **state)
 {
 	struct fx *f = fx_get(state);
-	struct xrl_rule r = rule(f, 25600, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_rule r = rule(f, LEASE_THR, 1000, 2, XRL_F_PER_SOURCE);
 	struct xrl_key k = {};
 	struct pkt p;
 
 	need_cpus(2);
 	first_pass(f, &r, &p);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
-	assert_int_equal(run(f, &p), XDP_PASS); /* hot: 1 and a lease of 32 */
-	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block), 32);
-	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 2 + 32);
+	assert_int_equal(run(f, &p), XDP_PASS); /* hot: 1 and a lease of LEASE passes */
+	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block), LEASE);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 2 + LEASE);
 	pin(1);
-	assert_int_equal(run_n(f, &p, 26000), 25600 - 2);
+	assert_int_equal(run_n(f, &p, LEASE_THR + 400), LEASE_THR - 2);
 	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block), 0);
-	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 25600);
-	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 25600);
+	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), LEASE_THR);
+	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), LEASE_THR);
 	pin(0);
 	assert_int_equal(run(f, &p), XDP_DROP);
-	assert_totals(f, r.id, 25600, 26000 - (25600 - 2) + 1);
+	assert_totals(f, r.id, LEASE_THR, LEASE_THR + 400 - (LEASE_THR - 2) + 1);
 }
 
 /*
@@ -2096,13 +2101,13 @@ static void test_lease_revoked_when_window_full(void **state)
  * the key's state was evicted and made anew meanwhile (here deleted, and
  * made again by the other CPU's packets), the new state's bucket keeps its
  * count when the first CPU's lease ends (without the state's birth in the
- * lease, its 31 passes left came off the new state's count, which then let
- * 31 packets more through its window).
+ * lease, the passes it had left came off the new state's count, which then let
+ * as many packets more through its window).
  */
 static void test_lease_not_given_back_to_a_new_state(void **state)
 {
 	struct fx *f = fx_get(state);
-	struct xrl_rule r = rule(f, 25600, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_rule r = rule(f, LEASE_THR, 1000, 2, XRL_F_PER_SOURCE);
 	__u64 tick = fx_tick(f), end = (T0 + 500 * MS) / tick - 7, counted;
 	struct xrl_key k = {};
 	struct pkt p;
@@ -2110,18 +2115,18 @@ static void test_lease_not_given_back_to_a_new_state(void **state)
 	need_cpus(2);
 	first_pass(f, &r, &p);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
-	assert_int_equal(run_n(f, &p, 2), 2); /* a lease of 32, 1 spent */
-	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block), 31);
+	assert_int_equal(run_n(f, &p, 2), 2); /* a lease, 1 spent */
+	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block), LEASE - 1);
 	assert_int_equal(bpf_map_delete_elem(f->state, &k), 0);
 	pin(1);
-	assert_int_equal(run_n(f, &p, 40), 40); /* a new state, and leases of its own */
+	assert_int_equal(run_n(f, &p, LEASE + 8), LEASE + 8); /* a new state, and leases of its own */
 	counted = ring_pass(f, &r, &k, T0 + 100 * MS);
-	assert_true(counted >= 31); /* room for a take-back of 31 */
+	assert_true(counted >= LEASE - 1); /* room for the take-back */
 	pin(0);
 	set_now(f, T0 + 500 * MS);
 	set_jiffies(f, end);
 	assert_int_equal(run(f, &p), XDP_PASS); /* the first CPU's lease ends */
-	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block) == 31, 0);
+	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block) == LEASE - 1, 0);
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), counted);
 }
 
