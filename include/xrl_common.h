@@ -19,7 +19,14 @@
 #define XRL_MAX_RULE_IDS 8192 /* counter slots: two sets' worth, at most (the loader sizes them) */
 #define XRL_MIN_RULE_IDS 256  /* ... at least */
 #define XRL_DEFAULT_KEYS 65536
-#define XRL_LATCHES 1024 /* per CPU: keys known to be over their limit (a power of 2) */
+#define XRL_LATCH_BITS 10
+#define XRL_LATCHES (1 << XRL_LATCH_BITS) /* per CPU: keys known to be over their limit */
+/*
+ * How a key's latch slot is found (xrl_key_hash), recorded in xrl_ctl: 1,
+ * the top bits of the key's 64-bit hash; 0, a build before it (layout 9 and
+ * older: the low bits of a 32-bit hash, xrl_key_slot_v0 in layout_prev.h).
+ */
+#define XRL_LATCH_SLOTS 1
 /* The most packets (or bytes) a rule's window may admit: a bucket counts passes in 32 bits. */
 #define XRL_MAX_THRESHOLD 4294967295U
 /*
@@ -431,7 +438,7 @@ struct xrl_ctl {
 	__u32 sketch_width; /* the sketch's columns, as loaded: XRL_SKETCH_DEPTH rows of them */
 	__u8 kinds[2];	    /* per rule set: XRL_HAS_* of the rules it holds */
 	__u8 cells;	    /* the rings' cells, as loaded: windows of up to cells - 1 buckets */
-	__u8 pad;
+	__u8 latch_slots;   /* XRL_LATCH_SLOTS of the program the latches are placed by; 0: an older build's */
 	/* The XDP program load --force detached from the interface (for status); 0: none. */
 	__u32 replaced_id;
 	char replaced_name[16]; /* its name, as the kernel keeps it (BPF_OBJ_NAME_LEN) */

@@ -60,19 +60,22 @@ static inline void xrl_key_make(struct xrl_key *k, const struct xrl_rule *r, __u
 	xrl_mask_addr(k->addr, src, family == XRL_FAMILY_V4 ? r->src_mask4 : r->src_mask6);
 }
 
-#define XRL_KEY_HASH_K3 0xcc042811U /* 0x9e3779b1 cubed, modulo 2^32 */
+#define XRL_KEY_HASH_K 0x9e3779b97f4a7c15ULL
+#define XRL_KEY_HASH_K3 0x604a5ce3addef82dULL /* XRL_KEY_HASH_K cubed, modulo 2^64 */
 
 /*
- * The latch slot of a key (xrl_latch): a multiplicative hash of its six
- * words, the same in the program and in userspace.
+ * A key's 64-bit hash: a multiplicative hash of its six words, the same in
+ * the program and in userspace. The sketch's columns mix it per row
+ * (xrl_sketch_col); its top bits are the key's latch slot (xrl_key_hash).
  */
-static inline __attribute__((always_inline)) __u32 xrl_key_hash(const struct xrl_key *k)
+static inline __attribute__((always_inline)) __u64 xrl_key_hash64(const struct xrl_key *k)
 {
-	__u32 w[sizeof(*k) / 4], h = 0, i;
+	__u32 w[sizeof(*k) / 4], i;
+	__u64 h = 0;
 
 	__builtin_memcpy(w, XRL_ALIGNED4(k), sizeof(w));
 	for (i = 0; i < 3; i++)
-		h = (h ^ w[i]) * 0x9e3779b1U;
+		h = (h ^ w[i]) * XRL_KEY_HASH_K;
 	/*
 	 * The last three words are an IPv4 key's zero, and a zero word only
 	 * multiplies: three multiplies in one (by the constant cubed), the same
@@ -82,21 +85,18 @@ static inline __attribute__((always_inline)) __u32 xrl_key_hash(const struct xrl
 		h *= XRL_KEY_HASH_K3;
 	else
 		for (i = 3; i < sizeof(*k) / 4; i++)
-			h = (h ^ w[i]) * 0x9e3779b1U;
-	return (h ^ (h >> 15)) & (XRL_LATCHES - 1);
+			h = (h ^ w[i]) * XRL_KEY_HASH_K;
+	return h;
 }
 
-/* The sketch's hash of a key (xrl_sketch_col mixes it per row): 64 bits, from its six words. */
-static inline __attribute__((always_inline)) __u64 xrl_key_hash64(const struct xrl_key *k)
+/*
+ * The latch slot of a key (xrl_latch): the hash's top bits, which every bit
+ * of every word moves. (Its low bits, which the slot once was, hold only the
+ * words' low bits: the 256 sources of a /24 fell in 2 slots of 1024.)
+ */
+static inline __attribute__((always_inline)) __u32 xrl_key_hash(const struct xrl_key *k)
 {
-	__u64 h = 0;
-	__u32 w, i;
-
-	for (i = 0; i < sizeof(*k) / 4; i++) {
-		__builtin_memcpy(&w, XRL_ALIGNED4((const __u8 *)k + 4 * i), 4);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-	}
-	return h;
+	return (__u32)(xrl_key_hash64(k) >> (64 - XRL_LATCH_BITS));
 }
 
 /* Whether two keys are the same, word by word. */

@@ -16,6 +16,7 @@
 
 #include "xdp_fixture.h"
 #include "carry.h"
+#include "layout_prev.h"
 #include "stats.h"
 
 /* The old program: rings of 3 cells, as a load of 2-bucket windows sizes them. */
@@ -35,8 +36,8 @@ static int setup(void **state)
 	return fx_setup(state, &fx_old, 0);
 }
 
-/* The old program's maps pinned as a load pins them, unpinned by teardown. */
-static void pin_old(struct fx *o)
+/* The old program's maps pinned as a load pins them, its latches placed by latch_slots; unpinned by teardown. */
+static void pin_old(struct fx *o, __u8 latch_slots)
 {
 	struct xrl_ctl ctl;
 	struct bpf_map *map;
@@ -55,6 +56,7 @@ static void pin_old(struct fx *o)
 	assert_int_equal(bpf_map_lookup_elem(o->ctl, &zero, &ctl), 0);
 	ctl.layout = XRL_LAYOUT_VERSION;
 	ctl.cells = (__u8)o->cells;
+	ctl.latch_slots = latch_slots;
 	assert_int_equal(bpf_map_update_elem(o->ctl, &zero, &ctl, BPF_ANY), 0);
 }
 
@@ -119,7 +121,7 @@ static void test_grow_keeps_latched_blocks(void **state)
 	udp4(&p, "198.51.100.1", 53);
 	set_now(o, T0 + 100 * MS);	      /* bucket 2000 of 500 ms */
 	assert_int_equal(run_n(o, &p, 6), 1); /* 1 pass; 5 blocks, held in the latch */
-	pin_old(o);
+	pin_old(o, XRL_LATCH_SLOTS);
 	carry_to(11);
 
 	/* Swapped: the new program's first frame of the key, in the same bucket, is over. */
@@ -134,10 +136,76 @@ static void test_grow_keeps_latched_blocks(void **state)
 	assert_int_equal(s.block, 6);
 }
 
+/* Moves the latch of key k on the tests' CPU from its slot to the one a build before XRL_LATCH_SLOTS used. */
+static void latch_to_v0_slot(struct fx *f, const struct xrl_key *k)
+{
+	struct xrl_latch *v = calloc(f->ncpus, sizeof(*v)), l;
+	__u32 h = xrl_key_hash(k), h0 = xrl_key_slot_v0(k);
+
+	assert_non_null(v);
+	assert_int_not_equal(h, h0);
+	assert_int_equal(bpf_map_lookup_elem(f->latches, &h, v), 0);
+	l = v[cpus[0]];
+	assert_true(l.gen && xrl_key_equal(&l.key, k));
+	memset(&v[cpus[0]], 0, sizeof(l));
+	assert_int_equal(bpf_map_update_elem(f->latches, &h, v, BPF_ANY), 0);
+	assert_int_equal(bpf_map_lookup_elem(f->latches, &h0, v), 0);
+	v[cpus[0]] = l;
+	assert_int_equal(bpf_map_update_elem(f->latches, &h0, v, BPF_ANY), 0);
+	free(v);
+}
+
+/*
+ * Blocks a CPU's latch holds when an instance a build before XRL_LATCH_SLOTS
+ * loaded is taken over, with the same cells (its windows kept as they are):
+ * that build placed its latches by another hash (xrl_key_slot_v0), where
+ * this program never looks for a key, and would have left them there,
+ * their blocks never counted in the key's window. The new program starts
+ * with latches of its own; the old ones' blocks are folded into the states.
+ * stats finds them where the old program put them until then.
+ */
+static void test_older_slots_keep_latched_blocks(void **state)
+{
+	struct fx *o = fx_get(state);
+	struct xrl_rule r = rule(o, 1, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_maps m = {};
+	struct xrl_key k = {};
+	struct xrl_sum s;
+	struct pkt p;
+
+	need_tick(o);
+	put_port(o, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, "198.51.100.1", 53);
+	set_now(o, T0 + 100 * MS);
+	assert_int_equal(run_n(o, &p, 6), 1); /* 1 pass; 5 blocks, held in the latch */
+	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
+	latch_to_v0_slot(o, &k);
+	pin_old(o, 0);
+
+	/* The older build's instance, read by this build's stats: its latch found where it is. */
+	m = (struct xrl_maps){
+		.state = o->state, .latches = o->latches, .ncpus = o->ncpus, .cells = 3, .latches_v0 = true
+	};
+	assert_int_equal(xrl_key_window(&m, &k, &r, T0 + 100 * MS, &s), 0);
+	assert_int_equal(s.block, 5);
+
+	carry_to(3);
+	/* Swapped: the new program's next frames of the key, in the same bucket, are over. */
+	set_now(&rp.n, T0 + 200 * MS);
+	assert_int_equal(run_n(&rp.n, &p, 2), 0);
+	xrl_carry_finish(&rp.c);
+
+	m = (struct xrl_maps){ .state = rp.n.state, .latches = rp.n.latches, .ncpus = rp.n.ncpus, .cells = 3 };
+	assert_int_equal(xrl_key_window(&m, &k, &r, T0 + 200 * MS, &s), 0);
+	assert_int_equal(s.pass, 1);
+	assert_int_equal(s.block, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_grow_keeps_latched_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_older_slots_keep_latched_blocks, setup, teardown),
 	};
 
 	fx_init();

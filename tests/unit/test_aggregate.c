@@ -447,23 +447,24 @@ static void test_key_clears_past_mask(void **state)
 	assert_key(&k, 42, 53, XRL_PROTO_UDP, XRL_FAMILY_V4, "198.51.100.9");
 }
 
-/* The latch slot's hash as it was first written: each word in turn, xor then multiply. */
-static __u32 key_hash_serial(const struct xrl_key *k)
+/* The key's 64-bit hash as it was first written: each word in turn, xor then multiply. */
+static __u64 key_hash_serial(const struct xrl_key *k)
 {
-	__u32 w, h = 0, i;
+	__u64 h = 0;
+	__u32 w, i;
 
 	for (i = 0; i < sizeof(*k) / 4; i++) {
 		memcpy(&w, (const __u8 *)k + 4 * i, 4);
-		h = (h ^ w) * 0x9e3779b1U;
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
 	}
-	return (h ^ (h >> 15)) & (XRL_LATCHES - 1);
+	return h;
 }
 
 /*
- * The latch slot a key hashes to is the same as ever, whatever shortcut the
- * hash takes (an IPv4 key's zero words): an instance replaced in place finds
- * its latches where the program before it left them. IPv4, IPv6 and
- * aggregate keys, and keys with one word of the last three set.
+ * A key's hash is the same as ever, whatever shortcut it takes (an IPv4
+ * key's zero words): a sketch carried in place keeps its columns. Its latch
+ * slot is the hash's top bits. IPv4, IPv6 and aggregate keys, and keys with
+ * one word of the last three set.
  */
 static void test_key_hash_unchanged(void **state)
 {
@@ -484,8 +485,57 @@ static void test_key_hash_unchanged(void **state)
 		xrl_key_make(&k, &r, i % 2 ? XRL_FAMILY_V4 : XRL_FAMILY_V6, src, (__u16)(i % 3 ? x : 0), XRL_PROTO_UDP);
 		if (i % 7 == 0) /* one of the last three words alone */
 			k.addr[4 + 4 * (i % 3)] = (__u8)x;
-		assert_int_equal(xrl_key_hash(&k), key_hash_serial(&k));
+		assert_true(xrl_key_hash64(&k) == key_hash_serial(&k));
+		assert_int_equal(xrl_key_hash(&k), key_hash_serial(&k) >> (64 - XRL_LATCH_BITS));
 	}
+}
+
+/* The latch slots n sources take, from base (16 bytes) up by one in its last two. */
+static __u32 slots_taken(int family, const char *base, __u32 n)
+{
+	struct xrl_rule r = { .id = 3, .flags = XRL_F_PER_SOURCE, .src_mask4 = 32, .src_mask6 = 128 };
+	static bool taken[XRL_LATCHES];
+	__u32 i, distinct = 0, h;
+	struct xrl_key k;
+	__u8 src[16];
+
+	memset(taken, 0, sizeof(taken));
+	for (i = 0; i < n; i++) {
+		memcpy(src, base, 16);
+		if (family == XRL_FAMILY_V4) {
+			src[2] = (__u8)(src[2] + (i >> 8));
+			src[3] = (__u8)i;
+		} else {
+			src[14] = (__u8)(i >> 8);
+			src[15] = (__u8)i;
+		}
+		memset(&k, 0, sizeof(k));
+		xrl_key_make(&k, &r, (__u8)family, src, 53, XRL_PROTO_UDP);
+		h = xrl_key_hash(&k);
+		assert_true(h < XRL_LATCHES);
+		distinct += !taken[h];
+		taken[h] = true;
+	}
+	return distinct;
+}
+
+/*
+ * A flood's sources spread over the latch slots as random ones would (n keys
+ * in 1024 slots: 227 of 256 on average, 639 of 1000), so that each keeps its
+ * latch: the 256 sources of a /24 and the 1000 next to each other, IPv4 and
+ * IPv6. (The slot was once a 32-bit hash's low bits, which the address's
+ * last byte never reached: the 256 of a /24 fell in 2 slots, and every
+ * packet of that flood took the slow path.)
+ */
+static void test_key_slots_spread(void **state)
+{
+	const char v4[16] = { 10, 1, 2, 0 }, v6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 7 };
+
+	(void)state;
+	assert_true(slots_taken(XRL_FAMILY_V4, v4, 256) >= 200);
+	assert_true(slots_taken(XRL_FAMILY_V4, v4, 1000) >= 560);
+	assert_true(slots_taken(XRL_FAMILY_V6, v6, 256) >= 200);
+	assert_true(slots_taken(XRL_FAMILY_V6, v6, 1000) >= 560);
 }
 
 /* Every mask length, bit by bit, from buffers at every alignment. */
@@ -605,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_key_clears_past_mask),
 		cmocka_unit_test(test_mask_every_length),
 		cmocka_unit_test(test_key_hash_unchanged),
+		cmocka_unit_test(test_key_slots_spread),
 		cmocka_unit_test(test_key_v6),
 		cmocka_unit_test(test_key_aggregate),
 		cmocka_unit_test(test_key_port_vs_prefix),

@@ -39,6 +39,7 @@ int xrl_carry_open(struct xrl_carry *c, const char *dir, const char *iface, char
 			"the load on %s was interrupted before it finished (its settings were never written): run 'xdp-ratelimit unload %s', then load again",
 			iface, iface);
 	c->layout = ctl.layout;
+	c->latch_slots = ctl.latch_slots;
 	if (ctl.layout != XRL_LAYOUT_VERSION && ctl.layout != XRL_LAYOUT_PREV)
 		return xrl_fail(
 			-EPROTO, err, len,
@@ -114,18 +115,18 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 	same_size = cm->info.max_entries == bpf_map__max_entries(map);
 	cm->prev = c->layout == XRL_LAYOUT_PREV;
 	ring_map = !strcmp(cm->name, XRL_MAP_STATE) || !strcmp(cm->name, XRL_MAP_RULE_STATS);
+	if (same_k && !strcmp(cm->name, XRL_MAP_STATE)) { /* the cells, kept or not: fold_latches reads them */
+		cm->ocells = state_cells(cm->info.value_size);
+		cm->ncells = state_cells(bpf_map__value_size(map));
+	}
 	if (same_kv && same_size && !(cm->prev && ring_map)) {
 		cm->how = XRL_CARRY_KEEP; /* reused once every map is planned (reuse_kept) */
 		return 0;
 	}
 	/* The window states: another table size, or rings of other cells (or the previous layout's cells). */
-	if (same_k && !strcmp(cm->name, XRL_MAP_STATE)) {
-		cm->ocells = state_cells(cm->info.value_size);
-		cm->ncells = state_cells(bpf_map__value_size(map));
-		if (cm->ocells && cm->ncells) {
-			cm->how = XRL_CARRY_ENTRIES;
-			return 0;
-		}
+	if (same_k && !strcmp(cm->name, XRL_MAP_STATE) && cm->ocells && cm->ncells) {
+		cm->how = XRL_CARRY_ENTRIES;
+		return 0;
 	}
 	if (same_kv && !strcmp(cm->name, XRL_MAP_SKETCH)) {
 		cm->how = XRL_CARRY_SKETCH;
@@ -171,8 +172,10 @@ static bool recells(const struct xrl_carry_map *cm)
  * The kept maps, reused by the new program. Not the latches when the window
  * states move to other cells: a latch names its bucket's cell in the old
  * ring (xrl_latch.idx), where the new program, retiring it, would find
- * another bucket and drop its blocks. The new program starts with none; the
- * old ones' blocks go to the states after the swap (fold_latches).
+ * another bucket and drop its blocks; nor when the old program placed them
+ * otherwise (xrl_ctl.latch_slots), where the new one would never look for
+ * them. The new program starts with none; the old ones' blocks go to the
+ * states after the swap (fold_latches).
  */
 static int reuse_kept(struct xrl_carry *c, char *err, size_t len)
 {
@@ -184,7 +187,8 @@ static int reuse_kept(struct xrl_carry *c, char *err, size_t len)
 
 		if (cm->how != XRL_CARRY_KEEP)
 			continue;
-		if (!strcmp(cm->name, XRL_MAP_LATCHES) && st && st->how == XRL_CARRY_ENTRIES && recells(st))
+		if (!strcmp(cm->name, XRL_MAP_LATCHES) &&
+		    ((st && st->how == XRL_CARRY_ENTRIES && recells(st)) || c->latch_slots != XRL_LATCH_SLOTS))
 			cm->how = XRL_CARRY_LATCHES;
 		else if (bpf_map__reuse_fd(cm->map, cm->old))
 			return xrl_fail(-EINVAL, err, len, "cannot reuse %s/%s", c->dir, cm->name);

@@ -39,8 +39,9 @@ struct xrl_carry {
 	const char *iface;
 	char dir[PATH_MAX]; /* its pins */
 	int ncpus;
-	__u32 layout; /* the old instance's */
-	int ctl;      /* the old control map (kept in every layout) */
+	__u32 layout;	  /* the old instance's */
+	__u8 latch_slots; /* ... and its xrl_ctl.latch_slots: how its latches are placed */
+	int ctl;	  /* the old control map (kept in every layout) */
 	struct xrl_carry_map v[XRL_CARRY_MAPS];
 	size_t n;
 };

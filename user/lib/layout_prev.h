@@ -54,4 +54,21 @@ static inline void xrl_rule_stats_from_prev(const void *old, struct xrl_rule_sta
 	memcpy(n->ring.c, o->c, sizeof(o->c));
 }
 
+/*
+ * The latch slot of key k as a build before XRL_LATCH_SLOTS placed it (the
+ * low bits of a 32-bit multiplicative hash; layout 8, and layout 9 until
+ * 0.6.0): where an instance such a build still runs keeps its latches, until
+ * a load or an apply takes it over (carry.c starts the new program's anew).
+ */
+static inline __u32 xrl_key_slot_v0(const struct xrl_key *k)
+{
+	__u32 w, h = 0, i;
+
+	for (i = 0; i < sizeof(*k) / 4; i++) {
+		memcpy(&w, (const __u8 *)k + 4 * i, 4);
+		h = (h ^ w) * 0x9e3779b1U;
+	}
+	return (h ^ (h >> 15)) & (XRL_LATCHES - 1);
+}
+
 #endif /* XRL_LAYOUT_PREV_H */

@@ -361,6 +361,7 @@ static int load_locked(struct xrl_load_opts *o, char *err, size_t len)
 	ctl.new_keys = o->new_keys;
 	ctl.sketch_width = skel->rodata->xrl_cfg.sketch_width;
 	ctl.cells = (__u8)skel->rodata->xrl_cfg.cells;
+	ctl.latch_slots = XRL_LATCH_SLOTS;
 	m.ctl = bpf_map__fd(skel->maps.xrl_ctl);
 	ret = xrl_ctl_write(&m, &ctl);
 	if (ret) {

@@ -16,8 +16,9 @@ struct xrl_maps {
 		counters, ctl, latches, scratch, sketch, fleet, then;
 	int lock; /* the pin folder, flocked while rules change */
 	int ncpus;
-	__u32 cells;	/* the cells of every ring (xrl_state's, xrl_rule_stats'), as loaded */
-	__u32 rule_ids; /* the rules' counter slots (xrl_rule_stats' entries), as loaded */
+	__u32 cells;	 /* the cells of every ring (xrl_state's, xrl_rule_stats'), as loaded */
+	__u32 rule_ids;	 /* the rules' counter slots (xrl_rule_stats' entries), as loaded */
+	bool latches_v0; /* the program running is a build's before XRL_LATCH_SLOTS: its latches at xrl_key_slot_v0 */
 };
 
 /*

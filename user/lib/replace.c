@@ -238,6 +238,7 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	ctl.new_keys = o->new_keys;
 	ctl.sketch_width = o->sketch_width;
 	ctl.cells = (__u8)o->cells;
+	ctl.latch_slots = XRL_LATCH_SLOTS;
 	ret = xrl_carry_ctl_write(&c, &ctl);
 	if (ret)
 		xrl_fail(ret, err, len, "cannot write the control map under %s: %s", dir, strerror(-ret));
