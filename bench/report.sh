@@ -159,8 +159,8 @@ printf '%-56s %4s  %-22s %10s\n' "" "" "ns" "ns - DROP"
 chart_ns=$dir/chart-ns.dat
 : >"$chart_ns"
 base=$(med ns drop ns)
-for id in drop pass floor-lru floor-1way floor-2way precise-over precise-over6 precise-100k precise-under precise-under100k precise-pfx \
-	coarse-over coarse-over6 coarse-100k coarse-under coarse-under100k coarse-pfx precise-sketch precise-sketch-over \
+for id in drop pass floor-lru floor-1way floor-2way precise-over precise-over6 precise-256 precise-100k precise-under precise-under100k \
+	precise-pfx coarse-over coarse-over6 coarse-256 coarse-100k coarse-under coarse-under100k coarse-pfx precise-sketch precise-sketch-over \
 	precise-proto precise-portproto precise-dst precise-portdst precise-bytes precise-bothrates precise-warmup \
 	precise-warm precise-under-spec precise-under-all precise-set1k precise-set1m precise-capoff precise-capon; do
 	case $id in
@@ -187,6 +187,7 @@ for id in drop pass floor-lru floor-1way floor-2way precise-over precise-over6 p
 	*-over) label="xdp-ratelimit ${id%%-*}: 1 source over its limit" ;;
 	*-over6) label="xdp-ratelimit ${id%%-*}: the same over IPv6" ;;
 	*-100k) label="xdp-ratelimit ${id%%-*}: 100k sources over their limits" ;;
+	*-256) label="xdp-ratelimit ${id%%-*}: the 256 sources of a /24 over their limits" ;;
 	*-under) label="xdp-ratelimit ${id%%-*}: under every limit (all pass)" ;;
 	*-under100k) label="xdp-ratelimit ${id%%-*}: 100k sources, each under its limit" ;;
 	*-pfx) label="xdp-ratelimit ${id%%-*}: 1000 prefix rules, 1 source over" ;;

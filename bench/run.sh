@@ -752,6 +752,8 @@ for rep in $(seq 1 "$REPS"); do
 		rate "$rep" "$clock-100k-all" all 100000
 		cost "$rep" "$clock-over" "link:$XRL_PIN/link"
 		cost "$rep" "$clock-100k" "link:$XRL_PIN/link" -s 100000
+		# A flood from one /24: 256 sources, each answered by its latch.
+		cost "$rep" "$clock-256" "link:$XRL_PIN/link" -s 256
 		cost "$rep" "$clock-over6" "link:$XRL_PIN/link" -6
 		xrl_apply "$RULES/under"
 		rate "$rep" "$clock-under-1" 1 1

@@ -227,8 +227,8 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 			st->warm = now;
 		thr = xrl_warm_threshold(full, period, st->warm, now);
 	}
-	/* A hot key's packet takes passes for its next ones, while the bucket is proven to last. */
-	pc->lease = mine && hot && thr == full && until > xrl_jiffies() ? XRL_LEASE_MAX : 0;
+	/* A hot key's packet takes passes for its next ones, spent while the bucket is proven to last (xrl_latch_live). */
+	pc->lease = mine && hot && thr == full ? XRL_LEASE_MAX : 0;
 	res = xrl_reserve_lease(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, slot, thr, xrl_cost(pc, bytes),
 				XRL_RESERVE_TRIES, dropping, *snap, &room, &pc->lease);
 	if (res == XRL_PASSED) {
@@ -279,7 +279,7 @@ static __always_inline int xrl_latch_answers(struct xrl_rule *r, struct xrl_pctx
 	pc->latch_ix = xrl_key_hash(&pc->key);
 	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
-	if (!l || !rs || !xrl_latch_live(l, r, rs, &pc->key, xrl_key_threshold(r, &pc->key)))
+	if (!l || !rs || !xrl_latch_live(l, r, rs, &pc->key, xrl_key_threshold(r, &pc->key), &pc->clk))
 		return 0;
 	if (l->sketch == XRL_LATCH_LEASE) {
 		/* A pass this CPU leased in this bucket, spent with no shared write. */

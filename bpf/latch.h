@@ -53,16 +53,21 @@ static __always_inline __u64 xrl_until_jiffies(__u64 end, __u64 now, __u64 j)
 
 /*
  * Whether latch l holds key k of rule r, whose window's threshold is thr
- * (xrl_key_threshold), in the rule's current bucket, and the jiffies prove
+ * (xrl_key_threshold), in the rule's current bucket, and the time proves
  * that bucket has not ended: then an over latch answers, and a lease may
- * spend its passes.
+ * spend its passes. The proof is the jiffies' (no clock read) until the
+ * margin before the bucket's end; in the margin, the window's own clock,
+ * read once for the packet (clk: the slow path after it reads it no more),
+ * so that a flood's packets near the end of every bucket are answered here
+ * too, not on the slow path.
  */
 static __always_inline int xrl_latch_live(const struct xrl_latch *l, const struct xrl_rule *r,
-					  const struct xrl_rule_stats *rs, const struct xrl_key *k, __u64 thr)
+					  const struct xrl_rule_stats *rs, const struct xrl_key *k, __u64 thr,
+					  struct xrl_times *clk)
 {
 	return l->gen == r->gen && l->threshold == thr && rs->gen == r->gen && rs->shape_ok &&
 	       rs->buckets == r->buckets && rs->interval == r->interval_ns && rs->slot.epoch == l->epoch &&
-	       xrl_key_equal(&l->key, k) && xrl_jiffies() < l->until_jiffies;
+	       xrl_key_equal(&l->key, k) && (xrl_jiffies() < l->until_jiffies || xrl_precise(clk) < rs->slot.end);
 }
 
 /* Whether l is k's latch, for rule r's gen, in the bucket of slot s. */

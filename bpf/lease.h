@@ -10,8 +10,9 @@
  * compare-and-swap that passes the packet taking them (xrl_reserve_lease),
  * so the ring's sum with them stays within the threshold, as for any pass.
  * A leased pass is spent only while the rule's slot on this CPU is still b
- * and the jiffies prove b has not ended (xrl_latch_live: the margin of
- * XRL_JIFFIES_MARGIN); time cannot be before b, in which it was taken. So
+ * and the time proves b has not ended (xrl_latch_live: the jiffies short of
+ * the margin of XRL_JIFFIES_MARGIN, the precise clock in it); time cannot be
+ * before b, in which it was taken. So
  * every packet a lease passes passes in b, where it was counted. Each pass
  * of the lease leaves the latch's word once, by one atomic operation on it:
  * a compare-and-swap that spends it (xrl_lease_spend), or an exchange by

@@ -1889,6 +1889,52 @@ static void first_pass(struct fx *f, struct xrl_rule *r, struct pkt *p)
 }
 
 /*
+ * In the margin before its bucket's end, where the jiffies prove nothing,
+ * the latch answers by the precise clock: a flood's packets there cost a
+ * clock read, not the slow path, which retired the latch into the key's
+ * ring (a write to a line every CPU of the flood shares) and made it anew
+ * for every one of them. Their blocks stay in the latch, counted: 1 pass,
+ * then 1 block, then 20 in the last 7 ticks of the bucket of T0+100; the
+ * bucket's end sends the key to the slow path, which retires the latch.
+ */
+static void test_latch_answers_in_margin(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_MAX_CELLS };
+	__u64 tick = fx_tick(f), end = T0 + 500 * MS;
+	struct xrl_key k = {};
+	struct xrl_state st;
+	struct xrl_slot sl;
+	struct xrl_sum sum;
+	struct pkt p;
+	int i;
+
+	first_pass(f, &r, &p);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), 1);
+	for (i = 0; i < 20; i++) {
+		set_now(f, end - 7 * tick + (__u64)i * (7 * tick / 20));
+		assert_int_equal(run(f, &p), XDP_DROP);
+	}
+	set_now(f, end - 1);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), 22);
+	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
+	assert_int_equal(bpf_map_lookup_elem(f->state, &k, &st), 0);
+	xrl_slot_at(&sl, T0 + 100 * MS, r.interval_ns / r.buckets, XRL_MAX_CELLS);
+	assert_int_equal(st.ring.c[sl.idx].block, 0); /* no write to the key's ring */
+	assert_int_equal(xrl_key_window(&m, &k, &r, end - 1, &sum), 0);
+	assert_int_equal(sum.block, 22);
+	/* the bucket's end: the slow path, the latch retired into the ring, every block kept */
+	set_now(f, end);
+	assert_int_equal(run(f, &p), XDP_DROP);
+	assert_int_equal(bpf_map_lookup_elem(f->state, &k, &st), 0);
+	assert_int_equal(st.ring.c[sl.idx].block, 22);
+	assert_totals(f, r.id, 1, 23);
+}
+
+/*
  * Jiffies late by 10 ms (on this VM they were seen 7.2-8 ms late, and the
  * kernel lets them stall 5 ticks): past the end of the latched bucket the
  * window has room again, and the latch must not answer for the key. With a
@@ -2019,6 +2065,35 @@ static void test_lease_spent_without_shared_write(void **state)
 	/* the window's limit holds, leases and all: LEASE_THR pass, then none */
 	assert_int_equal(run_n(f, &p, LEASE_THR + 400), LEASE_THR - (2 + LEASE));
 	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), LEASE_THR);
+}
+
+/*
+ * A hot source leases in the margin before its bucket's end too, where the
+ * jiffies prove nothing and the precise clock does: its packets there spend
+ * the lease with no shared write (they took the slow path, a
+ * compare-and-swap on the key's ring, each), until the bucket ends.
+ */
+static void test_lease_spent_in_margin(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, LEASE_THR, 1000, 2, XRL_F_PER_SOURCE);
+	__u64 tick = fx_tick(f), end = T0 + 500 * MS;
+	struct xrl_key k = {};
+	struct pkt p;
+
+	first_pass(f, &r, &p); /* cold: the key's slot is noted */
+	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
+	set_now(f, end - 3 * tick);
+	assert_int_equal(run(f, &p), XDP_PASS); /* hot: 1 and a lease */
+	assert_int_equal(ring_pass(f, &r, &k, end - 1), 2 + LEASE);
+	assert_int_equal(run_n(f, &p, LEASE), LEASE);
+	assert_int_equal(ring_pass(f, &r, &k, end - 1), 2 + LEASE); /* no write to the ring */
+	assert_int_equal(window_pass(f, &r, &k, end - 1), 2 + LEASE);
+	/* the bucket's end: the next bucket's packets are judged there */
+	set_now(f, end);
+	assert_int_equal(run(f, &p), XDP_PASS);
+	assert_int_equal(ring_pass(f, &r, &k, end - 1), 2 + LEASE);
+	assert_totals(f, r.id, 3 + LEASE, 0);
 }
 
 /* A window of fewer than 256 packets leases nothing: a lease is at most a 256th of it. */
@@ -2282,11 +2357,13 @@ int main(void)
 		T(test_memory_model),
 		T(test_latch_boundary_verdicts),
 		T(test_latch_reads_jiffies_only),
+		T(test_latch_answers_in_margin),
 		T(test_latch_late_jiffies),
 		T(test_latch_takeover_hands_on_blocks),
 		T(test_slot_proof_reads_jiffies_only),
 		T(test_slot_proof_late_jiffies),
 		T(test_lease_spent_without_shared_write),
+		T(test_lease_spent_in_margin),
 		T(test_lease_none_for_a_small_window),
 		T(test_lease_ends_with_its_bucket),
 		T(test_lease_one_rule_only),
