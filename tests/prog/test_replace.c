@@ -101,41 +101,6 @@ static int group_teardown(void **state)
 	return 0;
 }
 
-/*
- * Blocks a CPU's latch holds when the rings grow from 3 cells to 11: the
- * latch names its bucket's cell in the old ring (bucket 2000: cell 2 of 3,
- * cell 9 of 11), where the new program, retiring it, would find no such
- * bucket and drop them. The key's window keeps every block.
- */
-static void test_grow_keeps_latched_blocks(void **state)
-{
-	struct fx *o = fx_get(state);
-	struct xrl_rule r = rule(o, 1, 1000, 2, XRL_F_PER_SOURCE);
-	struct xrl_maps m = {};
-	struct xrl_key k = {};
-	struct xrl_sum s;
-	struct pkt p;
-
-	need_tick(o);
-	put_port(o, XRL_PROTO_UDP, 53, &r);
-	udp4(&p, "198.51.100.1", 53);
-	set_now(o, T0 + 100 * MS);	      /* bucket 2000 of 500 ms */
-	assert_int_equal(run_n(o, &p, 6), 1); /* 1 pass; 5 blocks, held in the latch */
-	pin_old(o, XRL_LATCH_SLOTS);
-	carry_to(11);
-
-	/* Swapped: the new program's first frame of the key, in the same bucket, is over. */
-	set_now(&rp.n, T0 + 200 * MS);
-	assert_int_equal(run(&rp.n, &p), XDP_DROP);
-	xrl_carry_finish(&rp.c);
-
-	m = (struct xrl_maps){ .state = rp.n.state, .latches = rp.n.latches, .ncpus = rp.n.ncpus, .cells = 11 };
-	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
-	assert_int_equal(xrl_key_window(&m, &k, &r, T0 + 200 * MS, &s), 0);
-	assert_int_equal(s.pass, 1);
-	assert_int_equal(s.block, 6);
-}
-
 /* Moves the latch of key k on the tests' CPU from its slot to the one a build before XRL_LATCH_SLOTS used. */
 static void latch_to_v0_slot(struct fx *f, const struct xrl_key *k)
 {
@@ -156,20 +121,18 @@ static void latch_to_v0_slot(struct fx *f, const struct xrl_key *k)
 }
 
 /*
- * Blocks a CPU's latch holds when an instance a build before XRL_LATCH_SLOTS
- * loaded is taken over, with the same cells (its windows kept as they are):
- * that build placed its latches by another hash (xrl_key_slot_v0), where
- * this program never looks for a key, and would have left them there,
- * their blocks never counted in the key's window. The new program starts
- * with latches of its own; the old ones' blocks are folded into the states.
- * stats finds them where the old program put them until then.
+ * A flood's blocks a CPU's latch holds (1 pass, then 5 blocks at T0+100 ms,
+ * bucket 2000 of 500 ms) through a replace to a program of cells cells,
+ * from an instance whose latches are placed as a build before
+ * XRL_LATCH_SLOTS placed them when v0; then the new program's frame of the
+ * key, in the same bucket, is over, and the key's window counts every block.
  */
-static void test_older_slots_keep_latched_blocks(void **state)
+static void carry_latched_blocks(void **state, __u32 cells, bool v0)
 {
 	struct fx *o = fx_get(state);
 	struct xrl_rule r = rule(o, 1, 1000, 2, XRL_F_PER_SOURCE);
-	struct xrl_maps m = {};
 	struct xrl_key k = {};
+	struct xrl_maps m;
 	struct xrl_sum s;
 	struct pkt p;
 
@@ -177,28 +140,55 @@ static void test_older_slots_keep_latched_blocks(void **state)
 	put_port(o, XRL_PROTO_UDP, 53, &r);
 	udp4(&p, "198.51.100.1", 53);
 	set_now(o, T0 + 100 * MS);
-	assert_int_equal(run_n(o, &p, 6), 1); /* 1 pass; 5 blocks, held in the latch */
+	assert_int_equal(run_n(o, &p, 6), 1);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
-	latch_to_v0_slot(o, &k);
-	pin_old(o, 0);
+	if (v0) {
+		latch_to_v0_slot(o, &k);
+		/* The older build's instance, read by this build's stats: its latch found where it is. */
+		m = (struct xrl_maps){ .state = o->state,
+				       .latches = o->latches,
+				       .ncpus = o->ncpus,
+				       .cells = o->cells,
+				       .latches_v0 = true };
+		assert_int_equal(xrl_key_window(&m, &k, &r, T0 + 100 * MS, &s), 0);
+		assert_int_equal(s.block, 5);
+	}
+	pin_old(o, v0 ? 0 : XRL_LATCH_SLOTS);
+	carry_to(cells);
 
-	/* The older build's instance, read by this build's stats: its latch found where it is. */
-	m = (struct xrl_maps){
-		.state = o->state, .latches = o->latches, .ncpus = o->ncpus, .cells = 3, .latches_v0 = true
-	};
-	assert_int_equal(xrl_key_window(&m, &k, &r, T0 + 100 * MS, &s), 0);
-	assert_int_equal(s.block, 5);
-
-	carry_to(3);
-	/* Swapped: the new program's next frames of the key, in the same bucket, are over. */
+	/* Swapped: the new program's first frame of the key, in the same bucket, is over. */
 	set_now(&rp.n, T0 + 200 * MS);
-	assert_int_equal(run_n(&rp.n, &p, 2), 0);
+	assert_int_equal(run(&rp.n, &p), XDP_DROP);
 	xrl_carry_finish(&rp.c);
 
-	m = (struct xrl_maps){ .state = rp.n.state, .latches = rp.n.latches, .ncpus = rp.n.ncpus, .cells = 3 };
+	m = (struct xrl_maps){ .state = rp.n.state, .latches = rp.n.latches, .ncpus = rp.n.ncpus, .cells = cells };
 	assert_int_equal(xrl_key_window(&m, &k, &r, T0 + 200 * MS, &s), 0);
 	assert_int_equal(s.pass, 1);
-	assert_int_equal(s.block, 7);
+	assert_int_equal(s.block, 6);
+}
+
+/*
+ * The rings grow from 3 cells to 11: the latch names its bucket's cell in
+ * the old ring (bucket 2000: cell 2 of 3, cell 9 of 11), where the new
+ * program, retiring it, would find no such bucket and drop its blocks.
+ */
+static void test_grow_keeps_latched_blocks(void **state)
+{
+	carry_latched_blocks(state, 11, false);
+}
+
+/*
+ * An instance a build before XRL_LATCH_SLOTS loaded, taken over with the
+ * same cells (its windows kept as they are): that build placed its latches
+ * by another hash (xrl_key_slot_v0), where this program never looks for a
+ * key and would have left them, their blocks never counted in the key's
+ * window. The new program starts with latches of its own, the old ones'
+ * blocks folded into the states; stats finds them where the old program put
+ * them until then.
+ */
+static void test_older_slots_keep_latched_blocks(void **state)
+{
+	carry_latched_blocks(state, 3, true);
 }
 
 int main(void)
