@@ -18,7 +18,8 @@ extern unsigned int CONFIG_HZ __kconfig __weak;
 /* The clocks under XRL_CLOCK_TEST; the verifier drops every read of them otherwise. */
 volatile __u64 xrl_test_now;
 volatile __u64 xrl_test_jiffies;
-volatile __u64 xrl_test_coarse; /* the coarse clock when set, else xrl_test_now */
+volatile __u64 xrl_test_coarse;	  /* the coarse clock when set, else xrl_test_now */
+volatile __u64 xrl_test_now_step; /* when set, added to xrl_test_now after each read: time passing between reads */
 
 /*
  * A packet's clock reads, each made at most once, on the first path that
@@ -32,8 +33,13 @@ struct xrl_times {
 
 static __always_inline __u64 xrl_now(void)
 {
-	if (xrl_cfg.clock == XRL_CLOCK_TEST)
-		return xrl_test_now;
+	if (xrl_cfg.clock == XRL_CLOCK_TEST) {
+		__u64 t = xrl_test_now;
+
+		if (xrl_test_now_step)
+			xrl_test_now = t + xrl_test_now_step;
+		return t;
+	}
 	if (xrl_cfg.clock == XRL_CLOCK_COARSE)
 		return bpf_ktime_get_coarse_ns();
 	return bpf_ktime_get_ns();

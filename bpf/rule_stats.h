@@ -84,6 +84,12 @@ static __always_inline struct xrl_rule_stats *xrl_rule_slot_now(const struct xrl
 		*until = j + rs->proof_ticks - since;
 		return rs;
 	}
+	/*
+	 * The proof needs the clock read at the jiffies j or later: a read this
+	 * packet made before them (a latch's check in a bucket's last ticks, an
+	 * earlier rule's) is made again.
+	 */
+	clk->precise = 0;
 	now = xrl_precise(clk);
 	rs = xrl_rule_stats_at(r, now, 0);
 	if (!rs || !rs->shape_ok)

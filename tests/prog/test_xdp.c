@@ -1935,6 +1935,34 @@ static void test_latch_answers_in_margin(void **state)
 }
 
 /*
+ * The proof a new bucket's slot leaves (its latch's, its lease's) comes from
+ * a clock read at its jiffies or later: a read this packet made before them
+ * is made again. Here the latch's check at the bucket's end reads the clock
+ * first, and the clock moves on half a tick between reads (the test clock's
+ * step): the new latch's proof is from the second read, 124 whole ticks
+ * before T0+1000, less the margin. From the first read it was a tick longer,
+ * the margin's spare tick spent (the clock read before a tick the jiffies
+ * then counted).
+ */
+static void test_slot_proof_clock_after_jiffies(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
+	__u64 tick = fx_tick(f), end = T0 + 500 * MS, j;
+	struct pkt p;
+
+	first_pass(f, &r, &p);
+	assert_int_equal(run(f, &p), XDP_DROP); /* latched in the bucket that ends at T0+500 */
+	j = latch_of(f, &r, SRC4, 53).until_jiffies;
+	set_now(f, end);
+	set_jiffies(f, j);
+	f->skel->bss->xrl_test_now_step = tick / 2;
+	assert_int_equal(run(f, &p), XDP_DROP); /* still over: the pass of T0+100 is in the window */
+	f->skel->bss->xrl_test_now_step = 0;
+	assert_int_equal(latch_of(f, &r, SRC4, 53).until_jiffies, j + (T0 + 1000 * MS - (end + tick / 2)) / tick - 7);
+}
+
+/*
  * Jiffies late by 10 ms (on this VM they were seen 7.2-8 ms late, and the
  * kernel lets them stall 5 ticks): past the end of the latched bucket the
  * window has room again, and the latch must not answer for the key. With a
@@ -2358,6 +2386,7 @@ int main(void)
 		T(test_latch_boundary_verdicts),
 		T(test_latch_reads_jiffies_only),
 		T(test_latch_answers_in_margin),
+		T(test_slot_proof_clock_after_jiffies),
 		T(test_latch_late_jiffies),
 		T(test_latch_takeover_hands_on_blocks),
 		T(test_slot_proof_reads_jiffies_only),
