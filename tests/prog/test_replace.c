@@ -17,6 +17,7 @@
 #include "xdp_fixture.h"
 #include "carry.h"
 #include "layout_prev.h"
+#include "maps.h"
 #include "stats.h"
 
 /* The old program: rings of 3 cells, as a load of 2-bucket windows sizes them. */
@@ -44,6 +45,11 @@ static void pin_old(struct fx *o, __u8 latch_slots)
 	char path[128];
 	__u32 zero = 0;
 
+	char err[XRL_ERRLEN] = "";
+
+	/* bpffs mounted as a load mounts it: on a new machine nothing has yet. */
+	if (xrl_check_env(err, sizeof(err)))
+		fail_msg("%s", err);
 	snprintf(rp.dir, sizeof(rp.dir), "/sys/fs/bpf/xrl-test-replace-%d", (int)getpid());
 	assert_int_equal(mkdir(rp.dir, 0700), 0);
 	bpf_object__for_each_map(map, o->skel->obj)
