@@ -108,7 +108,8 @@ int xrl_udp_send(struct xrl_udp_flow *f)
 	return 0;
 }
 
-int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds, int announce, __u64 *count)
+int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds, int announce, FILE *times,
+		 __u64 *count)
 {
 	struct sockaddr_storage sa;
 	struct timeval tv = { 0, 100000 };
@@ -139,8 +140,11 @@ int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds
 		fflush(stdout);
 	}
 	for (t0 = mono(); mono() - t0 < seconds;)
-		if (recv(fd, buf, sizeof(buf), 0) >= 0)
+		if (recv(fd, buf, sizeof(buf), 0) >= 0) {
 			(*count)++;
+			if (times)
+				fprintf(times, "%.0f\n", (mono() - t0) * 1e6);
+		}
 	close(fd);
 	return 0;
 }

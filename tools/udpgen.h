@@ -3,6 +3,7 @@
 #ifndef XRL_UDPGEN_H
 #define XRL_UDPGEN_H
 
+#include <stdio.h>
 #include <linux/types.h>
 
 /* The largest payload a datagram carries: a 1500-byte IPv4 packet's. */
@@ -26,7 +27,8 @@ int xrl_udp_send(struct xrl_udp_flow *f);
  * Counts datagrams arriving on port for seconds. With announce, prints "ready"
  * once the port is bound, for a script to start its senders on.
  */
-int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds, int announce, __u64 *count);
+int xrl_udp_recv(const char *netns, const char *addr, __u16 port, double seconds, int announce, FILE *times,
+		 __u64 *count);
 
 /* Moves the calling thread into a named network namespace. */
 int xrl_enter_netns(const char *name);

@@ -4,8 +4,11 @@
  *   xrl-udp send [-n NETNS] [-s BYTES] SRC DST PORT PPS SECONDS [COUNT]
  *                                                              prints the datagrams sent, of BYTES
  *                                                              of payload each (32 if not given)
- *   xrl-udp recv [-n NETNS] ADDR PORT SECONDS                  prints "ready", then the datagrams received
+ *   xrl-udp recv [-n NETNS] [-t] ADDR PORT SECONDS             prints "ready", then the datagrams received;
+ *                                                              -t: first each one's arrival, in us
+ *                                                              after "ready", a line each
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +17,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: xrl-udp send [-n NETNS] [-s BYTES] SRC DST PORT PPS SECONDS [COUNT]\n"
-			"       xrl-udp recv [-n NETNS] ADDR PORT SECONDS\n");
+			"       xrl-udp recv [-n NETNS] [-t] ADDR PORT SECONDS\n");
 	return 2;
 }
 
@@ -22,12 +25,19 @@ int main(int argc, char **argv)
 {
 	const char *ns = NULL;
 	__u32 size = 0;
+	bool times = false;
 	__u64 n;
 	int ret;
 
 	if (argc < 2)
 		return usage();
-	while (argc > 3 && (!strcmp(argv[2], "-n") || !strcmp(argv[2], "-s"))) {
+	while (argc > 3 && (!strcmp(argv[2], "-n") || !strcmp(argv[2], "-s") || !strcmp(argv[2], "-t"))) {
+		if (argv[2][1] == 't') {
+			times = true;
+			memmove(argv + 2, argv + 3, (size_t)(argc - 3 + 1) * sizeof(*argv));
+			argc--;
+			continue;
+		}
 		if (argv[2][1] == 'n') {
 			ns = argv[3];
 		} else {
@@ -59,7 +69,7 @@ int main(int argc, char **argv)
 		ret = xrl_udp_send(&f);
 		n = f.sent;
 	} else if (!strcmp(argv[1], "recv") && argc == 5) {
-		ret = xrl_udp_recv(ns, argv[2], (__u16)atoi(argv[3]), atof(argv[4]), 1, &n);
+		ret = xrl_udp_recv(ns, argv[2], (__u16)atoi(argv[3]), atof(argv[4]), 1, times ? stdout : NULL, &n);
 	} else {
 		return usage();
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <bpf/libbpf.h>
+#include "journal.h"
 #include "cli.h"
 
 #define CLI_MAX_OPTS 16
@@ -393,7 +394,7 @@ static int run_cmd(const struct cli_cmd *cmd, struct cli_ctx *ctx)
 		/* prepare said why */
 	} else if (!(cmd->flags & CLI_MAPS)) {
 		code = cmd->run(ctx);
-	} else if (xrl_maps_open(ctx->iface, &ctx->maps, err, sizeof(err))) {
+	} else if (xrl_maps_open_mended(ctx->iface, &ctx->maps, err, sizeof(err))) {
 		code = cli_fail(EXIT_FAIL, "%s", err);
 	} else {
 		code = cmd->flags & CLI_READS ? cli_lock(ctx, true) : EXIT_OK;

@@ -183,6 +183,8 @@ static int load_run(struct cli_ctx *ctx)
 		json_object_set_new(j, "features", cli_features_json(o.features));
 		if (o.features_note[0])
 			json_object_set_new(j, "features_note", json_string(o.features_note));
+		if (o.recovered[0])
+			json_object_set_new(j, "recovered", json_string(o.recovered));
 		json_object_set_new(j, "max_prefixes", json_integer((json_int_t)o.max_prefixes));
 		if (o.replaced)
 			json_object_set_new(j, "previous_layout", json_integer(o.old_layout));
@@ -200,6 +202,8 @@ static int load_run(struct cli_ctx *ctx)
 		if (lo->config)
 			printf("; %s: %zu rule%s in force", lo->config, lo->set.n, lo->set.n == 1 ? "" : "s");
 		printf("\n");
+		if (o.recovered[0])
+			fprintf(stderr, "xdp-ratelimit: note: %s\n", o.recovered);
 		if (o.features_note[0])
 			fprintf(stderr, "xdp-ratelimit: note: %s\n", o.features_note);
 	} else if (lo->config) {

@@ -5,9 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
 #include <bpf/bpf.h>
+#include "critical.h"
 #include "apply.h"
 #include "dsts.h"
 #include "err.h"
@@ -302,13 +301,6 @@ static int swap_program(struct xrl_maps *m, struct xrl_ctl *ctl, __u32 features,
 	return ret;
 }
 
-/* Every program that was running when this returns has finished its packet (an RCU grace period). */
-static void wait_programs(void)
-{
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
-		usleep(50000); /* nohz_full: no grace period to ask for; XDP runs far shorter than this */
-}
-
 int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_apply_swap *swap, char *err, size_t len)
 {
 	struct xrl_ruleset active = {};
@@ -391,7 +383,7 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 	 * Whatever a killed apply left in the inactive set goes first, once no
 	 * packet that read the set before the last flip can still be reading it.
 	 */
-	wait_programs();
+	xrl_wait_programs();
 	ret = clear_set(m, &lm, next_set);
 	for (i = 0, nports = 0; !ret && i < set->n; i++) {
 		const struct xrl_spec *s = &set->v[i];

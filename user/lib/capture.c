@@ -5,11 +5,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/membarrier.h>
 #include <sys/mman.h>
 #include <sys/random.h>
-#include <sys/syscall.h>
 #include <bpf/bpf.h>
+#include "critical.h"
 #include "capture.h"
 #include "maps.h"
 #include "memory.h"
@@ -222,13 +221,6 @@ int xrl_capture_poll(struct xrl_capture *c)
 	return c->rb ? ring_buffer__consume(c->rb) : 0;
 }
 
-/* Every program that was running has finished its frame (an RCU grace period). */
-static void wait_programs(void)
-{
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
-		usleep(50000);
-}
-
 void xrl_capture_stop(struct xrl_capture *c)
 {
 	__u64 mine = c->owner;
@@ -241,7 +233,7 @@ void xrl_capture_stop(struct xrl_capture *c)
 
 		__atomic_compare_exchange_n(&c->ctl->session, &s, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	}
-	wait_programs();
+	xrl_wait_programs();
 	if (c->rb)
 		ring_buffer__consume(c->rb);
 	__atomic_compare_exchange_n(&c->ctl->owner, &mine, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);

@@ -25,7 +25,9 @@ struct xrl_carry_map {
 	char name[BPF_OBJ_NAME_LEN];
 	int old;		  /* the pinned map; -1: none */
 	struct bpf_map_info info; /* ... its shape */
-	struct bpf_map *map;	  /* the new object's */
+	struct bpf_map *map;	  /* the new object's (NULL in a recovery: journal.h) */
+	int nfd;		  /* ... its descriptor, size and entries, from the fill on */
+	__u32 nvsz, nmax;
 	enum xrl_carry_how how;
 	__u32 ocells, ncells; /* the rings' cells, old and new: the window states and the rule stats */
 	bool prev;	      /* the previous layout's values */
@@ -63,6 +65,8 @@ int xrl_carry_commit(struct xrl_carry *c, char *err, size_t len);
 void xrl_carry_abandon(struct xrl_carry *c);
 /* After the swap, once the old program has stopped: what it counted since the fill, and left in its latches. */
 void xrl_carry_finish(struct xrl_carry *c);
+/* The bytes of what the fill read of cm (cm->snap), for the journal. */
+size_t xrl_carry_snap_bytes(const struct xrl_carry *c, const struct xrl_carry_map *cm);
 void xrl_carry_close(struct xrl_carry *c);
 
 /*

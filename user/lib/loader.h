@@ -36,6 +36,8 @@ struct xrl_load_opts {
 	__u32 features;
 	/* Out: why it carries more than its rules need, when it does (apply.h's note). */
 	char features_note[XRL_ERRLEN];
+	/* Out: what was finished or undone of a replace stopped midway before this one (journal.h); "": none. */
+	char recovered[XRL_ERRLEN];
 	/* XRL_LOAD_* given: on a loaded interface, the settings not given stay as they are. */
 	__u32 given;
 	/* Out: the program of a loaded instance was replaced in place (of this layout, or old_layout). */

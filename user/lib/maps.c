@@ -233,7 +233,7 @@ static const struct map_want wanted[] = {
  * replace removes: the prefix rules' trie of the builds before sets, and
  * the judgements' slots of the builds before the pipeline (xrl_eval).
  */
-static const char *const other_pins[] = { "prog", "link", "xrl_prefixes", XRL_MAP_EVAL_OLD };
+static const char *const other_pins[] = { "prog", "link", "xrl_prefixes", XRL_MAP_EVAL_OLD, XRL_PIN_JOURNAL };
 
 bool xrl_pin_is_ours(const char *name)
 {

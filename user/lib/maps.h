@@ -55,6 +55,8 @@ int xrl_pin_dir(const char *iface, char *buf, size_t len, struct xrl_ifid *id, c
 
 /* What a replace pins beside the pin it replaces until it renames it over (replace.h). */
 #define XRL_PIN_NEW "-new" /* bpffs refuses names with a dot */
+/* A replace's journal, from before its swap until it has ended (journal.h). */
+#define XRL_PIN_JOURNAL "xrl_journal"
 
 /* Whether name is one of the pins xrl_load or a replace makes in an interface's folder. */
 bool xrl_pin_is_ours(const char *name);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "apply.h"
 #include "err.h"
+#include "journal.h"
 #include "metrics.h"
 
 /* The counters and the rules' totals of one instance, under its shared lock: never a set half written. */
@@ -18,7 +19,9 @@ static int read_one(struct xrl_instance_metrics *im, char *err, size_t len)
 
 	if (im->st.err[0])
 		return xrl_fail(-EIO, err, len, "%s", im->st.err);
-	ret = xrl_maps_open_dir(im->st.dir, name, &m, err, len);
+	ret = xrl_recover(im->st.dir, name, err, len);
+	if (!ret)
+		ret = xrl_maps_open_dir(im->st.dir, name, &m, err, len);
 	if (ret)
 		return ret;
 	ret = xrl_maps_lock_shared(&m);

@@ -14,28 +14,21 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/if_link.h>
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "critical.h"
 #include "apply.h"
 #include "carry.h"
 #include "chain.h"
 #include "loader.h"
 #include "lpm_set.h"
+#include "journal.h"
 #include "objinfo.h"
 #include "replace.h"
 #include "specialise.h"
 #include "xdp_ratelimit.skel.h"
 #include "err.h"
-
-/* Every program that was running when this returns has finished its packet (an RCU grace period). */
-static void wait_programs(void)
-{
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
-		usleep(50000); /* nohz_full: no grace period to ask for; XDP runs far shorter than this */
-}
 
 /* The entries of the map pinned as name in dir; XRL_MAX_RULE_IDS when it cannot be read. */
 static __u32 pinned_entries(const char *dir, const char *name)
@@ -151,6 +144,12 @@ int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
 	ret = xrl_maps_lock(&m);
 	if (ret)
 		return xrl_fail(ret, err, len, "cannot lock %s: %s", dir, strerror(-ret));
+	/* A replace stopped midway is finished or undone first: the rules in force are read from what runs. */
+	ret = xrl_recover_locked(dir, o->iface, o->recovered, sizeof(o->recovered), err, len);
+	if (ret) {
+		close(m.lock);
+		return ret;
+	}
 	o->features |= active_features(dir, o->iface);
 	ret = xrl_replace_locked(o, dir, err, len);
 	close(m.lock);
@@ -161,17 +160,25 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 {
 	LIBBPF_OPTS(bpf_link_update_opts, uopts);
 	struct xdp_ratelimit_bpf *skel = NULL;
-	struct xrl_carry c = {};
-	struct xrl_ctl ctl;
+	struct xrl_carry c = { .ctl = -1 };
+	struct xrl_ctl ctl, next;
 	struct bpf_link_info linfo;
 	char path[PATH_MAX + 32];
 	struct utsname u;
 	int link = -1, old_prog = -1, ret;
 	bool trie = false;
+	sigset_t sigs;
 
-	ret = xrl_carry_open(&c, dir, o->iface, err, len);
-	if (ret)
+	/* A Ctrl-C or a SIGTERM waits for the replace's end; a SIGKILL leaves the journal (journal.h). */
+	xrl_signals_hold(&sigs);
+	ret = xrl_recover_locked(dir, o->iface, NULL, 0, err, len);
+	if (!ret)
+		ret = xrl_carry_open(&c, dir, o->iface, err, len);
+	if (ret) {
+		xrl_carry_close(&c);
+		xrl_signals_release(&sigs);
 		return ret;
+	}
 	ret = xrl_carry_ctl(&c, &ctl);
 	if (!ret)
 		ret = settle_opts(o, &ctl, pinned_entries(dir, XRL_MAP_RULE_STATS), running_max_prefixes(dir), err,
@@ -208,6 +215,20 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 		ret = xrl_carry_pin(&c, bpf_program__fd(skel->progs.xdp_ratelimit), err, len);
 	if (ret)
 		goto out;
+	xrl_fault_point("pinned");
+	next = ctl;
+	next.layout = XRL_LAYOUT_VERSION;
+	next.clock = o->clock;
+	next.malformed = o->malformed;
+	next.max_keys = o->max_keys;
+	next.new_keys = o->new_keys;
+	next.sketch_width = o->sketch_width;
+	next.cells = (__u8)o->cells;
+	next.latch_slots = XRL_LATCH_SLOTS;
+	ret = xrl_journal_write(&c, xrl_prog_id(bpf_program__fd(skel->progs.xdp_ratelimit)), &next, err, len);
+	if (ret)
+		goto out;
+	xrl_fault_point("journal");
 	uopts.old_prog_fd = old_prog = bpf_prog_get_fd_by_id(linfo.prog_id);
 	uopts.flags = old_prog >= 0 ? BPF_F_REPLACE : 0;
 	if (bpf_link_update(link, bpf_program__fd(skel->progs.xdp_ratelimit), &uopts)) {
@@ -219,11 +240,15 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	o->replaced = true;
 	o->old_layout = ctl.layout;
 	o->prog_id = xrl_prog_id(bpf_program__fd(skel->progs.xdp_ratelimit));
-	wait_programs();
+	xrl_fault_point("swapped");
+	xrl_wait_programs();
 	xrl_carry_finish(&c);
+	xrl_journal_merged(dir);
+	xrl_fault_point("merged");
 	ret = xrl_carry_commit(&c, err, len);
 	if (ret)
 		goto out;
+	xrl_fault_point("renamed");
 	if (trie) { /* the old build's trie, its rules in the range structure now */
 		snprintf(path, sizeof(path), "%s/xrl_prefixes", dir);
 		unlink(path);
@@ -231,25 +256,23 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	/* The judgements' slots of a build before the pipeline: its program is gone. */
 	snprintf(path, sizeof(path), "%s/" XRL_MAP_EVAL_OLD, dir);
 	unlink(path);
-	ctl.layout = XRL_LAYOUT_VERSION;
-	ctl.clock = o->clock;
-	ctl.malformed = o->malformed;
-	ctl.max_keys = o->max_keys;
-	ctl.new_keys = o->new_keys;
-	ctl.sketch_width = o->sketch_width;
-	ctl.cells = (__u8)o->cells;
-	ctl.latch_slots = XRL_LATCH_SLOTS;
-	ret = xrl_carry_ctl_write(&c, &ctl);
+	ret = xrl_carry_ctl_write(&c, &next);
 	if (ret)
 		xrl_fail(ret, err, len, "cannot write the control map under %s: %s", dir, strerror(-ret));
+	else
+		xrl_journal_remove(dir);
 out:
-	if (ret && !o->replaced)
+	/* Not swapped: undone here. Swapped, then failed: the journal stays for the next command to finish. */
+	if (ret && !o->replaced) {
 		xrl_carry_abandon(&c);
+		xrl_journal_remove(dir);
+	}
 	xrl_carry_close(&c);
 	if (old_prog >= 0)
 		close(old_prog);
 	if (link >= 0)
 		close(link);
 	xdp_ratelimit_bpf__destroy(skel);
+	xrl_signals_release(&sigs);
 	return ret;
 }

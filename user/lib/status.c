@@ -12,6 +12,7 @@
 #include "lpm_set.h"
 #include "capture.h"
 #include "chain.h"
+#include "journal.h"
 #include "loader.h"
 #include "memory.h"
 #include "objinfo.h"
@@ -35,7 +36,8 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		st->iface[0] = '\0';
 	st->gone = st->here && !st->iface[0];
 	snprintf(st->dir, sizeof(st->dir), "%s/%s", XRL_PIN_ROOT, name);
-	if (xrl_maps_open_dir(st->dir, st->iface[0] ? st->iface : name, &m, st->err, sizeof(st->err))) {
+	if (xrl_recover(st->dir, st->iface[0] ? st->iface : name, st->err, sizeof(st->err)) ||
+	    xrl_maps_open_dir(st->dir, st->iface[0] ? st->iface : name, &m, st->err, sizeof(st->err))) {
 		/* The advice names an interface; an instance whose interface is not here has none to name. */
 		if (!st->iface[0])
 			snprintf(st->err, sizeof(st->err),

@@ -10,6 +10,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
+#include "journal.h"
 #include "apply.h"
 #include "err.h"
 #include "maps.h"
@@ -187,7 +188,7 @@ static int gather(struct xrl_agent *a, int k, char *err, size_t len)
 	size_t i;
 	int ret;
 
-	ret = xrl_maps_open(iface, &m, err, len);
+	ret = xrl_maps_open_mended(iface, &m, err, len);
 	if (ret)
 		return ret;
 	if (a->claims[k] < 0) {
@@ -341,7 +342,7 @@ static int write_back(struct xrl_agent *a, size_t from, size_t to, const char *i
 	struct xrl_maps m;
 	char err[XRL_ERRLEN];
 	size_t i;
-	int ret = xrl_maps_open(iface, &m, err, sizeof(err));
+	int ret = xrl_maps_open_mended(iface, &m, err, sizeof(err));
 
 	if (ret)
 		return ret;

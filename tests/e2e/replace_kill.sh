@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# A replace stopped anywhere, under a flood: 'load' on a served interface killed with SIGKILL
+# at each of its steps (XRL_TEST_KILL_AT, the library's fault points), then at random moments.
+# After each, the next command finds the instance whole: no NAME-new pin and no journal left,
+# the pinned program is the one on the interface, every pinned map is one it uses. Throughout,
+# the receiver never gets more than the limit in any window's span, and at the end stats'
+# figures are the receiver's. On a build before the journal, a kill after the swap left the
+# program on xrl_state-new while the pins named the old maps, and the next load put a program
+# on those stale windows: twice the limit got through.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+needs_root replace_kill
+command -v bpftool >/dev/null || { skip replace_kill "needs bpftool"; exit 0; }
+
+IF=xrlrk0 NS=xrlrk-a
+veth_lab $NS $IF xrlrk1 10.212.0 fd00:212
+lab_undo "$XRL unload $IF"
+tmp=$(mktemp -d); lab_undo "rm -rf $tmp"
+check "load" "$XRL" load $IF
+# 500 a 2 s window in 10 buckets; a flood of 2500/s at it.
+echo "port 5009/udp rate 500/s window 2s buckets 10 aggregate" >"$tmp/rules"
+check "apply" "$XRL" apply $IF "$tmp/rules"
+KILLS=${XRL_REPLACE_KILLS:-60}
+secs=$((14 + KILLS / 6))
+"$UDP" recv -t 10.212.0.1 5009 $((secs + 2)) >"$tmp/recv" &
+rx=$!
+lab_wait 10 grep -qx ready "$tmp/recv" || fail "receiver" "not ready within 10 s"
+"$UDP" send -n $NS 10.212.0.2 10.212.0.1 5009 2500 $secs >"$tmp/sent" &
+tx=$!
+sleep 1
+
+# whole WHAT: the instance on $IF is as a finished command leaves it: no NAME-new pin, no
+# journal, the program pinned is the one running, and each map it uses is pinned under its name.
+whole() {
+	local dir link prog bad="" id name
+	dir=$(pin_dir $IF)
+	[ -n "$dir" ] || { fail "$1" "no instance on $IF"; return; }
+	bad=$(find "$dir" -name '*-new' -o -name xrl_journal | tr '\n' ' ')
+	link=$(bpftool -j link show pinned "$dir/link" | jq .prog_id)
+	prog=$(bpftool -j prog show pinned "$dir/prog")
+	[ "$(jq .id <<<"$prog")" = "$link" ] || bad+="prog pin $(jq .id <<<"$prog") is not the running program $link; "
+	for id in $(jq -r '.map_ids[]' <<<"$prog"); do
+		name=$(bpftool -j map show id "$id" | jq -r .name)
+		[[ $name == xrl_* ]] || continue # the program's own data (.rodata), never pinned
+		[ "$(bpftool -j map show pinned "$dir/$name" 2>/dev/null | jq .id)" = "$id" ] ||
+			bad+="the program's $name (map $id) is not what $dir/$name pins; "
+	done
+	if [ -z "$bad" ]; then pass "$1"; else fail "$1" "$bad"; fi
+}
+
+# Each step of a replace, the maps carried anew each time (another --max-keys).
+keys=65536
+for step in pinned journal swapped merged renaming renamed; do
+	keys=$((keys == 65536 ? 70000 : 65536))
+	XRL_TEST_KILL_AT=$step "$XRL" load $IF --max-keys $keys >"$tmp/out" 2>&1
+	rc=$?
+	expect_eq "a load killed at '$step' died there (SIGKILL)" "$rc" 137
+	check "after the kill at '$step', stats reads the instance" "$XRL" -j stats $IF
+	whole "after the kill at '$step', the pins name what runs, and nothing else is left"
+done
+out=$("$XRL" load $IF --max-keys 65536 2>&1)
+expect_eq "a load after all that replaces in place" "$(grep -c 'replaced the program' <<<"$out")" 1
+
+# Random moments, between the start and a little past the end of a replace's usual time.
+t0=$(date +%s%N)
+"$XRL" load $IF --max-keys 70000 >/dev/null 2>&1
+ms=$((($(date +%s%N) - t0) / 1000000))
+killed=0 ok=0
+for i in $(seq 1 "$KILLS"); do
+	keys=$((keys == 65536 ? 70000 : 65536))
+	"$XRL" load $IF --max-keys $keys >/dev/null 2>&1 &
+	pid=$!
+	sleep "$(awk -v ms=$ms -v r=$RANDOM 'BEGIN { printf "%.3f", ms * (0.3 + 0.9 * r / 32768) / 1000 }')"
+	kill -9 $pid 2>/dev/null && killed=$((killed + 1))
+	wait $pid 2>/dev/null
+	"$XRL" -j stats $IF >/dev/null 2>&1 && [ -z "$(find "$(pin_dir $IF)" -name '*-new' -o -name xrl_journal)" ] &&
+		ok=$((ok + 1))
+done
+expect_eq "after $KILLS loads killed at random ($killed mid-way; a replace takes ${ms} ms here), stats reads a whole instance each time" "$ok" "$KILLS"
+whole "after the random kills, the pins name what runs, and nothing else is left"
+
+wait $tx
+wait $rx
+sent=$(tail -1 "$tmp/sent")
+received=$(tail -1 "$tmp/recv")
+# The most the receiver got in any 2 s: a window's 1000, and a bucket's 100 more where the span
+# straddles bucket edges; 50 for timing.
+worst=$(head -n -1 "$tmp/recv" | grep -v ready | awk '{ t[NR] = $1 } END {
+	j = 1; for (i = 1; i <= NR; i++) { while (t[i] - t[j] >= 2000000) j++; if (i - j + 1 > m) m = i - j + 1 }
+	print m + 0 }')
+expect_range "the most received in any 2 s span ($received of $sent in all)" "$worst" 900 1150
+st=$("$XRL" -j stats $IF)
+expect_eq "stats' passed is what the receiver got" \
+	"$(jq '.rules[] | select(.rule | startswith("port 5009/udp")) | .passed' <<<"$st")" "$received"
+expect_eq "stats judged every datagram sent" \
+	"$(jq '.rules[] | select(.rule | startswith("port 5009/udp")) | .passed + .blocked' <<<"$st")" "$sent"
+finish

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include "critical.h"
+
+void xrl_signals_hold(sigset_t *old)
+{
+	sigset_t s;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGINT);
+	sigaddset(&s, SIGTERM);
+	sigaddset(&s, SIGHUP);
+	sigaddset(&s, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &s, old);
+}
+
+void xrl_signals_release(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+void xrl_fault_point(const char *step)
+{
+	const char *at = getenv("XRL_TEST_KILL_AT");
+
+	if (at && !strcmp(at, step))
+		kill(getpid(), SIGKILL);
+}
+
+void xrl_wait_programs(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(50000); /* nohz_full: no grace period to ask for; XDP runs far shorter than this */
+}
