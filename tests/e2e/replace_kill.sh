@@ -79,16 +79,34 @@ done
 expect_eq "after $KILLS loads killed at random ($killed mid-way; a replace takes ${ms} ms here), stats reads a whole instance each time" "$ok" "$KILLS"
 whole "after the random kills, the pins name what runs, and nothing else is left"
 
+# SIGTERM and SIGINT at random moments: the replace ends whole before the signal takes the
+# process, so that the pins are whole before any other command runs.
+clean=0
+for i in $(seq 1 20); do
+	keys=$((keys == 65536 ? 70000 : 65536))
+	"$XRL" load $IF --max-keys $keys >/dev/null 2>&1 &
+	pid=$!
+	sleep "$(awk -v ms=$ms -v r=$RANDOM 'BEGIN { printf "%.3f", ms * (0.3 + 0.9 * r / 32768) / 1000 }')"
+	kill -s "$( ((i % 2)) && echo TERM || echo INT)" $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	[ -z "$(find "$(pin_dir $IF)" -name '*-new' -o -name xrl_journal)" ] && clean=$((clean + 1))
+done
+expect_eq "20 loads sent SIGTERM or SIGINT at random leave no replace half done" "$clean" 20
+whole "after SIGTERM and SIGINT, the pins name what runs, and nothing else is left"
+
 wait $tx
 wait $rx
 sent=$(tail -1 "$tmp/sent")
 received=$(tail -1 "$tmp/recv")
-# The most the receiver got in any 2 s: a window's 1000, and a bucket's 100 more where the span
-# straddles bucket edges; 50 for timing.
-worst=$(head -n -1 "$tmp/recv" | grep -v ready | awk '{ t[NR] = $1 } END {
-	j = 1; for (i = 1; i <= NR; i++) { while (t[i] - t[j] >= 2000000) j++; if (i - j + 1 > m) m = i - j + 1 }
-	print m + 0 }')
-expect_range "the most received in any 2 s span ($received of $sent in all)" "$worst" 900 1150
+# The most the receiver got in any 2 s from the third second on: a window's 1000, and a bucket's
+# 100 for the datagrams' way to the socket on a busy machine (a quiet one measures 1010 or so;
+# the build before the journal, 1555). (In the first window, the flood meets an empty one: it
+# gets 1000 at once, and up to a bucket's worth more when that first bucket ends.)
+worst=$(head -n -1 "$tmp/recv" | grep -v ready | awk '$1 >= 3000000 { t[++n] = $1 } END {
+	j = 1; for (i = 1; i <= n; i++) { while (t[i] - t[j] >= 2000000) j++; if (i - j + 1 > m) { m = i - j + 1; at = t[i] } }
+	printf "%d %.2f", m, at / 1e6 }')
+expect_range "the most received in any 2 s after the first 3 (up to ${worst#* } s; $received of $sent in all)" \
+	"${worst% *}" 900 1100
 st=$("$XRL" -j stats $IF)
 expect_eq "stats' passed is what the receiver got" \
 	"$(jq '.rules[] | select(.rule | startswith("port 5009/udp")) | .passed' <<<"$st")" "$received"

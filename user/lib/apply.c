@@ -310,6 +310,7 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 	size_t i, nports;
 	__u32 want, need, cells, ids;
 	__u8 next_set;
+	sigset_t sigs;
 	int ret;
 
 	ret = xrl_maps_lock(m);
@@ -317,6 +318,7 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 		return xrl_fail(ret, err, len, "%s was unloaded while the rules waited: nothing was applied", m->dir);
 	if (ret)
 		return xrl_fail(ret, err, len, "cannot lock %s: %s", m->dir, strerror(-ret));
+	xrl_signals_hold(&sigs); /* a Ctrl-C lands once the set is in force, or before anything was written */
 	ret = xrl_ctl_read(m, &ctl);
 	if (!ret)
 		ret = read_set(m, ctl.active_set & 1, false, &active);
@@ -428,5 +430,6 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 out:
 	xrl_lpm_map_close(&lm);
 	xrl_ruleset_free(&active);
+	xrl_signals_release(&sigs);
 	return ret;
 }
