@@ -164,7 +164,7 @@ int http_systemd_socket(char *err, size_t len)
 
 /*
  * The server: one thread, one epoll set, every socket non-blocking, one
- * request a connection. Not libmicrohttpd (which served it until 0.6.0): its
+ * request a connection. Not libmicrohttpd (0.5.0's server): its
  * timeout starts again at every byte, it counts connections by whole address,
  * it stops accepting when full rather than make room, and it reads a request
  * line to its end before judging it.
