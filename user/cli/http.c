@@ -161,7 +161,6 @@ int http_systemd_socket(char *err, size_t len)
 	return fd;
 }
 
-
 /*
  * The server: one thread, one epoll set, every socket non-blocking, one
  * request a connection. Not libmicrohttpd (0.5.0's server): its
@@ -171,8 +170,8 @@ int http_systemd_socket(char *err, size_t len)
  */
 enum http_state {
 	HTTP_FREE,
-	HTTP_READ, /* the request head is coming */
-	HTTP_WRITE, /* the answer is going */
+	HTTP_READ,   /* the request head is coming */
+	HTTP_WRITE,  /* the answer is going */
 	HTTP_LINGER, /* answered and our FIN sent: what the client still sends is read and dropped */
 };
 
@@ -193,8 +192,8 @@ struct http_conn {
 	enum http_state state;
 	uint32_t gen; /* in its epoll events: a slot reused within one batch is not taken for the one before */
 	uint32_t events;
-	int src; /* in http_server.src */
-	uint64_t seq; /* accept order */
+	int src;		/* in http_server.src */
+	uint64_t seq;		/* accept order */
 	int64_t born, deadline; /* ms, CLOCK_MONOTONIC */
 	enum http_parse ps;
 	unsigned int head, line, mlen, plen;
@@ -367,9 +366,10 @@ static void answer(struct http_server *s, struct http_conn *c, unsigned int stat
 	int n;
 
 	http_date(date, sizeof(date));
-	n = asprintf(&out,
-		     "HTTP/1.1 %u %s\r\nDate: %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%sConnection: close\r\n\r\n",
-		     status, reason(status), date, type, blen, status == 405 ? "Allow: GET, HEAD\r\n" : "");
+	n = asprintf(
+		&out,
+		"HTTP/1.1 %u %s\r\nDate: %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%sConnection: close\r\n\r\n",
+		status, reason(status), date, type, blen, status == 405 ? "Allow: GET, HEAD\r\n" : "");
 	if (n < 0 || !(c->out = realloc(out, (size_t)n + send_body))) {
 		free(n < 0 ? NULL : out);
 		free(body);
@@ -445,6 +445,14 @@ static bool tchar(unsigned char ch)
 	       (ch && strchr("!#$%&'*+-.^_`|~", ch));
 }
 
+/* HTTP/D.D, the byte at i. */
+static bool version_char(unsigned int i, unsigned char ch)
+{
+	if (i < 5)
+		return ch == (unsigned char)"HTTP/"[i];
+	return i == 6 ? ch == '.' : ch >= '0' && ch <= '9';
+}
+
 /* A line of the head has ended: HTTP_HEAD_DONE at the empty one. */
 static unsigned int line_end(struct http_conn *c)
 {
@@ -515,9 +523,7 @@ static unsigned int head_feed(struct http_conn *c, const unsigned char *b, size_
 			break;
 		case P_VERSION:
 			if (c->line < sizeof(c->version)) {
-				if (c->line < 5 ? ch != (unsigned char)"HTTP/"[c->line] :
-				    c->line == 6 ? ch != '.' :
-						   ch < '0' || ch > '9')
+				if (!version_char(c->line, ch))
 					return 400;
 				c->version[c->line++] = (char)ch;
 				break;
@@ -591,10 +597,10 @@ static void src_key(const struct sockaddr_storage *ss, unsigned char key[16])
 		memcpy(key, a6->s6_addr, 16);
 	} else if (ss->ss_family == AF_INET6) {
 		memcpy(key, a6->s6_addr, 8);
-	} else {
+	} else if (ss->ss_family == AF_INET) {
 		key[10] = key[11] = 0xff;
 		memcpy(key + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-	}
+	} /* else a unix socket from systemd: its clients are one source */
 }
 
 /*
@@ -674,7 +680,8 @@ static void admit(struct http_server *s, int fd, const struct sockaddr_storage *
 	c->deadline = c->born + HTTP_HEAD_MS;
 	s->src[si].n++;
 	s->nconn++;
-	conn_read(s, c); /* a scraper's request is often in already: served before the next newcomer can take its place */
+	/* A scraper's request is often in already: served before the next newcomer can take its place. */
+	conn_read(s, c);
 }
 
 static void on_listen(struct http_server *s)
@@ -770,8 +777,9 @@ int http_serve(int fd, const char *path, http_page_fn page)
 			uint64_t id = evs[i].data.u64;
 			struct http_conn *c = &s->conn[(uint32_t)id % HTTP_CONN_MAX];
 
+			/* The signal is taken: never delivered once unblocked. */
 			if (id == ID_SIGNAL)
-				done = read(s->sfd, &si, sizeof(si)) == sizeof(si); /* taken: never delivered once unblocked */
+				done = read(s->sfd, &si, sizeof(si)) == sizeof(si);
 			else if (id == ID_LISTEN)
 				on_listen(s);
 			else if (c->state == HTTP_FREE || c->gen != id >> 32)
