@@ -103,7 +103,7 @@ slow_flood() {
 	"${hostile[@]}" slow "$3" "$4" "$5" 100 10 90 >"$dir/slow.out" 2>&1 &
 	slow=$!
 	lab_undo "kill $slow 2>/dev/null"
-	lab_wait 15 grep -qs '^ready' "$dir/slow.out"
+	lab_wait 30 grep -qs '^ready' "$dir/slow.out" || fail "$who: the slow clients start" "$(cat "$dir/slow.out")"
 	expect_eq "$who: 1000 slow clients connected (or were refused)" "$(awk '/^ready/ { print $2 }' "$dir/slow.out")" 1000
 	scrapes "$who" "$u"
 	kill -TERM "$slow"
