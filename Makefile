@@ -25,8 +25,6 @@ LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf 
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 HIREDIS_CFLAGS := $(shell pkg-config --cflags hiredis 2>/dev/null)
 HIREDIS_LIBS := $(shell pkg-config --libs hiredis 2>/dev/null || echo -lhiredis)
-MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
-MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 # capture writes pcap through libpcap's dump API.
 PCAP_CFLAGS := $(shell pkg-config --cflags libpcap 2>/dev/null)
 PCAP_LIBS := $(shell pkg-config --libs libpcap 2>/dev/null || echo -lpcap)
@@ -35,8 +33,8 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # The user's CFLAGS, LDFLAGS and CC may be anything: the project's own flags are
 # in XRL_* and always apply, the user's come after them (so -O0 wins over -O2).
 CFLAGS ?= -O2 -g
-XRL_CFLAGS := -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(OUT) $(LIBBPF_CFLAGS) $(HIREDIS_CFLAGS) $(MHD_CFLAGS) $(PCAP_CFLAGS) -MMD -MP
-XRL_LDLIBS := $(LIBBPF_LIBS) $(JANSSON_LIBS) $(HIREDIS_LIBS) $(MHD_LIBS) $(PCAP_LIBS) -lm -lpthread
+XRL_CFLAGS := -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(OUT) $(LIBBPF_CFLAGS) $(HIREDIS_CFLAGS) $(PCAP_CFLAGS) -MMD -MP
+XRL_LDLIBS := $(LIBBPF_LIBS) $(JANSSON_LIBS) $(HIREDIS_LIBS) $(PCAP_LIBS) -lm -lpthread
 ifeq ($(SANITIZE),1)
 XRL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 XRL_LDFLAGS += -fsanitize=address,undefined
