@@ -75,10 +75,10 @@ TEST_SRCS := $(wildcard tests/unit/*.c tests/prog/*.c)
 TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
 
 # tests/fuzz/: libFuzzer harnesses of the rules parser, with ASan and UBSan; the grammar
-# (rules/, err.c: no BPF, no libbpf) is compiled with them for the fuzzer's coverage.
+# (rules/, err.c, atomic.c: no BPF, no libbpf) is compiled with them for the fuzzer's coverage.
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB := $(wildcard user/lib/rules/*.c) user/lib/err.c
+FUZZ_LIB := $(wildcard user/lib/rules/*.c) user/lib/err.c user/lib/atomic.c
 FUZZ_SECONDS ?= 60
 
 # What 'make lint' checks: our C against .clang-format, our shell with shellcheck.

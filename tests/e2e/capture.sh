@@ -4,7 +4,8 @@
 # capture's span), --passed takes the passes, --count stops, --snaplen cuts, -w - pipes to tcpdump,
 # the budget holds under a flood (every frame past it counted), one capture at a time, a capture
 # killed with SIGKILL gives way within its lease and the program turns its flag off itself, a
-# capture that ends leaves nothing running in the program, bad input exits 2.
+# capture that ends leaves nothing running in the program, bad input exits 2, -w never writes
+# through a symlink or a hard link.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 needs_root capture
@@ -198,6 +199,20 @@ expect_err "--snaplen abc" 2 "is not a byte count" "$XRL" capture xrlcap0 --snap
 expect_err "-w to a folder that does not exist" 2 "cannot write '/nonexistent/x.pcap'" \
 	"$XRL" capture xrlcap0 -w /nonexistent/x.pcap
 expect_err "no interface" 2 "missing interface" "$XRL" capture
+# -w through a symlink (one planted at the name in /tmp, say): refused, its target whole; it was
+# followed and the target emptied. A hard link likewise; a file of its own is emptied, as tcpdump's.
+echo precious >"$dir/victim"
+ln -s "$dir/victim" "$dir/link.pcap"
+expect_err "-w to a symlink is refused" 2 "'$dir/link.pcap' is a symlink: it is not written through" \
+	timeout 10 "$XRL" capture xrlcap0 --seconds 1 -w "$dir/link.pcap"
+expect_eq "... its target left whole" "$(cat "$dir/victim")" precious
+ln "$dir/victim" "$dir/hard.pcap"
+expect_err "-w to a hard link is refused" 2 "'$dir/hard.pcap' has 2 hard links" \
+	timeout 10 "$XRL" capture xrlcap0 --seconds 1 -w "$dir/hard.pcap"
+expect_eq "... the other name's file whole" "$(cat "$dir/victim")" precious
+echo "an old capture" >"$dir/old.pcap"
+check "-w to a file there: written over" timeout 10 "$XRL" capture xrlcap0 --seconds 1 -w "$dir/old.pcap"
+expect_eq "... a pcap tcpdump reads, the old bytes gone" "$(tcpdump -nr "$dir/old.pcap" >/dev/null 2>&1; echo $?)" 0
 # An unload during a capture ends it, with a whole file.
 start unloaded -w "$dir/unloaded.pcap"
 check "unload during a capture" "$XRL" unload xrlcap0

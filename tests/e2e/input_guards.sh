@@ -5,7 +5,8 @@
 #     is refused (exit 2, the rules stay) unless --allow-empty says so;
 #   - unbounded input: 'lint /dev/zero' grew to gigabytes and 'apply IFACE /dev/zero' never
 #     returned; now a line is refused as soon as it is too long or holds a NUL byte, and a file
-#     past 16 MiB is refused.
+#     past 16 MiB is refused;
+#   - set update of a FIFO waited forever, and of a symlink to /etc/shadow quoted its first line.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 needs_root input_guards
@@ -45,4 +46,29 @@ expect_err "an endless line is refused as soon as it passes 1022 characters" 2 \
 expect_err "an endless stream of comment lines is refused past 16 MiB" 2 \
 	"<stdin>: larger than 16 MiB" sh -c "timeout 20 yes '# a comment' | timeout 20 $XRL apply $H -"
 expect_eq "the rules stay after all of these" "$(rules)" 2
+
+# set update reads what apply takes as a set's file, no more: a FIFO was opened and waited on
+# forever, a device read; and a path to a file that is no set file (a symlink to /etc/shadow)
+# had its first line quoted in the error.
+check "a set in force" sh -c "printf 'set feed { 192.0.2.0/24 }\nprefix @feed rate 5/s\n' | $XRL apply $H -"
+mkfifo "$tmp/fifo"
+expect_err "set update of a FIFO is refused at once" 2 "set file $tmp/fifo is a FIFO, not a regular file.*nothing was changed" \
+	timeout 10 "$XRL" set update $H feed "$tmp/fifo"
+expect_err "... as apply refuses it as a set's file" 2 "set file $tmp/fifo is a FIFO, not a regular file" \
+	sh -c "printf 'set feed file $tmp/fifo\nprefix @feed rate 5/s\n' | timeout 10 $XRL apply $H -"
+expect_err "set update of a device is refused" 2 "set file /dev/zero is a device" \
+	timeout 10 "$XRL" set update $H feed /dev/zero
+printf 'root:x6.Xq9.secret.hash:20228:0:99999:7:::\n' >"$tmp/shadow"
+chmod 600 "$tmp/shadow"
+ln -s "$tmp/shadow" "$tmp/feed.txt"
+out=$("$XRL" set update $H feed "$tmp/feed.txt" 2>&1)
+expect_eq "set update of a file that is no set file: refused, its line not quoted" \
+	"$?:$(grep -c 'secret' <<<"$out"):$(grep -c "$tmp/feed.txt:1: not a prefix, and not shown" <<<"$out")" "2:0:1"
+out=$("$XRL" apply $H "$tmp/feed.txt" 2>&1)
+expect_eq "apply of it: refused, not quoted either" \
+	"$?:$(grep -c 'secret' <<<"$out"):$(grep -c "feed.txt:1: not a rule, and not shown" <<<"$out")" "2:0:1"
+printf '192.0.2.0/24\n10.1.2.300/24\n' >"$tmp/typo.txt"
+expect_err "a mistyped prefix is still quoted" 2 "typo.txt:2: '10.1.2.300' is not an IPv4 or IPv6 address" \
+	"$XRL" set update $H feed "$tmp/typo.txt"
+expect_eq "the set is as it was after all of these" "$("$XRL" dump $H | head -n 1)" "set feed { 192.0.2.0/24 }"
 finish

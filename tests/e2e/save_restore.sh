@@ -3,7 +3,7 @@
 # rules file (atomically, mode 0644; /etc/xdp-ratelimit/IFACE.conf by default, the folder made),
 # and 'load IFACE --config FILE' restores both: save, unload, restore, then dump and status
 # show the same rules and the same load options. apply reads the same file (past its load line);
-# a bad file loads nothing.
+# a bad file loads nothing; a set 'set update' refreshed from a file since removed comes back.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 needs_root save_restore
@@ -92,6 +92,43 @@ expect_range "... and passes none of it but what the rule passed" \
 	"$(json '.counters.passed - .rules[0].passed' <<<"$st")" 0 5
 expect_eq "... the rule's one frame a minute" "$(json '.rules[0].passed' <<<"$st")" 1
 wait $sender
+check "unload" "$XRL" unload $IF
+
+# A set refreshed by 'set update' from a download that is then removed (the guide's recipe:
+# fetch-feed > /tmp/abusers.new && set update): save wrote 'set abusers file /tmp/...abusers.new',
+# and load --config of it failed (exit 2, the interface not served). The set's prefixes are
+# saved inline now, and come back.
+check "load" "$XRL" load $IF
+printf '10.231.0.0/24\n' >"$dir/abusers.txt"
+printf 'set abusers file abusers.txt\nprefix @abusers rate 10/s per-source\n' >"$dir/sets.rules"
+check "apply a set from its file" "$XRL" apply $IF "$dir/sets.rules"
+new=$(mktemp)
+printf '198.51.100.0/24\n2001:db8:77::/48\n' >"$new"
+expect_err "set update from a download" 0 "set abusers now holds the 2 prefixes of $new \(dump and save write them inline" \
+	"$XRL" set update $IF abusers "$new"
+rm -f "$new"
+check "save, the download gone" "$XRL" save $IF "$dir/sets.conf"
+check "unload" "$XRL" unload $IF
+expect_err "load --config of it restores" 0 "1 rule in force" "$XRL" load $IF --config "$dir/sets.conf"
+expect_eq "... with the download's prefixes" "$("$XRL" dump $IF | head -n 1)" "set abusers { 198.51.100.0/24, 2001:db8:77::/48 }"
+expect_eq "... which hold their sources" "$("$XRL" -j explain $IF --src 198.51.100.9 | json '.rules[0].set_prefix')" \
+	198.51.100.0/24
+# Refreshed from its own file, the set keeps it (save names it).
+check "apply the set from its file again" "$XRL" apply $IF "$dir/sets.rules"
+printf '10.231.0.0/24\n192.0.2.0/24\n' >"$dir/abusers.txt"
+expect_err "set update from the set's own file" 0 "the 2 prefixes of $dir/abusers.txt, its file;" \
+	"$XRL" set update $IF abusers "$dir/abusers.txt"
+expect_eq "... dump names the file still" "$("$XRL" dump $IF | head -n 1)" "set abusers file $dir/abusers.txt"
+# That file gone: save refuses, naming the set, the file and --inline, which restores.
+mv "$dir/abusers.txt" "$dir/abusers.moved"
+expect_err "save of a set whose file is gone is refused, naming them and the fix" 1 \
+	"set abusers's file $dir/abusers.txt is gone, so 'load --config' of the saved file would fail: 'xdp-ratelimit save $IF --inline'" \
+	"$XRL" save $IF "$dir/gone.conf"
+expect_eq "... and writes nothing" "$([ -e "$dir/gone.conf" ] && echo written)" ""
+check "save --inline" "$XRL" save $IF --inline "$dir/gone.conf"
+check "unload" "$XRL" unload $IF
+check "load --config of it" "$XRL" load $IF --config "$dir/gone.conf"
+expect_eq "... the set's two prefixes" "$("$XRL" -j dump $IF | json '.sets[0].prefixes')" 2
 check "unload" "$XRL" unload $IF
 
 # Where save writes: the default path, a folder, a folder that is not there.

@@ -128,6 +128,8 @@ printf '192.0.2.0/24\n2001:db8::/32\n' >"$tmp/other.txt"
 expect_err "set update" 0 "set feed now holds the 2 prefixes of" "$XRL" set update $H feed "$tmp/other.txt"
 conforms set_update "$XRL" -j set update $H feed "$tmp/other.txt"
 expect_eq "... the client is in it no more" "$($XRL -j explain $H --src fd00:236::2 | json '.rules | length')" 0
-expect_eq "... dump names the new file" "$($XRL dump $H | head -n 1)" "set feed file $tmp/other.txt"
+expect_eq "... dump writes it inline: the set is other.txt's prefixes of then, not its file" \
+	"$($XRL dump $H | head -n 1)" "set feed { 192.0.2.0/24, 2001:db8::/32 }"
+expect_eq "... set update -j says so" "$($XRL -j set update $H feed "$tmp/other.txt" | json .inline)" true
 expect_err "set update of a set there is not" 1 "has no set 'nope'" "$XRL" set update $H nope "$tmp/other.txt"
 finish

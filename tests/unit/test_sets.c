@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include "rules/rule.h"
 
@@ -122,7 +123,92 @@ static void test_file_sets(void **state)
 	snprintf(rules, sizeof(rules), "set b file %s\nprefix @b allow\n", p);
 	refused(rules, "host.txt:1: prefix '10.0.0.1/8' has host bits set: did you mean 10.0.0.0/8?");
 	refused("set b file /nonexistent/x.txt\nprefix @b allow\n", "cannot read set file /nonexistent/x.txt");
-	refused("set b file /dev/zero\nprefix @b allow\n", "set file /dev/zero is not a regular file");
+	refused("set b file /dev/zero\nprefix @b allow\n", "set file /dev/zero is a device, not a regular file");
+}
+
+/* A FIFO as a set's file: refused at once (it was opened, and waited on for a writer forever). */
+static void test_set_file_fifo(void **state)
+{
+	char rules[256], path[128];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s", file_of("x", ""));
+	strcpy(strrchr(path, '/') + 1, "fifo");
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(rules, sizeof(rules), "set b file %s\nprefix @b allow\n", path);
+	refused(rules, "fifo is a FIFO, not a regular file");
+	unlink(path);
+}
+
+/* Refused with its message in err; the message must not hold secret. */
+static void refused_unquoted(const char *text, const char *want, const char *secret)
+{
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN];
+
+	assert_int_equal(parse_text(text, "r.conf", &set, err), -EINVAL);
+	if (!strstr(err, want) || strstr(err, secret))
+		fail_msg("message '%s': wanted '%s', and no '%s'", err, want, secret);
+}
+
+/*
+ * A file given as a set or rules file may be any file (a symlink to
+ * /etc/shadow, to a command run as root): a word that cannot be a mistyped
+ * prefix, or a line that is no rule, is not quoted (the first line of the
+ * file went into the message). A mistyped prefix still is.
+ */
+static void test_not_quoted(void **state)
+{
+	char rules[256], link[128];
+	const char *p = file_of("secret", "root:$6$salt$hash:20228:0:99999:7:::\n");
+
+	(void)state;
+	snprintf(link, sizeof(link), "%s", p);
+	strcpy(strrchr(link, '/') + 1, "shadow-link");
+	assert_int_equal(symlink(p, link), 0);
+	snprintf(rules, sizeof(rules), "set b file %s\nprefix @b allow\n", link);
+	refused_unquoted(rules, "secret:1: not a prefix, and not shown", "root");
+	/* Escape sequences from a feed reach no terminal. */
+	p = file_of("esc.txt", "10.0.0.0/8\n\033]0;owned\007\n");
+	snprintf(rules, sizeof(rules), "set b file %s\nprefix @b allow\n", p);
+	refused_unquoted(rules, "esc.txt:2: not a prefix, and not shown", "owned");
+	p = file_of("extra.txt", "10.0.0.0/8 password=hunter2\n");
+	snprintf(rules, sizeof(rules), "set b file %s\nprefix @b allow\n", p);
+	refused_unquoted(rules, "extra.txt:1: not a prefix, and not shown", "hunter2");
+	/* A rules file's line that begins with no rule's word. */
+	refused_unquoted("root:$6$salt$hash:20228:0:99999:7:::\n", "r.conf:1: not a rule, and not shown", "root");
+	refused_unquoted("port 53/udp rate 1/s\nhost 10.0.0.1 rate 1/s\n", "r.conf:2: not a rule", "host");
+	unlink(link);
+}
+
+/*
+ * An inline set may be as large as a set file: 'save --inline' of a set of a
+ * million prefixes writes some 17 MiB into it, which the 16 MiB of a rules
+ * file's lines refused (the saved file did not load).
+ */
+static void test_inline_set_large(void **state)
+{
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN], pad[1001];
+	size_t len = 0, i;
+	char *text = NULL;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	memset(pad, ' ', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	fputs("set big {\n", f);
+	for (i = 0; len < (17u << 20); i++) {
+		fprintf(f, "\t10.%zu.%zu.0/24,%s\n", (i >> 8) & 255, i & 255, pad);
+		fflush(f);
+	}
+	fputs("}\nprefix @big rate 1/s\n", f);
+	fclose(f);
+	if (parse_text(text, "r.conf", &set, err))
+		fail_msg("a set of %zu bytes inline: %s", len, err);
+	assert_int_equal(set.sets[0].n, i);
+	xrl_ruleset_free(&set);
+	free(text);
 }
 
 static void test_sets_refused(void **state)
@@ -166,9 +252,9 @@ static void test_sets_not_ambiguous(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_inline_sets),
-		cmocka_unit_test(test_file_sets),
-		cmocka_unit_test(test_sets_refused),
+		cmocka_unit_test(test_inline_sets),	   cmocka_unit_test(test_file_sets),
+		cmocka_unit_test(test_set_file_fifo),	   cmocka_unit_test(test_not_quoted),
+		cmocka_unit_test(test_inline_set_large),   cmocka_unit_test(test_sets_refused),
 		cmocka_unit_test(test_sets_not_ambiguous),
 	};
 

@@ -21,6 +21,7 @@ struct bpf_program;
 #include <pcap/pcap.h>
 #include <pcap/dlt.h>
 #include "apply.h"
+#include "atomic.h"
 #include "capture.h"
 #include "cli.h"
 #include "stats.h"
@@ -240,6 +241,39 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/*
+ * -w PATH: streamed to as frames come (a reader may follow it, a FIFO may
+ * feed wireshark, a killed capture leaves what it wrote), so not a temporary
+ * file renamed at the end; opened by xrl_open_output, which refuses a
+ * symlink at PATH. -w - is standard output.
+ */
+static int open_write(struct cap_run *r, const char *path, char *err, size_t len)
+{
+	FILE *f;
+	int fd;
+
+	if (!strcmp(path, "-")) {
+		r->dumper = pcap_dump_open(r->dead, "-");
+		return r->dumper ?
+			       0 :
+			       xrl_fail(-EIO, err, len, "cannot write to standard output: %s", pcap_geterr(r->dead));
+	}
+	fd = xrl_open_output(path, err, len);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "wb");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r->dumper = pcap_dump_fopen(r->dead, f);
+	if (!r->dumper) {
+		fclose(f);
+		return xrl_fail(-EIO, err, len, "cannot write '%s': %s", path, pcap_geterr(r->dead));
+	}
+	return 0;
+}
+
 /* Words of a match given as one argument: --rule 'port 53/udp'. */
 static int parse_match(const char *s, struct xrl_spec *spec, char *err, size_t len)
 {
@@ -408,11 +442,10 @@ static int capture_run(struct cli_ctx *ctx)
 	/* Once the capture is ours: a refused one leaves the file of the one running alone. */
 	if (o->write) {
 		r.dead = pcap_open_dead(DLT_EN10MB, (int)o->want.snaplen);
-		r.dumper = r.dead ? pcap_dump_open(r.dead, o->write) : NULL;
-		if (!r.dumper) {
+		ret = r.dead ? open_write(&r, o->write, err, sizeof(err)) : -ENOMEM;
+		if (ret) {
 			xrl_capture_stop(&c);
-			code = cli_usage(ctx->cmd, "cannot write '%s': %s", o->write,
-					 r.dead ? pcap_geterr(r.dead) : "out of memory");
+			code = cli_usage(ctx->cmd, "%s", ret == -ENOMEM ? "out of memory" : err);
 			goto out;
 		}
 	}

@@ -40,6 +40,10 @@ static int save_run(struct cli_ctx *ctx)
 	if (ret)
 		return cli_fail(EXIT_FAIL, "cannot read %s's configuration: %s", iface, strerror(-ret));
 	xrl_load_line_of(&ctl, xrl_maps_max_prefixes(&ctx->maps), &l);
+	if (xrl_config_check_sets(iface, &set, so->inline_, err, sizeof(err))) {
+		code = cli_fail(EXIT_FAIL, "%s", err);
+		goto out;
+	}
 	if (!strcmp(path, "-")) {
 		if (xrl_config_fprint(stdout, iface, &l, &set, so->inline_))
 			code = cli_fail(EXIT_FAIL, "cannot print %s's configuration", iface);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* set update: one named set's prefixes replaced, the rest of the rules as they are. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +9,9 @@
 #include "cli.h"
 
 struct set_opts {
-	struct xrl_pset ps; /* FILE's prefixes */
-	const char *file;   /* a name for messages */
+	struct xrl_pset ps;	     /* FILE's prefixes */
+	const char *file;	     /* a name for messages */
+	char path[XRL_SET_PATH_MAX]; /* FILE resolved; "" for standard input */
 };
 
 /* Reads the whole file before anything is opened: a bad line changes nothing. */
@@ -17,23 +19,30 @@ static int update_prepare(struct cli_ctx *ctx)
 {
 	struct set_opts *so = ctx->opts;
 	const char *path = ctx->argv[1];
-	char err[XRL_ERRLEN];
+	char err[XRL_ERRLEN], real[PATH_MAX];
+	int ret;
 
 	so->file = strcmp(path, "-") ? path : "<stdin>";
-	if (xrl_set_read_file(&so->ps, strcmp(path, "-") ? path : "/dev/stdin", err, sizeof(err)))
+	/* What apply takes as a set's file, and no other: a FIFO or a device is refused. */
+	if (strcmp(path, "-"))
+		ret = xrl_set_read_file(&so->ps, path, err, sizeof(err));
+	else
+		ret = xrl_set_read(&so->ps, stdin, so->file, err, sizeof(err));
+	if (ret)
 		return cli_fail(EXIT_USAGE, "%s; nothing was changed", err);
-	if (strcmp(path, "-") && !realpath(path, so->ps.path))
-		return cli_fail(EXIT_USAGE, "cannot resolve %s: %s; nothing was changed", path, strerror(errno));
-	if (strlen(so->ps.path) >= XRL_SET_PATH_MAX)
-		return cli_fail(EXIT_USAGE, "%s: its path is longer than %d bytes", path, XRL_SET_PATH_MAX - 1);
+	if (strcmp(path, "-") && realpath(path, real) && strlen(real) < sizeof(so->path))
+		strcpy(so->path, real);
 	return EXIT_OK;
 }
 
 /*
  * The rule set in force, read whole, with the set's prefixes replaced and
  * applied again: atomically, as apply is (the rules keep their ids and
- * windows). The set records FILE as its file; from standard input it is
- * written inline.
+ * windows). The set keeps its file when FILE is that file (refreshed in
+ * place); from another file or standard input it records none, so that dump
+ * and save write its prefixes inline: FILE is often a download that goes
+ * (/tmp/abusers.new), and a saved 'set NAME file FILE' would then load
+ * nothing.
  */
 static int update_run(struct cli_ctx *ctx)
 {
@@ -43,6 +52,7 @@ static int update_run(struct cli_ctx *ctx)
 	struct xrl_pset *ps;
 	char err[XRL_ERRLEN];
 	int code, ret;
+	bool own;
 
 	code = cli_lock(ctx, false);
 	if (code)
@@ -60,7 +70,9 @@ static int update_run(struct cli_ctx *ctx)
 	}
 	free(ps->v);
 	free(ps->lines);
-	memcpy(ps->path, so->ps.path, sizeof(ps->path));
+	own = so->path[0] && !strcmp(ps->path, so->path);
+	if (!own)
+		ps->path[0] = '\0';
 	ps->v = so->ps.v;
 	ps->lines = so->ps.lines;
 	ps->n = so->ps.n;
@@ -72,11 +84,13 @@ static int update_run(struct cli_ctx *ctx)
 		goto out;
 	}
 	if (cli.json)
-		cli_json(json_pack("{s:s,s:s,s:s,s:I,s:I}", "interface", ctx->iface, "set", name, "file", so->file,
-				   "prefixes", (json_int_t)ps->n, "rule_count", (json_int_t)set.n));
+		cli_json(json_pack("{s:s,s:s,s:s,s:b,s:I,s:I}", "interface", ctx->iface, "set", name, "file", so->file,
+				   "inline", !own, "prefixes", (json_int_t)ps->n, "rule_count", (json_int_t)set.n));
 	else
-		printf("%s: set %s now holds the %zu prefix%s of %s; %zu rule%s in force\n", ctx->iface, name, ps->n,
-		       ps->n == 1 ? "" : "es", so->file, set.n, set.n == 1 ? "" : "s");
+		printf("%s: set %s now holds the %zu prefix%s of %s%s; %zu rule%s in force\n", ctx->iface, name, ps->n,
+		       ps->n == 1 ? "" : "es", so->file,
+		       own ? ", its file" : " (dump and save write them inline: the file may go)", set.n,
+		       set.n == 1 ? "" : "s");
 out:
 	xrl_ruleset_free(&set);
 	return code;
@@ -96,7 +110,8 @@ static const struct cli_cmd set_update = {
 	.args = "IFACE NAME FILE|-",
 	.summary = "Replaces the prefixes of IFACE's set NAME with FILE's (one prefix a line, '#' a comment; - for\n"
 		   "standard input), atomically, as apply does: the rules keep their windows and counters. A file\n"
-		   "with any bad line changes nothing. The set records FILE as its file (dump and save write it).",
+		   "with any bad line changes nothing. FILE is a regular file, as a set's file in apply. When FILE\n"
+		   "is the set's own file, the set keeps it; else dump and save write the prefixes inline.",
 	.min_args = 3,
 	.max_args = 3,
 	.missing = "missing interface, set name or file",

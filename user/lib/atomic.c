@@ -95,3 +95,70 @@ int xrl_write_atomic(const char *path, const void *body, size_t len, mode_t mode
 	}
 	return 0;
 }
+
+static const char *kind_of(mode_t m)
+{
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device";
+	if (S_ISDIR(m))
+		return "a folder";
+	return S_ISSOCK(m) ? "a socket" : "a special file";
+}
+
+int xrl_open_input(const char *path, const char *what, char *err, size_t errlen)
+{
+	struct stat st, got;
+	int fd;
+
+	if (stat(path, &st))
+		return xrl_fail(-errno, err, errlen, "cannot read %s %s: %s", what, path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return xrl_fail(-EINVAL, err, errlen, "%s %s is %s, not a regular file: give a file's path", what, path,
+				kind_of(st.st_mode));
+	/* O_NONBLOCK: a FIFO swapped in since the stat is opened without waiting, and refused below. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return xrl_fail(-errno, err, errlen, "cannot read %s %s: %s", what, path, strerror(errno));
+	if (fstat(fd, &got) || fcntl(fd, F_SETFL, 0)) {
+		close(fd);
+		return xrl_fail(-errno, err, errlen, "cannot read %s %s: %s", what, path, strerror(errno));
+	}
+	if (!S_ISREG(got.st_mode)) {
+		close(fd);
+		return xrl_fail(-EINVAL, err, errlen, "%s %s is %s, not a regular file: give a file's path", what, path,
+				kind_of(got.st_mode));
+	}
+	return fd;
+}
+
+int xrl_open_output(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+
+	if (fd < 0 && errno == ELOOP)
+		return xrl_fail(
+			-ELOOP, err, errlen,
+			"'%s' is a symlink: it is not written through (its target would be emptied); give the file's own path, or remove the link",
+			path);
+	if (fd < 0)
+		return xrl_fail(-errno, err, errlen, "cannot write '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st)) {
+		close(fd);
+		return xrl_fail(-errno, err, errlen, "cannot write '%s': %s", path, strerror(errno));
+	}
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		close(fd);
+		return xrl_fail(
+			-EMLINK, err, errlen,
+			"'%s' has %lu hard links: it is not emptied (the other names' file would be); give a new path, or remove it first",
+			path, (unsigned long)st.st_nlink);
+	}
+	if (S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
+		close(fd);
+		return xrl_fail(-errno, err, errlen, "cannot write '%s': %s", path, strerror(errno));
+	}
+	return fd;
+}

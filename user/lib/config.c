@@ -65,6 +65,36 @@ int xrl_config_fprint(FILE *f, const char *iface, const struct xrl_load_line *l,
 	return ferror(f) ? -EIO : 0;
 }
 
+int xrl_config_check_sets(const char *iface, const struct xrl_ruleset *set, bool inline_, char *err, size_t len)
+{
+	char why[XRL_ERRLEN];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < set->nsets && !inline_; i++) {
+		const struct xrl_pset *ps = &set->sets[i];
+
+		if (!ps->path[0])
+			continue;
+		fd = xrl_open_input(ps->path, "set file", why, sizeof(why));
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		if (fd == -ENOENT)
+			snprintf(why, sizeof(why), "is gone");
+		else if (fd == -EINVAL)
+			snprintf(why, sizeof(why), "is not a regular file any more");
+		else
+			snprintf(why, sizeof(why), "cannot be read (%s)", strerror(-fd));
+		return xrl_fail(
+			fd, err, len,
+			"set %s's file %s %s, so 'load --config' of the saved file would fail: 'xdp-ratelimit save %s --inline' writes the prefixes in force into it instead (or put the file back); nothing was saved",
+			ps->name, ps->path, why, iface);
+	}
+	return 0;
+}
+
 int xrl_config_save(const char *path, const char *iface, const struct xrl_load_line *l, const struct xrl_ruleset *set,
 		    bool inline_, char *err, size_t len)
 {

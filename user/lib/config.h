@@ -33,6 +33,13 @@ int xrl_config_fprint(FILE *f, const char *iface, const struct xrl_load_line *l,
 		      bool inline_);
 
 /*
+ * Whether every set that a configuration would name by its file (none when
+ * inline_) can be read there as load --config reads it: 0, or -errno with a
+ * sentence in err naming the set, its file and the fix (save --inline).
+ */
+int xrl_config_check_sets(const char *iface, const struct xrl_ruleset *set, bool inline_, char *err, size_t len);
+
+/*
  * Writes the configuration to path atomically (a temporary file beside it,
  * then rename): readers see the old file or the new one, whole. Mode 0644;
  * XRL_CONFIG_DIR is made when it is missing, any other folder must exist.

@@ -159,8 +159,13 @@ int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err
  */
 int xrl_set_parse(int argc, char **argv, FILE *f, const char *file, int *lineno, struct xrl_ruleset *set, char *err,
 		  size_t len);
-/* A set file: one prefix a line, '#' a comment. */
+/*
+ * A set file: one prefix a line, '#' a comment; a regular file (see
+ * xrl_open_input). xrl_set_read reads f (standard input), name its name in
+ * messages. A word that could not be a prefix is not quoted in err.
+ */
 int xrl_set_read_file(struct xrl_pset *ps, const char *path, char *err, size_t len);
+int xrl_set_read(struct xrl_pset *ps, FILE *f, const char *name, char *err, size_t len);
 /* Sorts a set's prefixes and drops repeats. */
 void xrl_pset_sort(struct xrl_pset *ps);
 int xrl_pset_add(struct xrl_pset *ps, const struct xrl_pfx *p, int line);

@@ -216,6 +216,17 @@ int xrl_read_line(FILE *f, char *buf, size_t *total, int *col, unsigned long lon
 	return (int)n;
 }
 
+static bool rule_word(const char *w)
+{
+	static const char *const words[] = { "port", "proto", "fragments", "prefix", "dst" };
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(w, words[i]))
+			return true;
+	return false;
+}
+
 int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *err, size_t len)
 {
 	struct xrl_ruleset out = {};
@@ -264,6 +275,18 @@ int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *
 			}
 			out.load.line = lineno;
 			continue;
+		}
+		/*
+		 * Not quoted: a path given to a command that runs as root may name
+		 * any file (a symlink to /etc/shadow), whose first line would go to
+		 * a terminal or a log.
+		 */
+		if (!rule_word(words[0])) {
+			xrl_ruleset_free(&out);
+			return fail(
+				err, len,
+				"%s:%d: not a rule, and not shown: a line begins with port, proto, fragments, prefix, dst, set or load ('#' a comment)",
+				name, lineno);
 		}
 		ret = xrl_spec_parse(n, words, &s, msg, sizeof(msg));
 		if (!ret) {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include "rules/rule.h"
 #include "rules/internal.h"
+#include "atomic.h"
 #include "err.h"
 #include "xrl_lpm.h"
 
@@ -138,15 +138,27 @@ static int add_word(struct xrl_pset *ps, const char *w, int line, char *err, siz
 	return xrl_pset_add(ps, &p, line) ? fail(err, len, "out of memory") : 0;
 }
 
-int xrl_set_read_file(struct xrl_pset *ps, const char *path, char *err, size_t len)
+/*
+ * Whether a word of a set file that is not a prefix may be quoted in a
+ * message: only one that could be a mistyped prefix (hex digits, '.', ':',
+ * '/', no longer than the longest prefix). A set file is often a feed from
+ * elsewhere, and a path given to a command that runs as root may name any
+ * file (a symlink to /etc/shadow): a word of other characters is neither
+ * echoed to a terminal (escape sequences) nor into a log (a secret's line).
+ */
+static bool quotable(const char *w)
+{
+	size_t n = strspn(w, "0123456789abcdefABCDEF.:/");
+
+	return !w[n] && n <= sizeof("ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255/128") - 1;
+}
+
+int xrl_set_read(struct xrl_pset *ps, FILE *f, const char *name, char *err, size_t len)
 {
 	char line[XRL_MAX_LINE + 2], msg[XRL_ERRLEN];
 	size_t total = 0;
 	int lineno = 0, got, col = 0;
-	FILE *f = fopen(path, "r");
 
-	if (!f)
-		return fail(err, len, "cannot read set file %s: %s", path, strerror(errno));
 	while ((got = xrl_read_line(f, line, &total, &col, XRL_MAX_SET_FILE)) > 0) {
 		char *save = NULL, *w, *extra, *hash = strchr(line, '#');
 
@@ -157,26 +169,45 @@ int xrl_set_read_file(struct xrl_pset *ps, const char *path, char *err, size_t l
 		if (!w)
 			continue;
 		extra = strtok_r(NULL, " \t\r\n", &save);
-		if (extra) {
-			fclose(f);
+		if (extra && quotable(w) && quotable(extra))
 			return fail(err, len, "%s:%d: '%s' after the prefix '%s': a set file holds one prefix a line",
-				    path, lineno, extra, w);
-		}
-		if (add_word(ps, w, lineno, msg, sizeof(msg))) {
-			fclose(f);
-			return fail(err, len, "%s:%d: %s", path, lineno, msg);
-		}
+				    name, lineno, extra, w);
+		if (extra || !quotable(w))
+			return fail(
+				err, len,
+				"%s:%d: not a prefix, and not shown: it holds characters no prefix has (a set file holds one prefix a line, '#' a comment)",
+				name, lineno);
+		if (add_word(ps, w, lineno, msg, sizeof(msg)))
+			return fail(err, len, "%s:%d: %s", name, lineno, msg);
 	}
-	fclose(f);
 	if (got == -EILSEQ)
-		return fail(err, len, "%s:%d: a NUL byte at column %d: a set file is text", path, lineno + 1, col);
+		return fail(err, len, "%s:%d: a NUL byte at column %d: a set file is text", name, lineno + 1, col);
 	if (got == -E2BIG)
-		return fail(err, len, "%s:%d: line is too long (at most %d characters)", path, lineno + 1,
+		return fail(err, len, "%s:%d: line is too long (at most %d characters)", name, lineno + 1,
 			    XRL_MAX_LINE);
 	if (got < 0)
-		return fail(err, len, "%s: larger than %llu MiB", path, XRL_MAX_SET_FILE >> 20);
+		return fail(err, len, "%s: larger than %llu MiB", name, XRL_MAX_SET_FILE >> 20);
+	if (ferror(f))
+		return fail(err, len, "cannot read set file %s: %s", name, strerror(errno));
 	xrl_pset_sort(ps);
 	return 0;
+}
+
+int xrl_set_read_file(struct xrl_pset *ps, const char *path, char *err, size_t len)
+{
+	int ret, fd = xrl_open_input(path, "set file", err, len);
+	FILE *f;
+
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return fail(err, len, "cannot read set file %s: %s", path, strerror(errno));
+	}
+	ret = xrl_set_read(ps, f, path, err, len);
+	fclose(f);
+	return ret;
 }
 
 /* PATH as the rules file file names it: beside that file when relative, then resolved. */
@@ -184,7 +215,6 @@ static int set_path(const char *path, const char *file, char *out, char *err, si
 {
 	char joined[PATH_MAX * 2], dir[PATH_MAX];
 	const char *slash = strrchr(file, '/');
-	struct stat st;
 
 	if (path[0] == '/' || !strcmp(file, "<stdin>") || !slash)
 		snprintf(joined, sizeof(joined), "%s", path);
@@ -192,9 +222,6 @@ static int set_path(const char *path, const char *file, char *out, char *err, si
 		snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - file), file, path);
 	if (!realpath(joined, dir))
 		return fail(err, len, "cannot read set file %s: %s", joined, strerror(errno));
-	/* A device or a pipe could be read forever, or block: a set's file is a file. */
-	if (stat(dir, &st) || !S_ISREG(st.st_mode))
-		return fail(err, len, "set file %s is not a regular file", dir);
 	if (strlen(dir) >= XRL_SET_PATH_MAX)
 		return fail(err, len, "set file %s: its path is longer than %d bytes", dir, XRL_SET_PATH_MAX - 1);
 	strcpy(out, dir);
@@ -265,7 +292,8 @@ int xrl_set_parse(int argc, char **argv, FILE *f, const char *file, int *lineno,
 		argv[1]++;
 		ps.lines = calloc(1, sizeof(int)); /* each prefix's line kept */
 		got = inline_words(&ps, argc - 1, argv + 1, *lineno, &closed, msg, sizeof(msg));
-		while (!got && !closed && (got = xrl_read_line(f, buf, &total, &col, XRL_MAX_RULES_FILE)) > 0) {
+		/* As large as a set file may be: 'save --inline' writes a set's file here. */
+		while (!got && !closed && (got = xrl_read_line(f, buf, &total, &col, XRL_MAX_SET_FILE)) > 0) {
 			char *words[64], *save = NULL, *w, *hash = strchr(buf, '#');
 			int n = 0;
 
@@ -281,6 +309,9 @@ int xrl_set_parse(int argc, char **argv, FILE *f, const char *file, int *lineno,
 			free(ps.lines);
 			if (got == -EINVAL)
 				return fail(err, len, "%s:%d: set %s: %s", file, *lineno, ps.name, msg);
+			if (got == -EFBIG)
+				return fail(err, len, "%s:%d: set %s is larger than %llu MiB", file, *lineno + 1,
+					    ps.name, XRL_MAX_SET_FILE >> 20);
 			if (got < 0)
 				return fail(err, len, "%s:%d: set %s: a line too long or with a NUL byte", file,
 					    *lineno + 1, ps.name);
