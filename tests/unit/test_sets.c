@@ -155,7 +155,8 @@ static void refused_unquoted(const char *text, const char *want, const char *sec
  * A file given as a set or rules file may be any file (a symlink to
  * /etc/shadow, to a command run as root): a word that cannot be a mistyped
  * prefix, or a line that is no rule, is not quoted (the first line of the
- * file went into the message). A mistyped prefix still is.
+ * file went into the message). A mistyped prefix still is, and a mistyped
+ * keyword below a line that made the file a rules file.
  */
 static void test_not_quoted(void **state)
 {
@@ -177,7 +178,10 @@ static void test_not_quoted(void **state)
 	refused_unquoted(rules, "extra.txt:1: not a prefix, and not shown", "hunter2");
 	/* A rules file's line that begins with no rule's word. */
 	refused_unquoted("root:$6$salt$hash:20228:0:99999:7:::\n", "r.conf:1: not a rule, and not shown", "root");
-	refused_unquoted("port 53/udp rate 1/s\nhost 10.0.0.1 rate 1/s\n", "r.conf:2: not a rule", "host");
+	refused_unquoted("limit 53/udp rate 1/s\n", "r.conf:1: not a rule, and not shown", "limit");
+	refused_unquoted("port 53/udp rate 1/s\nroot:$6$salt$hash:20228\n", "r.conf:2: not a rule", "root");
+	/* Once the file is seen to be a rules file, a mistyped keyword is named. */
+	refused_unquoted("port 53/udp rate 1/s\nlimit 54/udp rate 1/s\n", "r.conf:2: unknown rule 'limit'", "root");
 	unlink(link);
 }
 

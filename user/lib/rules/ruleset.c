@@ -227,6 +227,14 @@ static bool rule_word(const char *w)
 	return false;
 }
 
+/* A word short and plain enough to be a keyword mistyped: lower-case letters and '-', 12 at most. */
+static bool typo_word(const char *w)
+{
+	size_t n = strspn(w, "abcdefghijklmnopqrstuvwxyz-");
+
+	return n && n <= 12 && !w[n];
+}
+
 int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *err, size_t len)
 {
 	struct xrl_ruleset out = {};
@@ -277,11 +285,13 @@ int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *
 			continue;
 		}
 		/*
-		 * Not quoted: a path given to a command that runs as root may name
-		 * any file (a symlink to /etc/shadow), whose first line would go to
-		 * a terminal or a log.
+		 * Not quoted until the file has shown itself a rules file (a rule, a
+		 * set or a load line above), and then only a word that can be a
+		 * mistyped one: a path given to a command that runs as root may
+		 * name any file (a symlink to /etc/shadow), whose first line would
+		 * go to a terminal or a log.
 		 */
-		if (!rule_word(words[0])) {
+		if (!rule_word(words[0]) && !(out.n + out.nsets + out.load.line && typo_word(words[0]))) {
 			xrl_ruleset_free(&out);
 			return fail(
 				err, len,
