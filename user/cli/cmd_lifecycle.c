@@ -160,6 +160,7 @@ static int load_run(struct cli_ctx *ctx)
 			 (lo->max_prefixes_given ? XRL_LOAD_MAX_PREFIXES : 0),
 	};
 	char err[XRL_ERRLEN];
+	int ret;
 
 	if (xrl_sketch_width_check(o.sketch_width, err, sizeof(err)))
 		return cli_usage(ctx->cmd, "%s", err);
@@ -170,7 +171,10 @@ static int load_run(struct cli_ctx *ctx)
 			return cli_fail(fd == -EINVAL ? EXIT_USAGE : EXIT_FAIL, "--then: %s; nothing was loaded", err);
 		close(fd);
 	}
-	if (xrl_load(&o, err, sizeof(err)))
+	ret = xrl_load(&o, err, sizeof(err));
+	if (ret == -ELOOP && lo->then)
+		return cli_fail(EXIT_FAIL, "--then: %s; nothing was changed", err);
+	if (ret)
 		return lo->config ? cli_fail(EXIT_FAIL, "%s: %s; nothing was loaded", lo->config, err) :
 				    cli_fail(EXIT_FAIL, "%s", err);
 	if (cli.json) {
