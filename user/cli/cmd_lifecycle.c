@@ -70,8 +70,8 @@ static const struct cli_opt load_opts[] = {
 		.what = "a policy", CLI_GIVEN(struct load_opts, malformed_given),
 		.help = "frames too short or inconsistent to parse: drop-evasive (default) drops those\n"
 			"a host accepts but no rule can judge (tiny first fragments, IPv6 header chains too\n"
-			"long to follow) and passes those the host drops itself; drop drops them all; pass\n"
-			"passes them all, so crafted frames evade every rule"),
+			"long to follow, three VLAN tags or more) and passes those the host drops itself;\n"
+			"drop drops them all; pass passes them all, so crafted frames evade every rule"),
 	CLI_OPT(struct load_opts, force, "force", FLAG, .short_name = 'f',
 		.help = "replace another XDP program attached to IFACE"),
 	CLI_OPT(struct load_opts, then, "then", STRING, .short_name = 't', .arg = "PROG",
