@@ -380,31 +380,32 @@ static void tunnelled(struct pkt *p, enum tunnel t, const char *src)
  */
 static void test_tunnels_meet_outer_rules(void **state)
 {
+	static const struct {
+		enum tunnel t;
+		const char *src;
+		int passed; /* of 3, once the protocol rules are in */
+	} tun[] = { { T_IPIP, SRC4, 2 }, { T_4IN6, SRC6, 2 }, { T_GRE, SRC4, 1 } };
 	struct fx *f = fx_get(state);
 	struct xrl_rule port = rule(f, 0, 1000, 2, 0), ipip = rule(f, 2, 1000, 2, XRL_F_PER_SOURCE),
 			gre = rule(f, 1, 1000, 2, 0);
 	struct pkt p;
+	size_t i;
 
 	put_port(f, XRL_PROTO_UDP, 53, &port);
 	udp4(&p, SRC4, 53);
 	assert_int_equal(run_n(f, &p, 2), 0); /* the port rule drops every datagram it meets */
-	tunnelled(&p, T_IPIP, SRC4);
-	assert_int_equal(run_n(f, &p, 3), 3);
-	tunnelled(&p, T_4IN6, SRC6);
-	assert_int_equal(run_n(f, &p, 3), 3);
-	tunnelled(&p, T_GRE, SRC4);
-	assert_int_equal(run_n(f, &p, 3), 3);
-	assert_totals(f, port.id, 0, 2);
+	for (i = 0; i < sizeof(tun) / sizeof(tun[0]); i++) {
+		tunnelled(&p, tun[i].t, tun[i].src);
+		assert_int_equal(run_n(f, &p, 3), 3);
+	}
 	assert_int_equal(counters(f).no_rule, 9);
 
 	put_proto(f, 4, &ipip);
 	put_proto(f, 47, &gre);
-	tunnelled(&p, T_IPIP, SRC4);
-	assert_int_equal(run_n(f, &p, 3), 2);
-	tunnelled(&p, T_4IN6, SRC6);
-	assert_int_equal(run_n(f, &p, 3), 2);
-	tunnelled(&p, T_GRE, SRC4);
-	assert_int_equal(run_n(f, &p, 3), 1);
+	for (i = 0; i < sizeof(tun) / sizeof(tun[0]); i++) {
+		tunnelled(&p, tun[i].t, tun[i].src);
+		assert_int_equal(run_n(f, &p, 3), tun[i].passed);
+	}
 	assert_totals(f, port.id, 0, 2);
 	assert_totals(f, ipip.id, 4, 2);
 	assert_totals(f, gre.id, 1, 2);
