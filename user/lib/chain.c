@@ -170,7 +170,7 @@ int xrl_chain_check(int then_fd, int fd, const char *what, __u32 self, char *err
 	if (ret == -ELOOP)
 		xrl_fail(
 			-ELOOP, err, len,
-			"cannot tell whether program %u ('%s') leads back to the limiter: what it can tail-call into holds more than %u programs or %u program-array slots; chain a program that calls fewer",
+			"cannot tell whether program %u ('%s') leads back to this limiter: what it can tail-call into holds more than %u programs or %u program-array slots; chain a program that calls fewer",
 			pinfo.id, pinfo.name, WALK_PROGS, WALK_SLOTS);
 	if (ret == 1) {
 		for (i = 1; i < w->depth && w->path[i] != w->self && at < sizeof(via); i++) {
@@ -181,7 +181,7 @@ int xrl_chain_check(int then_fd, int fd, const char *what, __u32 self, char *err
 		}
 		ret = xrl_fail(
 			-ELOOP, err, len,
-			"program %u ('%s') leads back to the limiter (%u ('%s')%s -> the limiter): every frame would go round, judged again at each pass until the kernel's tail-call limit; chain a program that does not call the limiter, or first remove the chain that comes back ('xdp-ratelimit chain IFACE none' on the instance it goes through)",
+			"program %u ('%s') leads back to this limiter (%u ('%s')%s -> this limiter): every frame would go round, judged again at each pass until the kernel's tail-call limit; chain a program that does not call this limiter, or first remove the chain that comes back ('xdp-ratelimit chain IFACE none' on the instance it goes through)",
 			pinfo.id, pinfo.name, pinfo.id, pinfo.name, via);
 	}
 	free(w);
