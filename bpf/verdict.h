@@ -27,14 +27,17 @@ static __always_inline int xrl_drop(struct xrl_counters *cnt)
 /*
  * A malformed frame's verdict under load --malformed: the default drops only
  * what the host would accept and no rule could judge; what it drops itself
- * (a truncated header) passes.
+ * (a truncated header) passes. A truncated VLAN tag shares its reason with a
+ * stack of three tags, which a host with nested VLAN devices accepts: both
+ * are dropped (the host would drop the first anyway).
  */
 static __always_inline int xrl_malformed(struct xrl_counters *cnt, __u32 reason)
 {
 	if (reason < XRL_MAL_MAX)
 		cnt->malformed[reason]++;
 	if (xrl_cfg.malformed == XRL_MALPOL_DROP ||
-	    (xrl_cfg.malformed == XRL_MALPOL_EVASIVE && (reason == XRL_MAL_FRAG_TINY || reason == XRL_MAL_IPV6_CHAIN)))
+	    (xrl_cfg.malformed == XRL_MALPOL_EVASIVE &&
+	     (reason == XRL_MAL_FRAG_TINY || reason == XRL_MAL_IPV6_CHAIN || reason == XRL_MAL_VLAN)))
 		return xrl_drop(cnt);
 	return xrl_pass(cnt);
 }

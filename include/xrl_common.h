@@ -377,7 +377,7 @@ enum xrl_fleet_policy {
 /* Why a frame was judged malformed. */
 enum xrl_malformed {
 	XRL_MAL_ETH = 0,  /* shorter than an Ethernet header */
-	XRL_MAL_VLAN,	  /* VLAN tag truncated, or more tags than we parse */
+	XRL_MAL_VLAN,	  /* VLAN tag truncated, or more tags than we parse (XRL_VLAN_MAX): evasive */
 	XRL_MAL_IPV4,	  /* IPv4 header truncated, or not version 4 */
 	XRL_MAL_IPV4_IHL, /* IHL below 5 or beyond the frame */
 	XRL_MAL_IPV4_LEN, /* total length below the header or beyond the frame */
@@ -389,7 +389,7 @@ enum xrl_malformed {
 	 * policy (XRL_MALPOL_EVASIVE): a first fragment too short for its
 	 * transport header, or a TCP fragment at offset 8 that rewrites it
 	 * (RFC 1858, RFC 3128); an IPv6 header chain longer than the parser
-	 * follows (XRL_IPV6_EXT_MAX headers).
+	 * follows (XRL_IPV6_EXT_MAX headers). Also XRL_MAL_VLAN, above.
 	 */
 	XRL_MAL_FRAG_TINY,
 	XRL_MAL_IPV6_CHAIN,

@@ -4,7 +4,8 @@
 # passes goes on to it through a tail call, and a frame it drops never does. Tried with a program
 # that counts what it sees (tools/bpf/xdp_count.bpf.c) and with xdp-filter's program from
 # Debian's xdp-tools denying a port: both verdicts hold, and removing either (chain none; the
-# limiter's rules) leaves the other working. The chain survives a replace in place.
+# limiter's rules) leaves the other working. The chain survives a replace in place. A program that
+# leads back to the limiter (another instance chained back, a program array) is refused.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 needs_root chain
@@ -49,6 +50,48 @@ expect_eq "... the chained program saw exactly those 200: no frame the limiter d
 expect_eq "... and the limiter blocked the rest" "$("$XRL" -j stats $IF | json '.rules[0].blocked')" 800
 check "a replace in place" "$XRL" load $IF --malformed drop
 expect_err "... keeps the chain" 0 "xdp_count" "$XRL" chain $IF
+
+# A way back to the limiter, through another instance's chain or another program's program array,
+# would send every frame round again, judged at each pass until the kernel's tail-call limit:
+# chain and load --then refuse it, whichever side is set first.
+ip link add xrlchl0 type veth peer name xrlchl1
+lab_undo "ip link del xrlchl0 2>/dev/null"
+ip link set xrlchl0 up
+ip -n $NS addr add 10.236.0.6/24 dev xrlch1 && ip -n $NS addr add 10.236.0.7/24 dev xrlch1
+lab_undo "$XRL unload xrlchl0"
+check "a second limiter, on a spare interface" "$XRL" load xrlchl0
+judged() { "$XRL" -j stats $IF | json '.rules[0].passed + .rules[0].blocked'; }
+prog_of() { "$XRL" -j status | jq -r --arg i "$1" '.interfaces[] | select(.interface == $i) | .prog_id'; }
+p1=$(prog_of $IF) p2=$(prog_of xrlchl0)
+check "the first limiter's passed frames go on to the second" "$XRL" chain $IF "$p2"
+expect_err "the second cannot chain back to the first" 1 \
+	"program $p1 \('xdp_ratelimit'\) leads back to this limiter.*nothing was changed" "$XRL" chain xrlchl0 "$p1"
+expect_err "... nor load --then it" 1 "--then: program $p1 .*leads back.*nothing was changed" \
+	"$XRL" load xrlchl0 --then "$p1"
+expect_err "... and the second still chains to nothing" 0 "no program chained" "$XRL" chain xrlchl0
+n=$(judged)
+expect_eq "port 9, 300 frames against 200 a window: the receiver gets 200" "$(step 6 9 300)" 200
+expect_eq "... the rule judged each of the 300 once" $(($(judged) - n)) 300
+check "the other way round: the second limiter's frames go on to the first" \
+	sh -c "'$XRL' chain $IF none && '$XRL' chain xrlchl0 $p1"
+expect_err "... and the first cannot chain to the second" 1 "program $p2 .*leads back to this limiter" \
+	"$XRL" chain $IF "$p2"
+check "the counting program tail-calls into the first limiter" \
+	bpftool map update pinned $pins/maps/next key 0 0 0 0 value id "$p1"
+expect_err "the first cannot chain to the counting program" 1 \
+	"program [0-9]+ \('xdp_count'\) leads back to this limiter" "$XRL" chain $IF $pins/count
+check "the second limiter's frames go on to the counting program (which calls the first)" \
+	"$XRL" chain xrlchl0 $pins/count
+expect_err "the first cannot chain to the second: the way back goes through both" 1 \
+	"program $p2 \('xdp_ratelimit'\) leads back to this limiter \($p2 \('xdp_ratelimit'\) -> [0-9]+ \('xdp_count'\) -> this limiter\)" \
+	"$XRL" chain $IF "$p2"
+expect_err "... and the first still chains to nothing" 0 "no program chained" "$XRL" chain $IF
+check "the way back removed" bpftool map delete pinned $pins/maps/next key 0 0 0 0
+check "... the first chains to the second again" "$XRL" chain $IF "$p2"
+n=$(judged)
+expect_eq "... and frames go through the first once: the receiver gets 200 of 300" "$(step 7 9 300)" 200
+expect_eq "... the rule judged each of the 300 once" $(($(judged) - n)) 300
+check "the second limiter unloaded" "$XRL" unload xrlchl0
 
 if ! command -v xdp-filter >/dev/null || ! ls /usr/lib/*/bpf/xdpfilt_alw_all.o >/dev/null 2>&1; then
 	skip "chain: xdp-filter" "needs xdp-tools and libxdp1 (scripts/deps.sh installs them)"

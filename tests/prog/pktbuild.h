@@ -296,6 +296,10 @@ static inline int pkt_layer_proto(const struct pkt *p, int i)
 		return IPPROTO_ICMP;
 	case PKT_ICMP6:
 		return IPPROTO_ICMPV6;
+	case PKT_IPV4: /* a tunnel: IPIP, or IPv4 in IPv6 */
+		return IPPROTO_IPIP;
+	case PKT_IPV6:
+		return IPPROTO_IPV6;
 	default:
 		return -1;
 	}

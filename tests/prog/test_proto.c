@@ -2,8 +2,8 @@
 /*
  * Protocol rules and fragments under BPF_PROG_TEST_RUN: tcp-syn against TCP
  * flag combinations, ICMP and ICMPv6 types (a type's rule before the plain
- * one), protocol numbers, later fragments of both families against a port rule
- * and a fragments rule, window boundaries on the test clock, and the kinds
+ * one), protocol numbers, tunnels (a rule sees the outer header), later
+ * fragments of both families against a port rule and a fragments rule, window boundaries on the test clock, and the kinds
  * bit that keeps the lookup off the path of a set without protocol rules.
  */
 #define _GNU_SOURCE
@@ -347,6 +347,70 @@ static void test_other_set_ignored(void **state)
 	assert_int_equal(run_n(f, &p, 3), 3);
 }
 
+/* A UDP datagram to port 53 in a tunnel from src: IPIP, IPv4 in IPv6 (src IPv6), or GRE. */
+enum tunnel { T_IPIP, T_4IN6, T_GRE };
+
+static void tunnelled(struct pkt *p, enum tunnel t, const char *src)
+{
+	struct iphdr *outer = NULL;
+	__u8 *gre;
+
+	pkt_init(p);
+	pkt_push_eth(p);
+	if (t == T_4IN6)
+		pkt_push_ipv6(p, src, "2001:db8:ffff::1");
+	else
+		outer = pkt_push_ipv4(p, src, "203.0.113.1", 0);
+	if (t == T_GRE) {
+		outer->protocol = 47;
+		gre = pkt_push_data(p, 4); /* no flags, version 0, then the EtherType of what follows */
+		gre[2] = 0x08;
+		gre[3] = 0x00;
+	}
+	pkt_push_ipv4(p, "10.9.9.9", "10.0.0.1", 0);
+	pkt_push_udp(p, 40000, 53);
+	pkt_push_data(p, 16);
+	pkt_finish(p);
+}
+
+/*
+ * What security.md says of tunnels: a rule sees the outer header. A port rule
+ * never meets the ports inside (IPIP, IPv4 in IPv6, GRE); a protocol rule on
+ * the tunnel's number (4, 47) limits it.
+ */
+static void test_tunnels_meet_outer_rules(void **state)
+{
+	static const struct {
+		enum tunnel t;
+		const char *src;
+		int passed; /* of 3, once the protocol rules are in */
+	} tun[] = { { T_IPIP, SRC4, 2 }, { T_4IN6, SRC6, 2 }, { T_GRE, SRC4, 1 } };
+	struct fx *f = fx_get(state);
+	struct xrl_rule port = rule(f, 0, 1000, 2, 0), ipip = rule(f, 2, 1000, 2, XRL_F_PER_SOURCE),
+			gre = rule(f, 1, 1000, 2, 0);
+	struct pkt p;
+	size_t i;
+
+	put_port(f, XRL_PROTO_UDP, 53, &port);
+	udp4(&p, SRC4, 53);
+	assert_int_equal(run_n(f, &p, 2), 0); /* the port rule drops every datagram it meets */
+	for (i = 0; i < sizeof(tun) / sizeof(tun[0]); i++) {
+		tunnelled(&p, tun[i].t, tun[i].src);
+		assert_int_equal(run_n(f, &p, 3), 3);
+	}
+	assert_int_equal(counters(f).no_rule, 9);
+
+	put_proto(f, 4, &ipip);
+	put_proto(f, 47, &gre);
+	for (i = 0; i < sizeof(tun) / sizeof(tun[0]); i++) {
+		tunnelled(&p, tun[i].t, tun[i].src);
+		assert_int_equal(run_n(f, &p, 3), tun[i].passed);
+	}
+	assert_totals(f, port.id, 0, 2);
+	assert_totals(f, ipip.id, 4, 2);
+	assert_totals(f, gre.id, 1, 2);
+}
+
 #define T(fn) cmocka_unit_test_setup(fn, setup)
 
 int main(void)
@@ -364,6 +428,7 @@ int main(void)
 		T(test_proto_window_boundary),
 		T(test_kinds_bit_gates_lookup),
 		T(test_other_set_ignored),
+		T(test_tunnels_meet_outer_rules),
 	};
 
 	fx_init();

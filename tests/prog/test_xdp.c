@@ -277,6 +277,13 @@ static void f_three_tags(struct pkt *p)
 	tagged(p, t, 3, 0);
 }
 
+static void f_four_tags_v6(struct pkt *p)
+{
+	static const __u16 t[] = { ETH_P_8021AD, ETH_P_8021AD, ETH_P_8021Q, ETH_P_8021Q };
+
+	tagged(p, t, 4, 1);
+}
+
 static void f_vlan_arp(struct pkt *p)
 {
 	struct pkt_vlan *v;
@@ -605,6 +612,7 @@ static const struct verdict_case {
 	{ "802.1q 802.1q ipv6 udp 53", f_double_q_v6, XDP_DROP, O_RULE + R_UDP53 },
 	{ "802.1q arp", f_vlan_arp, XDP_PASS, O_NON_IP },
 	{ "three vlan tags", f_three_tags, XDP_PASS, O_MAL + XRL_MAL_VLAN },
+	{ "four vlan tags, ipv6", f_four_tags_v6, XDP_PASS, O_MAL + XRL_MAL_VLAN },
 	{ "vlan tag truncated", f_vlan_truncated, XDP_PASS, O_MAL + XRL_MAL_VLAN },
 	{ "ipv4 options udp 53", f_ipv4_options, XDP_DROP, O_RULE + R_UDP53 },
 	{ "ipv4 40 bytes of options tcp 80", f_ipv4_max_options, XDP_DROP, O_RULE + R_TCP80 },
@@ -758,7 +766,8 @@ static void test_malformed(void **state)
 /*
  * The default policy, drop-evasive: of the malformed frames, those a host
  * accepts and no rule could judge (tiny first fragments, TCP at offset 8,
- * IPv6 chains too long to follow) are dropped, the rest pass; all are counted.
+ * IPv6 chains too long to follow, three VLAN tags or more, with the truncated
+ * tag that shares their reason) are dropped, the rest pass; all are counted.
  */
 static void test_malformed_default(void **state)
 {
@@ -769,7 +778,8 @@ static void test_malformed_default(void **state)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct verdict_case *vc = &cases[i];
-		int ev = vc->outcome == O_MAL + XRL_MAL_FRAG_TINY || vc->outcome == O_MAL + XRL_MAL_IPV6_CHAIN;
+		int ev = vc->outcome == O_MAL + XRL_MAL_FRAG_TINY || vc->outcome == O_MAL + XRL_MAL_IPV6_CHAIN ||
+			 vc->outcome == O_MAL + XRL_MAL_VLAN;
 		struct pkt p;
 
 		vc->build(&p);

@@ -2,7 +2,9 @@
 /*
  * A program to chain after the limiter in the tests (load --then, chain):
  * counts the IPv4 UDP frames it sees by destination port, and passes every
- * frame. What it counted is what the limiter passed it.
+ * frame. What it counted is what the limiter passed it. It then tail-calls
+ * into slot 0 of next when a program is there, as a root program would (the
+ * way back to the limiter that chain must refuse).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -17,6 +19,13 @@ struct {
 	__type(value, __u64);
 } count_by_port SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} next SEC(".maps");
+
 SEC("xdp")
 int xdp_count(struct xdp_md *ctx)
 {
@@ -27,13 +36,14 @@ int xdp_count(struct xdp_md *ctx)
 	__u64 one = 1, *n;
 	__u16 port;
 
-	if ((void *)(udp + 1) > end || eth->h_proto != bpf_htons(0x0800) || ip->ihl != 5 || ip->protocol != 17)
-		return XDP_PASS;
-	port = bpf_ntohs(udp->dest);
-	n = bpf_map_lookup_elem(&count_by_port, &port);
-	if (n)
-		__sync_fetch_and_add(n, 1);
-	else
-		bpf_map_update_elem(&count_by_port, &port, &one, BPF_NOEXIST);
+	if ((void *)(udp + 1) <= end && eth->h_proto == bpf_htons(0x0800) && ip->ihl == 5 && ip->protocol == 17) {
+		port = bpf_ntohs(udp->dest);
+		n = bpf_map_lookup_elem(&count_by_port, &port);
+		if (n)
+			__sync_fetch_and_add(n, 1);
+		else
+			bpf_map_update_elem(&count_by_port, &port, &one, BPF_NOEXIST);
+	}
+	bpf_tail_call(ctx, &next, 0);
 	return XDP_PASS;
 }

@@ -70,8 +70,8 @@ static const struct cli_opt load_opts[] = {
 		.what = "a policy", CLI_GIVEN(struct load_opts, malformed_given),
 		.help = "frames too short or inconsistent to parse: drop-evasive (default) drops those\n"
 			"a host accepts but no rule can judge (tiny first fragments, IPv6 header chains too\n"
-			"long to follow) and passes those the host drops itself; drop drops them all; pass\n"
-			"passes them all, so crafted frames evade every rule"),
+			"long to follow, three VLAN tags or more) and passes those the host drops itself;\n"
+			"drop drops them all; pass passes them all, so crafted frames evade every rule"),
 	CLI_OPT(struct load_opts, force, "force", FLAG, .short_name = 'f',
 		.help = "replace another XDP program attached to IFACE"),
 	CLI_OPT(struct load_opts, then, "then", STRING, .short_name = 't', .arg = "PROG",
@@ -160,6 +160,7 @@ static int load_run(struct cli_ctx *ctx)
 			 (lo->max_prefixes_given ? XRL_LOAD_MAX_PREFIXES : 0),
 	};
 	char err[XRL_ERRLEN];
+	int ret;
 
 	if (xrl_sketch_width_check(o.sketch_width, err, sizeof(err)))
 		return cli_usage(ctx->cmd, "%s", err);
@@ -170,7 +171,10 @@ static int load_run(struct cli_ctx *ctx)
 			return cli_fail(fd == -EINVAL ? EXIT_USAGE : EXIT_FAIL, "--then: %s; nothing was loaded", err);
 		close(fd);
 	}
-	if (xrl_load(&o, err, sizeof(err)))
+	ret = xrl_load(&o, err, sizeof(err));
+	if (ret == -ELOOP && lo->then)
+		return cli_fail(EXIT_FAIL, "--then: %s; nothing was changed", err);
+	if (ret)
 		return lo->config ? cli_fail(EXIT_FAIL, "%s: %s; nothing was loaded", lo->config, err) :
 				    cli_fail(EXIT_FAIL, "%s", err);
 	if (cli.json) {

@@ -84,7 +84,7 @@ static const struct {
 	{ "xdp_ratelimit_frames_seen_total", "Frames the program saw.", offsetof(struct xrl_counters, seen) },
 	{ "xdp_ratelimit_frames_passed_total", "Frames passed (XDP_PASS).", offsetof(struct xrl_counters, passed) },
 	{ "xdp_ratelimit_frames_dropped_total",
-	  "Frames dropped (XDP_DROP): over a limit, or malformed (by --malformed: tiny fragments and IPv6 chains too long to follow by default, every malformed frame under drop).",
+	  "Frames dropped (XDP_DROP): over a limit, or malformed (by --malformed: tiny fragments, IPv6 chains too long to follow and three VLAN tags or more by default, every malformed frame under drop).",
 	  offsetof(struct xrl_counters, dropped) },
 	{ "xdp_ratelimit_frames_non_ip_total", "Frames neither IPv4 nor IPv6: passed, no rule applies.",
 	  offsetof(struct xrl_counters, non_ip) },

@@ -17,9 +17,20 @@
 int xrl_chain_open(const char *what, char *err, size_t len);
 
 /*
+ * Whether the program fd (named what, for messages) may follow the instance
+ * whose xrl_then is then_fd and whose program is self: not when it leads back
+ * to that instance, itself or through the program arrays of what it can
+ * tail-call (another limiter's xrl_then among them), for every frame would
+ * then be judged again at each pass. 0, or -ELOOP with err naming the way
+ * back, or the bound the walk reached before it could tell.
+ */
+int xrl_chain_check(int then_fd, int fd, const char *what, __u32 self, char *err, size_t len);
+
+/*
  * Sets the next program of the instance whose xrl_then is then_fd; what NULL
- * or "none" removes it. self: the instance's own program id, which may not
- * follow itself. The kernel checks the program can be called from ours.
+ * or "none" removes it. self: the instance's own program id; a program that
+ * leads back to the instance is refused (xrl_chain_check). The kernel checks
+ * the program can be called from ours.
  */
 int xrl_chain_set(int then_fd, const char *what, __u32 self, char *err, size_t len);
 

@@ -222,6 +222,28 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
 }
 
 /*
+ * Whether --then may follow the instance pinned in dir, before the replace:
+ * it is checked again once set, but a loop refused then would leave the new
+ * program in place.
+ */
+static int then_check(const char *then, const char *dir, char *err, size_t len)
+{
+	struct bpf_link_info link;
+	int fd, map, ret;
+
+	map = xrl_pin_open(dir, XRL_MAP_THEN);
+	if (map < 0)
+		return 0;
+	fd = xrl_chain_open(then, err, len);
+	xrl_pin_info(dir, "link", &link, sizeof(link));
+	ret = fd < 0 ? fd : xrl_chain_check(map, fd, then, link.prog_id, err, len);
+	if (fd >= 0)
+		close(fd);
+	close(map);
+	return ret;
+}
+
+/*
  * A load on a served interface: the program replaced in place, carrying what
  * the rules in force and --config's need (so that both are judged whichever
  * it reads), then --config's rules applied, which leaves it carrying theirs.
@@ -232,6 +254,11 @@ static int replace_locked(struct xrl_load_opts *o, const char *dir, char *err, s
 	struct xrl_maps m;
 	int ret;
 
+	if (o->then) {
+		ret = then_check(o->then, dir, err, len);
+		if (ret)
+			return ret;
+	}
 	o->features = xrl_features_for(o->rules);
 	ret = xrl_replace(o, dir, err, len);
 
@@ -244,8 +271,11 @@ static int replace_locked(struct xrl_load_opts *o, const char *dir, char *err, s
 		o->prog_id = sw.prog_id;
 		snprintf(o->features_note, sizeof(o->features_note), "%s", sw.note);
 	}
-	if (!ret && o->then)
+	if (!ret && o->then) {
 		ret = xrl_chain_set(m.then, o->then, o->prog_id, err, len);
+		if (ret == -ELOOP) /* a way back made since then_check: the new program is in, the chain as it was */
+			ret = -EAGAIN;
+	}
 	xrl_maps_close(&m);
 	return ret;
 }
