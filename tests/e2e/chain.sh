@@ -33,6 +33,9 @@ expect_err "--then climbing out of /sys/fs/bpf" 2 "neither a program id nor a pi
 expect_eq "... nothing attached" "$(attached)" 0
 
 # step N SRC PORT FRAMES: FRAMES UDP frames from 10.236.0.SRC to PORT; prints what the receiver got.
+# received NAME GOT WANT: what the receiver got is WANT, or a few less: a busy machine may lose
+# a datagram on its way to the socket after the program passed it, never add one.
+received() { expect_range "$1" "$2" $(($3 > 3 ? $3 - 3 : 0)) "$3"; }
 step() {
 	recv_bg "$dir/rx" 10.236.0.1 "$2" 2
 	$UDP send -n $NS "10.236.0.$1" 10.236.0.1 "$2" 2000 1 "$3" >/dev/null 2>&1
@@ -45,7 +48,7 @@ check "load --then the counting program, with a rule" "$XRL" load $IF --then $pi
 expect_eq "status names the program that follows" \
 	"$("$XRL" -j status | jq -r --arg i $IF '.interfaces[] | select(.interface == $i) | .then.name')" xdp_count
 expect_err "chain IFACE shows it" 0 "go on to XDP program 'xdp_count'" "$XRL" chain $IF
-expect_eq "1000 frames against 200 a window: the receiver gets 200" "$(step 2 9 1000)" 200
+received "1000 frames against 200 a window: the receiver gets 200" "$(step 2 9 1000)" 200
 expect_eq "... the chained program saw exactly those 200: no frame the limiter dropped" "$(counted 9)" 200
 expect_eq "... and the limiter blocked the rest" "$("$XRL" -j stats $IF | json '.rules[0].blocked')" 800
 check "a replace in place" "$XRL" load $IF --malformed drop
@@ -70,7 +73,7 @@ expect_err "... nor load --then it" 1 "--then: program $p1 .*leads back.*nothing
 	"$XRL" load xrlchl0 --then "$p1"
 expect_err "... and the second still chains to nothing" 0 "no program chained" "$XRL" chain xrlchl0
 n=$(judged)
-expect_eq "port 9, 300 frames against 200 a window: the receiver gets 200" "$(step 6 9 300)" 200
+received "port 9, 300 frames against 200 a window: the receiver gets 200" "$(step 6 9 300)" 200
 expect_eq "... the rule judged each of the 300 once" $(($(judged) - n)) 300
 check "the other way round: the second limiter's frames go on to the first" \
 	sh -c "'$XRL' chain $IF none && '$XRL' chain xrlchl0 $p1"
@@ -89,7 +92,7 @@ expect_err "... and the first still chains to nothing" 0 "no program chained" "$
 check "the way back removed" bpftool map delete pinned $pins/maps/next key 0 0 0 0
 check "... the first chains to the second again" "$XRL" chain $IF "$p2"
 n=$(judged)
-expect_eq "... and frames go through the first once: the receiver gets 200 of 300" "$(step 7 9 300)" 200
+received "... and frames go through the first once: the receiver gets 200 of 300" "$(step 7 9 300)" 200
 expect_eq "... the rule judged each of the 300 once" $(($(judged) - n)) 300
 check "the second limiter unloaded" "$XRL" unload xrlchl0
 
@@ -109,15 +112,15 @@ check "xdp-filter denies port 7000" xdp-filter port 7000 -m dst
 fid=$(ip -j link show xrlchf0 | jq -r '.[0].xdp.prog.id')
 expect_err "chain IFACE ID: xdp-filter's program follows the limiter" 0 "now go on to XDP program 'xdpfilt_alw_all' \(id $fid\)" \
 	"$XRL" chain $IF "$fid"
-expect_eq "port 7000, which no rule limits: xdp-filter drops all 100" "$(step 3 7000 100)" 0
-expect_eq "port 9: the limiter's 200 a window, which xdp-filter lets on" "$(step 3 9 300)" 200
+received "port 7000, which no rule limits: xdp-filter drops all 100" "$(step 3 7000 100)" 0
+received "port 9: the limiter's 200 a window, which xdp-filter lets on" "$(step 3 9 300)" 200
 check "chain IFACE none" "$XRL" chain $IF none
-expect_eq "... port 7000 passes again: the limiter alone" "$(step 4 7000 100)" 100
-expect_eq "... and the limiter still limits" "$(step 4 9 300)" 200
+received "... port 7000 passes again: the limiter alone" "$(step 4 7000 100)" 100
+received "... and the limiter still limits" "$(step 4 9 300)" 200
 check "chain xdp-filter again" "$XRL" chain $IF "$fid"
 check "the limiter's rules removed" "$XRL" apply $IF /dev/null --allow-empty
-expect_eq "... port 9 unlimited now" "$(step 5 9 300)" 300
-expect_eq "... and xdp-filter still denies port 7000" "$(step 5 7000 100)" 0
+received "... port 9 unlimited now" "$(step 5 9 300)" 300
+received "... and xdp-filter still denies port 7000" "$(step 5 7000 100)" 0
 expect_err "a program cannot follow itself" 1 "cannot follow itself" "$XRL" chain $IF \
 	"$("$XRL" -j status | jq -r --arg i $IF '.interfaces[] | select(.interface == $i) | .prog_id')"
 finish
