@@ -33,6 +33,7 @@ lab_undo "kill $sender 2>/dev/null"
 # machine may start late or hold up; traffic waited for, not slept for.
 seen() { "$XRL" -j stats $IF | jq .counters.seen; }
 s0=$(seen)
+# shellcheck disable=SC2317 # run by lab_wait
 flowing() { [ "$(seen)" -ge $((s0 + 200)) ]; }
 lab_wait 3 flowing || fail "traffic on $IF" "no 200 frames within 3 s"
 s0=$(seen) t0=$(date +%s%N)

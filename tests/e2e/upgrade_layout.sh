@@ -55,8 +55,9 @@ sender=$!
 lab_undo "kill $sender 2>/dev/null"
 # Over a thousand frames through the old program before the takeover, waited for: a sleep was a
 # guess at when a sender that a busy machine starts late has sent them.
+# shellcheck disable=SC2317 # run by lab_wait
 seen_old() {
-	seen0=$("$OLD" -j stats $IF | json .counters.seen)
+	seen0=$("$OLD" -j stats "$IF" | json .counters.seen)
 	[ "$seen0" -gt 1000 ]
 }
 lab_wait 3 seen_old
