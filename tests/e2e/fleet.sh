@@ -130,17 +130,19 @@ if [ -n "${squatter:-}" ]; then
 fi
 # A second agent for an interface another one serves writes nothing (both would write its
 # allowances): it says so, and takes the interface over once the first stops.
-"$XRL" -j sync --redis "127.0.0.1:$PORT" --node na --interval $INTERVAL --count 30 xfla0 >"$dir/second.log" 2>&1 &
+"$XRL" -j sync --redis "127.0.0.1:$PORT" --node na --interval $INTERVAL --count 300 xfla0 >"$dir/second.log" 2>&1 &
 second=$!
 lab_undo "kill $second 2>/dev/null"
 if lab_wait 5 grep -q "another 'xdp-ratelimit sync' serves xfla0 already" "$dir/second.log"; then
 	pass "a second agent for xfla0 says another serves it"
 else fail "a second agent for xfla0 says another serves it" "$(cat "$dir/second.log")"; fi
 agent_down a
-sleep 1 # ten intervals: with no agent, the last sync would be that old
-if fleet a | jq -e ".fleet.last_sync_age_ms < 5 * $INTERVAL" >/dev/null; then
+# The second agent's pid on xfla0's entry, written by a sync of its own since the first stopped.
+taken() { fleet a | jq -e ".fleet.agent_pid == $second and .fleet.last_sync_age_ms < 5 * $INTERVAL" >/dev/null; }
+if lab_wait 10 taken; then
 	pass "... and takes xfla0 over once the first agent stops (it syncs it)"
 else fail "... and takes xfla0 over once the first agent stops" "$(fleet a) $(cat "$dir/second.log")"; fi
+kill $second 2>/dev/null
 wait $second
 agent_up a $PORT
 lab_wait 10 all_nodes '.fleet.policy == "shared" and .fleet.nodes == 3' || fail "agent a back" "$(fleet a)"
@@ -149,11 +151,13 @@ expect_eq "status -j shows the fleet view" \
 	'["shared",3]'
 check "status shows it as text" sh -c "$XRL status | grep -A2 '^xfla0 ' | grep -q 'fleet: shared, 3 nodes'"
 
-# Traffic at 1200, 600 and 200 packets a second: twice the fleet's limit, unequally.
+# Traffic at 1200, 600 and 200 packets a second: twice the fleet's limit, unequally, until the
+# senders are stopped below (on a loaded machine 30 s could run out before the checks that read
+# their traffic: demand falling to nothing skews the shares).
 senders=()
 for n in "${NODES[@]}"; do
 	i=$((${#n} + $(printf '%d' "'$n") - 97))
-	$UDP send -n "xfl-$n" "10.24$i.0.2" "10.24$i.0.1" 7100 "${RATE[$n]}" 30 >/dev/null &
+	$UDP send -n "xfl-$n" "10.24$i.0.2" "10.24$i.0.1" 7100 "${RATE[$n]}" 300 >/dev/null &
 	senders+=($!)
 	lab_undo "kill $! 2>/dev/null"
 done
@@ -238,7 +242,12 @@ else fail "redis back: every node in sync again" "$(for n in "${NODES[@]}"; do f
 # the 3 members it last saw); the others see it silent, set that reserve aside and share the
 # rest: the fleet stays within its limit (661df77 passed 1538/s here: the others took the whole
 # limit while the dead node kept its last allowance).
-sleep 0.5
+# The others set aside the reserve c published at its last sync: the one its sync before that
+# computed (1000 or 500 while it saw fewer than 3 members after Redis came back). Waited for, as
+# c's next syncs may be late on a busy machine: c's kernel enforces 333, as checked below.
+tag=$(jq -r 'select(.event == "start") | .key_tag' "$dir/agent-c.log" | tail -1)
+published() { [ "$(redis-cli -p "$PORT" hget "xrl:{$tag}:demand" nc/xflc0 | cut -d' ' -f3)" = 333 ]; }
+lab_wait 10 published || fail "c publishes its reserve" "$(redis-cli -p $PORT hgetall "xrl:{$tag}:demand")"
 kill -9 "${AGENT[c]}" 2>/dev/null
 wait "${AGENT[c]}" 2>/dev/null
 t0=$(ms)
@@ -248,15 +257,29 @@ if lab_wait 5 lapsed; then
 else fail "agent c killed: its allowance lapses to its reserve" "$(fleet c)"; fi
 reserve=$(fleet c | jq .fleet.allowance)
 expect_eq "c's reserve is the limit / the 3 members it last saw" "$reserve" 333
-others() { fleet a | jq -e '.fleet.nodes == 2' >/dev/null && fleet b | jq -e '.fleet.nodes == 2' >/dev/null; }
+# synced_with_2 NODE [AFTER]: the node's last sync saw 2 live nodes (and came after AFTER, its
+# last_sync then); sets last[NODE].
+declare -A last=()
+synced_with_2() {
+	last[$1]=$(fleet "$1" | jq -r --arg t "${2:-}" 'select(.fleet.nodes == 2 and .fleet.last_sync > $t) | .fleet.last_sync')
+	[ -n "${last[$1]}" ]
+}
+others() { synced_with_2 a && synced_with_2 b; }
 if lab_wait 10 others; then
 	pass "a and b see 2 live nodes after $(($(ms) - t0)) ms"
 else fail "a and b see 2 live nodes" "$(fleet a) $(fleet b)"; fi
-sleep 0.3
-ab=$(($(fleet a | jq .fleet.allowance) + $(fleet b | jq .fleet.allowance)))
+# Both have synced since: neither share read below comes from before c's death, however late an
+# agent's next sync is on a busy machine.
+resynced() { synced_with_2 a "$1" && synced_with_2 b "$2"; }
+lab_wait 10 resynced "${last[a]}" "${last[b]}" || fail "a and b sync again" "$(fleet a) $(fleet b)"
+fa=$(fleet a)
+fb=$(fleet b)
+ab=$(($(jq .fleet.allowance <<<"$fa") + $(jq .fleet.allowance <<<"$fb")))
 # Each computes its share from its own sync: snapshots up to an interval apart (the bound).
-expect_range "a and b share what c's reserve leaves (a + b + c's reserve within the bound)" \
-	$((ab + reserve)) 900 "$bound"
+if ((ab + reserve >= 900 && ab + reserve <= bound)); then
+	pass "a and b share what c's reserve leaves (a + b + c's reserve within the bound) ($((ab + reserve)) in 900..$bound)"
+else fail "a and b share what c's reserve leaves (a + b + c's reserve within the bound)" \
+	"got $((ab + reserve)), want 900..$bound: a $(jq -c .fleet <<<"$fa"), b $(jq -c .fleet <<<"$fb"), Redis $(redis-cli -p $PORT hgetall "xrl:{$tag}:demand" | tr '\n' ' ')"; fi
 for n in "${NODES[@]}"; do P0[$n]=$(fleet "$n" | jq .passed); done
 t1=$(ms)
 sleep 2
@@ -327,9 +350,15 @@ fails0=$(fleet a | jq '[.fleet.sync_failures_total] | add')
 redis-cli -p "$dst" cluster setslot "$slot" importing "$(node_id "$src")" >/dev/null
 redis-cli -p "$src" cluster setslot "$slot" migrating "$(node_id "$dst")" >/dev/null
 redis-cli -p "$src" migrate 127.0.0.1 "$dst" "" 0 5000 keys "xrl:{$tag}:demand" "xrl:{$tag}:alive" >/dev/null
-sleep 0.5
 ask_total() { redis-cli -p "$dst" info commandstats | sed -n 's/^cmdstat_asking:calls=\([0-9]*\),.*/\1/p'; }
-expect_eq "migrating: the agents follow ASK to the new master" "$( (($(ask_total) > 0)) && echo yes)" yes
+asked() {
+	local n
+	n=$(ask_total)
+	((${n:-0} > 0))
+}
+# The agents' next syncs, waited for: a busy machine may hold one past a guess at them.
+lab_wait 5 asked
+expect_eq "migrating: the agents follow ASK to the new master" "$(asked && echo yes)" yes
 expect_eq "migrating: the keys are written there" \
 	"$(printf 'ASKING\nEXISTS xrl:{%s}:demand\n' "$tag" | redis-cli -p "$dst" | tail -1)" 1
 for p in "${CPORTS[@]}"; do redis-cli -p "$p" cluster setslot "$slot" node "$(node_id "$dst")" >/dev/null; done

@@ -53,8 +53,14 @@ recv_bg "$dir/rx" 10.235.0.1 9 6
 $UDP send -n $NS 10.235.0.2 10.235.0.1 9 2000 3 >"$dir/sent" 2>&1 &
 sender=$!
 lab_undo "kill $sender 2>/dev/null"
-sleep 1
-seen0=$("$OLD" -j stats $IF | json .counters.seen)
+# Over a thousand frames through the old program before the takeover, waited for: a sleep was a
+# guess at when a sender that a busy machine starts late has sent them.
+# shellcheck disable=SC2317 # run by lab_wait
+seen_old() {
+	seen0=$("$OLD" -j stats "$IF" | json .counters.seen)
+	[ "$seen0" -gt 1000 ]
+}
+lab_wait 3 seen_old
 expect_err "this build's stats says how to take it over" 1 "have layout $prev, an older xdp-ratelimit's .*run 'xdp-ratelimit load $IF' to take them over in place" "$XRL" stats $IF
 expect_err "this build's load takes it over in place" 0 "replaced the program on $IF in place .* from map layout $prev to $now" \
 	"$XRL" load $IF
