@@ -25,6 +25,11 @@
 #define XRL_MAP_CAP_CTL "xrl_cap_ctl"
 #define XRL_MAP_CAP_CPU "xrl_cap_cpu"
 #define XRL_MAP_CAP_RING "xrl_cap_ring"
+/* Every map a capture pins, for whoever lists or removes them. */
+#define XRL_CAP_PINS                                               \
+	{                                                          \
+		XRL_MAP_CAP_CTL, XRL_MAP_CAP_CPU, XRL_MAP_CAP_RING \
+	}
 
 /* The ring's bytes (a power of 2 and of the page size). */
 #define XRL_CAP_RING_BYTES (1U << 20)

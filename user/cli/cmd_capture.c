@@ -20,7 +20,7 @@
 struct bpf_program;
 #include <pcap/pcap.h>
 #include <pcap/dlt.h>
-#include "apply.h"
+#include "rules_read.h"
 #include "atomic.h"
 #include "capture.h"
 #include "cli.h"

@@ -4,7 +4,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include "apply.h"
+#include "rules_read.h"
 #include "lpm_set.h"
 #include "cli.h"
 #include "config.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "apply.h"
+#include "rules_read.h"
 #include "cli.h"
 #include <arpa/inet.h>
 #include "lpm_set.h"

@@ -6,21 +6,7 @@
 #include "err.h"
 #include "maps.h"
 #include "rules/rule.h"
-
-/*
- * The cells the rings of an instance need for set: its longest window's
- * buckets, one more (xrl_cells_for). xrl_rules_apply grows an instance's
- * rings in place first when it has fewer.
- */
-__u32 xrl_ruleset_cells(const struct xrl_ruleset *set);
-
-/*
- * The rule set the program reads now, with ids and gens, and the sets its
- * rules use, counted but not read (their v is NULL): the figures need no more.
- */
-int xrl_rules_read(const struct xrl_maps *m, struct xrl_ruleset *set);
-/* ... with every set's prefixes: what dump, save and the rule changes write back. */
-int xrl_rules_read_full(const struct xrl_maps *m, struct xrl_ruleset *set);
+#include "rules_read.h"
 
 /* The programs apply swapped in, when the new set needs other features (specialise.h). */
 struct xrl_apply_swap {

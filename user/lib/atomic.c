@@ -72,7 +72,8 @@ int xrl_write_atomic(const char *path, const void *body, size_t len, mode_t mode
 			*slash = '\0';
 	}
 	sweep(dir, base);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.%d.XXXXXX", dir, base, (int)getpid());
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.%d.XXXXXX", dir, base, (int)getpid()) >= sizeof(tmp))
+		return xrl_fail(-ENAMETOOLONG, err, errlen, "cannot write %s: the path is too long", target);
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return xrl_fail(-errno, err, errlen, "cannot write next to %s: %s%s", target, strerror(errno),

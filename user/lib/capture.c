@@ -15,18 +15,6 @@
 #include "objinfo.h"
 #include "err.h"
 
-static const char *const cap_pins[] = { XRL_MAP_CAP_CTL, XRL_MAP_CAP_CPU, XRL_MAP_CAP_RING };
-
-bool xrl_capture_pin(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(cap_pins) / sizeof(cap_pins[0]); i++)
-		if (!strcmp(name, cap_pins[i]))
-			return true;
-	return false;
-}
-
 __u64 xrl_capture_now_ms(void)
 {
 	struct timespec ts;
@@ -286,6 +274,7 @@ int xrl_capture_running(const char *dir, __u32 *pid, __u64 *since_ns)
 
 __u64 xrl_capture_memlock(const char *dir)
 {
+	static const char *const cap_pins[] = XRL_CAP_PINS;
 	__u64 sum = 0;
 	size_t i;
 

@@ -39,9 +39,6 @@ struct xrl_cap_counts {
 	__u64 matched, captured, lost_rate, lost_full;
 };
 
-/* Whether a pin of this name is a capture's map (the loader makes them; older builds did not). */
-bool xrl_capture_pin(const char *name);
-
 /*
  * Opens the capture maps of the instance pinned in dir (iface names it in
  * messages): -ENOENT and err when the instance was loaded by a build

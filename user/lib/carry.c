@@ -5,7 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "capture.h"
 #include "carry.h"
 #include "critical.h"
 #include "layout_prev.h"

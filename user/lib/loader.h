@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Loading, attaching and pinning the program per interface; unloading; status. */
+/* Loading, attaching and pinning the program per interface; unloading. */
 #ifndef XRL_LOADER_H
 #define XRL_LOADER_H
 
@@ -7,44 +7,7 @@
 #include <stdbool.h>
 #include "err.h"
 #include "maps.h"
-#include "rules/rule.h"
-
-struct xrl_load_opts {
-	const char *iface;
-	bool generic;	/* XDP in generic (skb) mode instead of native */
-	__u32 clock;	/* XRL_CLOCK_PRECISE or XRL_CLOCK_COARSE */
-	__u32 max_keys; /* window states: the LRU's size */
-	__u32 new_keys; /* per-source states created per second at most; 0: no cap */
-	/* The sketch's columns (a power of 2, XRL_SKETCH_MIN_WIDTH to _MAX_WIDTH); 0: the default. */
-	__u32 sketch_width;
-	__u32 malformed;    /* enum xrl_mal_policy */
-	__u32 max_prefixes; /* of the prefix and dst rules, sets included: sizes the range structure; 0 the default */
-	/*
-	 * The cells of every ring: windows of up to cells - 1 buckets. 0: as
-	 * the rules need (xrl_ruleset_cells); on a loaded interface, as it is,
-	 * or more when the rules need more.
-	 */
-	__u32 cells;
-	/* The rules' counter slots (xrl_rule_ids_for); 0: as the rules need, or as the instance has. */
-	__u32 rule_ids;
-	bool force; /* replace another XDP program */
-	/* Applied before the program is attached, so that it never runs without them; NULL: no rules. */
-	struct xrl_ruleset *rules;
-	/* The program passed frames go on to (chain.h: an id or a pinned path); NULL: as it is. */
-	const char *then;
-	/* Out: what the program carries (XRL_HAS_*, XRL_FEAT_*: specialise.h); the rest is pruned. */
-	__u32 features;
-	/* Out: why it carries more than its rules need, when it does (apply.h's note). */
-	char features_note[XRL_ERRLEN];
-	/* Out: what was finished or undone of a replace stopped midway before this one (journal.h); "": none. */
-	char recovered[XRL_ERRLEN];
-	/* XRL_LOAD_* given: on a loaded interface, the settings not given stay as they are. */
-	__u32 given;
-	/* Out: the program of a loaded instance was replaced in place (of this layout, or old_layout). */
-	bool replaced;
-	__u32 old_layout;
-	__u32 prog_id; /* out: the program attached now */
-};
+#include "program.h"
 
 /*
  * Attaches and pins under xrl_pin_dir's folder; leaves nothing behind on
@@ -53,57 +16,7 @@ struct xrl_load_opts {
  */
 int xrl_load(struct xrl_load_opts *o, char *err, size_t len);
 
-struct xdp_ratelimit_bpf;
-/*
- * The program's object, opened and set for o (its rodata, its maps' sizes),
- * not yet loaded. XDP_RATELIMIT_BPF_OBJECT names another build of the same
- * program to open instead of the one built in (for testing a program change).
- */
-struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err, size_t len);
-/*
- * The error for the kernel's refusal ret (-errno) of the program, given the
- * kernel's release (uname -r): too old, too large for its verifier, or else.
- */
-int xrl_load_refused(int ret, const char *release, char *err, size_t len);
 /* Detaches and removes everything xrl_load made. */
 int xrl_unload(const char *iface, char *err, size_t len);
-
-#define XRL_STATUS_GLOBALS 16
-
-struct xrl_status {
-	char iface[IF_NAMESIZE]; /* its name now; empty when gone or in another network namespace */
-	struct xrl_ifid id;	 /* what it is loaded on */
-	bool here;		 /* in this network namespace */
-	bool gone;		 /* its device was deleted: nothing enforces its rules */
-	bool loading;		 /* a load or unload held the pin root while it was read: err is no fault */
-	char dir[PATH_MAX];	 /* its pins */
-	bool attached;		 /* the pinned link still holds the program on the interface */
-	__u32 prog_id;
-	__u32 features;	  /* what the program carries (specialise.h) */
-	bool features_ok; /* ... read from it */
-	struct xrl_ctl ctl;
-	size_t rules, keys;
-	__u32 max_prefixes;   /* load --max-prefixes; 0 when unknown */
-	size_t prefixes;      /* what the rules in force hold of them */
-	__u32 then_id;	      /* the program passed frames go on to (chain.h); 0: none */
-	__u32 verified_insns; /* instructions the verifier walked to load the program; 0: unknown */
-	__u32 capture_pid;    /* the capture running on it (capture.h): its pid; 0: none */
-	__u64 capture_ns;     /* ... running for this long */
-	char then_name[16];
-	__u64 memlock;	      /* bytes charged for the maps */
-	__u64 state_memlock;  /* ... of which the window states: max_keys of them */
-	__u64 sketch_memlock; /* ... and the sketch of new sources past the cap */
-	char err[256];	      /* set when the folder could not be read */
-	/* Its global rules (the first XRL_STATUS_GLOBALS), with what the sync agent last wrote of each. */
-	struct xrl_status_global {
-		struct xrl_spec spec;
-		struct xrl_fleet f;
-		bool synced; /* f is an agent's, for this rule */
-	} global[XRL_STATUS_GLOBALS];
-	size_t nglobal;
-};
-
-/* Every loaded instance, in every network namespace; *out is malloc'd. */
-int xrl_status_list(struct xrl_status **out, size_t *n);
 
 #endif /* XRL_LOADER_H */

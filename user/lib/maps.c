@@ -16,8 +16,8 @@
 #include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "capture.h"
 #include "maps.h"
+#include "xrl_capture.h"
 #include "objinfo.h"
 #include "err.h"
 
@@ -234,6 +234,18 @@ static const struct map_want wanted[] = {
  * the judgements' slots of the builds before the pipeline (xrl_eval).
  */
 static const char *const other_pins[] = { "prog", "link", "xrl_prefixes", XRL_MAP_EVAL_OLD, XRL_PIN_JOURNAL };
+
+static const char *const cap_pins[] = XRL_CAP_PINS;
+
+bool xrl_capture_pin(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cap_pins) / sizeof(cap_pins[0]); i++)
+		if (!strcmp(name, cap_pins[i]))
+			return true;
+	return false;
+}
 
 bool xrl_pin_is_ours(const char *name)
 {

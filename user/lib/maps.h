@@ -58,6 +58,8 @@ int xrl_pin_dir(const char *iface, char *buf, size_t len, struct xrl_ifid *id, c
 /* A replace's journal, from before its swap until it has ended (journal.h). */
 #define XRL_PIN_JOURNAL "xrl_journal"
 
+/* Whether a pin of this name is a capture's map (the loader makes them; older builds did not). */
+bool xrl_capture_pin(const char *name);
 /* Whether name is one of the pins xrl_load or a replace makes in an interface's folder. */
 bool xrl_pin_is_ours(const char *name);
 

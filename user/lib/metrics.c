@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "apply.h"
+#include "rules_read.h"
 #include "err.h"
 #include "journal.h"
 #include "metrics.h"

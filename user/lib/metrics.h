@@ -4,7 +4,7 @@
 #define XRL_METRICS_H
 
 #include "err.h"
-#include "loader.h"
+#include "status.h"
 #include "stats.h"
 
 struct xrl_rule_totals {

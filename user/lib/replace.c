@@ -18,7 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "critical.h"
-#include "apply.h"
+#include "rules_read.h"
 #include "carry.h"
 #include "chain.h"
 #include "loader.h"

@@ -8,12 +8,12 @@
 #include <sys/file.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "apply.h"
+#include "rules_read.h"
 #include "lpm_set.h"
 #include "capture.h"
 #include "chain.h"
 #include "journal.h"
-#include "loader.h"
+#include "status.h"
 #include "memory.h"
 #include "objinfo.h"
 #include "specialise.h"

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include "journal.h"
-#include "apply.h"
+#include "rules_read.h"
 #include "err.h"
 #include "maps.h"
 #include "stats.h"

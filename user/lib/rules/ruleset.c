@@ -194,28 +194,6 @@ int xrl_load_line_format(const struct xrl_load_line *l, char *buf, size_t len)
 
 #define MAX_WORDS 512 /* a line of XRL_MAX_LINE characters holds no more (a set written inline) */
 
-int xrl_read_line(FILE *f, char *buf, size_t *total, int *col, unsigned long long max)
-{
-	size_t n = 0;
-	int c;
-
-	while ((c = getc(f)) != EOF) {
-		if (++*total > max)
-			return -EFBIG;
-		if (c == '\0') {
-			*col = (int)n + 1;
-			return -EILSEQ;
-		}
-		buf[n++] = (char)c;
-		if (c == '\n')
-			break;
-		if (n > XRL_MAX_LINE)
-			return -E2BIG;
-	}
-	buf[n] = '\0';
-	return (int)n;
-}
-
 static bool rule_word(const char *w)
 {
 	static const char *const words[] = { "port", "proto", "fragments", "prefix", "dst" };

@@ -13,20 +13,6 @@
 #include "err.h"
 #include "xrl_lpm.h"
 
-int xrl_set_name_check(const char *name, char *err, size_t len)
-{
-	size_t i;
-
-	for (i = 0; name[i]; i++)
-		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '-' && name[i] != '.')
-			break;
-	if (!name[0] || name[i] || i >= XRL_SET_NAME_MAX || !isalpha((unsigned char)name[0]))
-		return fail(err, len,
-			    "'%s' is not a set's name: a letter, then letters, digits, '_', '-' or '.', at most %d",
-			    name, XRL_SET_NAME_MAX - 1);
-	return 0;
-}
-
 struct xrl_pset *xrl_ruleset_set(const struct xrl_ruleset *set, const char *name)
 {
 	size_t i;
