@@ -459,23 +459,39 @@ XRL_INLINE void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct xrl_
  */
 #define XRL_LEASE_PART 256
 
+/* A pass xrl_reserve_lease counted and committed, got passes leased with it. */
+XRL_INLINE int xrl_reserved(__u32 *lease, __u32 got)
+{
+	if (lease)
+		*lease = got;
+	return XRL_PASSED;
+}
+
 /*
  * sum(now) + 1 > T, and when the packet passes, its count in the current
  * bucket, on a ring every CPU shares, with no surplus ever:
- *  - the count is a compare-and-swap of the word that holds the bucket's
- *    epoch and pass count, made only while the sum read allows it;
- *  - the sum spans several cells, so the pass is committed by a
- *    compare-and-swap of the ring's seq from the value read before the
- *    cells: if another CPU committed a pass in between (into any cell), the
- *    count is taken back and the packet judged again on fresh reads. A CPU
- *    whose read came after another's commit sees that commit's cell (the
- *    cell is written before seq, and seq read before the cells).
- * So no two CPUs can pass the same last packet of a window, even from two
- * sides of a bucket boundary. A cell already at a later bucket than ours
+ *  - the count is an atomic add to the word that holds the bucket's epoch
+ *    and pass count (a compare-and-swap when it moves the cell to a new
+ *    bucket), made only while the sum read allows it, and kept only while
+ *    the count the add returns, plus the other cells, still does;
+ *  - the sum spans several cells, so the pass is then committed by an add
+ *    to the ring's seq, read before the cells: if another CPU committed in
+ *    between (into any cell), the other cells are read again after the
+ *    commit and the count is kept only if they and what the add returned
+ *    still allow it, else taken back and the packet judged again.
+ * So every pass was judged against every pass committed before it: of the
+ * passes of any window, the last to commit of those that came last into
+ * their cells saw them all. No two CPUs can pass the same last packet of a
+ * window, even from two sides of a bucket boundary. And no CPU loses to
+ * another forever: an add cannot fail, so a round is lost only when the
+ * cell moved to a new bucket under it (at most once a bucket), or when the
+ * window had no room for the passes being counted at that moment (a CPU
+ * whose count the window then refuses takes it back). A cell already at a
+ * later bucket than ours
  * means another CPU (or this one, earlier) read the clock later: time is at
  * least that, so we judge and count as of the newest bucket in the ring (*s
- * is moved to it). After tries rounds lost to other CPUs' commits the
- * packet is judged over (XRL_CONTENDED). With check_only the verdict is
+ * is moved to it). After tries rounds lost the packet is judged over
+ * (XRL_CONTENDED). With check_only the verdict is
  * given and nothing is written. snap: room for XRL_MAX_CELLS words (the
  * program's stack has no room for them beside its caller's). The ring has
  * cells cells (more than n: xrl_cells_fit), s is a slot of cells.
@@ -484,13 +500,15 @@ XRL_INLINE void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct xrl_
  * a byte rate; a bucket's count is 32 bits, so a cell that cannot take the
  * cost is over. When over, *room (if given) is what a packet could still
  * cost and pass: a byte window over for this frame may admit a smaller one.
+ * (The add is made below a threshold of 2^31 only, where no CPUs' adds in
+ * flight can carry a count into its epoch; above it, a compare-and-swap.)
  *
  * A cell moved to a new bucket is moved after the ring's last, so that no
  * CPU takes it for an old cell from 2^31 buckets ago (xrl_valid).
  *
  * lease (xrl_reserve_lease): on the way in, how many passes more the caller
  * would take for later packets; on a pass, how many it took, counted with
- * the packet's in the same compare-and-swap: at most a XRL_LEASE_SHARE-th of
+ * the packet's in the same add: at most a XRL_LEASE_SHARE-th of
  * the room the packet leaves and a XRL_LEASE_PART-th of the threshold, so the
  * window's sum never exceeds threshold with them, and other CPUs keep most of
  * the room.
@@ -499,12 +517,15 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 				    __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
 				    __u32 *lease)
 {
-	__u64 sum, w, nw, seq, last, fresh, valid, blen = interval / n;
-	__u32 i, E, e, cnt, newest, im, le, take, got;
+	__u64 sum, w, nw, seq, last, fresh, valid, blen = interval / n, hold = 0;
+	__u32 i, E, e, cnt, newest, im, le, take;
 	struct xrl_cell *c;
 	int k;
 
-	for (k = 0; k < tries; k++) {
+	/* One round more than tries, for a count held to be judged again after its commit. */
+	for (k = 0; k <= tries; k++) {
+		if (k == tries && !hold)
+			break;
 		/*
 		 * seq, then the cells, then last: a cell another CPU moved is in
 		 * the snapshot only after that CPU moved last (xrl_valid) and,
@@ -535,6 +556,12 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 			newest += (__u32)((e - newest) * newer);
 			im += (__u32)((i - im) * newer);
 		}
+		if (hold && newest != E) {
+			/* Our count, committed, is no longer in the newest bucket: back, and judge again there. */
+			xrl_unreserve(r, cells, s, (__u32)hold, tries);
+			hold = 0;
+			continue;
+		}
 		/* The slot moves on to the newest bucket (by 0 when it is the newest), with no branch. */
 		s->q += (__u32)(newest - E);
 		s->start += (__u64)(newest - E) * blen;
@@ -548,6 +575,17 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 			e = xrl_word_epoch(w);
 			sum += xrl_word_pass(w) * (xrl_lt(0, i ^ s->idx) & xrl_lt(0, e | xrl_word_pass(w)) & fresh &
 						   xrl_lt((__u32)(le - e), 0x80000000U) & xrl_lt((__u32)(E - e), n));
+		}
+		if (hold) {
+			/*
+			 * Another CPU committed between our reads and our commit: the
+			 * other cells read after it, and what our add returned, decide.
+			 */
+			if (sum + (hold >> 32) + (__u32)hold <= threshold)
+				return xrl_reserved(lease, (__u32)hold - cost);
+			xrl_unreserve(r, cells, s, (__u32)hold, tries);
+			hold = 0;
+			continue;
 		}
 		i = s->idx;
 		xrl_barrier_var(i);
@@ -568,7 +606,7 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 		}
 		if (check_only)
 			return XRL_PASSED;
-		got = 0;
+		take = cost;
 		if (lease) {
 			/* With no branch, as in the loops above: the least of the share, the part, what is asked. */
 			__u64 used = sum + cnt + cost, cap = threshold / XRL_LEASE_PART, want = *lease, part;
@@ -577,25 +615,36 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 			part -= (part - cap) * xrl_lt(cap, part);
 			part -= (part - want) * xrl_lt(want, part);
 			part *= xrl_lt(cnt + cost + part, 0x100000000ULL); /* the cell's count stays 32 bits */
-			got = (__u32)part;
+			take += (__u32)part;
 		}
-		take = cost + got;
-		nw = xrl_word(E, cnt + take);
-		/* A cell moving to a new bucket: last first (see xrl_valid). */
-		if (!cnt && !xrl_last_advance(r, s->q, tries))
-			continue;
-		if (__sync_val_compare_and_swap(&c->word, w, nw) != w)
-			continue;
-		if (__sync_val_compare_and_swap(&r->seq, seq, seq + 1) != seq) {
-			/* Another CPU committed since our reads: take ours back, judge again. */
-			xrl_take_back(c, E, take, tries);
-			continue;
+		if (valid && e == E && threshold < 0x80000000ULL) {
+			/* The cell holds our bucket: an add, which no other CPU can make fail. */
+			w = __sync_fetch_and_add(&c->word, (__u64)take);
+			if (xrl_word_epoch(w) != E) {
+				/* The cell moved on meanwhile: ours went into another bucket. */
+				xrl_take_back(c, xrl_word_epoch(w), take, tries);
+				continue;
+			}
+			cnt = xrl_word_pass(w); /* ours is counted after these */
+			if (sum + cnt + take > threshold) {
+				/* Others counted in the cell since our read: the window cannot take ours. */
+				xrl_take_back(c, E, take, tries);
+				continue;
+			}
+		} else {
+			nw = xrl_word(E, cnt + take);
+			/* A cell moving to a new bucket: last first (see xrl_valid). */
+			if (!cnt && !xrl_last_advance(r, s->q, tries))
+				continue;
+			if (__sync_val_compare_and_swap(&c->word, w, nw) != w)
+				continue;
+			if (!cnt)
+				c->block = 0; /* this CPU moved the cell to bucket E: its blocks start over */
 		}
-		if (!cnt)
-			c->block = 0; /* this CPU moved the cell to bucket E: its blocks start over */
-		if (lease)
-			*lease = got;
-		return XRL_PASSED;
+		if (__sync_fetch_and_add(&r->seq, 1) == seq)
+			return xrl_reserved(lease, take - cost);
+		/* Another CPU committed since our reads: ours is held, judged again on fresh reads of the others. */
+		hold = (__u64)cnt << 32 | take;
 	}
 	return XRL_CONTENDED;
 }
