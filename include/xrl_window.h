@@ -291,11 +291,15 @@ static inline int xrl_ring_claim(__u32 *owner, __u32 gen)
 }
 
 /*
- * current(t) for a ring one CPU owns (a rule's figures): the cell of slot s,
- * reset in place when it holds an older bucket. NULL when it holds a newer
- * one (time went backwards): the event must not be counted into it.
+ * current(t) for a ring one CPU owns (a rule's figures), of a window of n
+ * buckets: the cell of slot s, reset in place when it holds an older bucket.
+ * NULL when it holds a newer one (time went backwards), or when s is an
+ * interval or more before the ring's newest bucket: the event must not be
+ * counted. (Sentinel's ring of n has that old bucket's slot holding a newer
+ * one; the cell the ring keeps beside the window must not take it, or the
+ * last whole interval, xrl_window_last_at, would count it.)
  */
-static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s)
+static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, __u32 n, __u32 cells, const struct xrl_slot *s)
 {
 	struct xrl_cell *c;
 	__u32 i = s->idx;
@@ -303,6 +307,8 @@ static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, __u32 cells, c
 
 	xrl_barrier_var(i);
 	if (i >= XRL_MAX_CELLS || i >= cells) /* for the verifier: a map sized at load holds cells of them */
+		return (struct xrl_cell *)0;
+	if (s->q + n <= r->last)
 		return (struct xrl_cell *)0;
 	c = &r->c[i];
 	w = c->word;
@@ -323,7 +329,7 @@ static inline struct xrl_cell *xrl_current(struct xrl_ring *r, __u32 n, __u32 ce
 	struct xrl_slot s;
 
 	xrl_slot_at(&s, t, interval / n, cells);
-	return xrl_current_at(r, cells, &s);
+	return xrl_current_at(r, n, cells, &s);
 }
 
 /* sum(now) of a ring one CPU owns: refresh current(now), then add the live cells. */

@@ -184,6 +184,48 @@ static void test_case5_decision(void **state)
 	assert_true(xrl_over(0, 0));
 }
 
+/*
+ * A count for a time one interval or more before the newest bucket is
+ * dropped, as in Sentinel (Java and Go): with n slots, that time's slot
+ * holds the newest bucket, a newer start, so current(t) gives no bucket of
+ * the ring. Here the ring keeps n + 1 cells, and the old bucket's cell is
+ * free: it must not be taken. n = 2, I = 1000: 3 passes at S+1100 (the
+ * newest bucket, start S+1000); then at S+100 (start S, one interval before
+ * it) no bucket, at S+600 (start S+500, in the interval) one; the last whole
+ * interval read at S+1100 (the buckets S and S+500) holds none of the 3, and
+ * nothing was counted at S. For n = 1 and 10 the same, one interval back.
+ */
+static void test_old_bucket_dropped(void **state)
+{
+	static const __u32 ns[] = { 1, 2, 10 };
+	const __u64 I = 1000 * MS;
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		__u32 n = ns[k];
+		__u64 W = I / n, newest = S + I + W / 5;
+		struct xrl_ring r = {};
+		struct xrl_cell *c;
+
+		add(&r, n, I, newest, 3, 0);
+		/* One interval before the newest bucket's start, and more. */
+		assert_null(xrl_current(&r, n, XC(n), I, newest - I));
+		assert_null(xrl_current(&r, n, XC(n), I, newest - I - W));
+		assert_null(xrl_current(&r, n, XC(n), I, newest - 3 * I));
+		assert_true(xrl_window_last_at(&r, n, XC(n), I, newest).pass == 0);
+		assert_true(xrl_window_last_at(&r, n, XC(n), I, newest).buckets == 0);
+		/* Within the interval before it (n > 1): its bucket, counted. */
+		if (n > 1) {
+			c = xrl_current(&r, n, XC(n), I, newest - I + W);
+			assert_non_null(c);
+			xrl_cell_count(c, 0);
+			assert_true(xrl_window_last_at(&r, n, XC(n), I, newest).pass == 1);
+		}
+		assert_true(sum_at(&r, n, I, newest).pass == 3 + (n > 1));
+	}
+}
+
 /* The ring wraps: each bucket leaves the window exactly n buckets after it began. */
 static void test_rollover(void **state)
 {
@@ -789,6 +831,7 @@ int main(void)
 		cmocka_unit_test(test_case3_slot_reuse_and_deprecation),
 		cmocka_unit_test(test_case4_sliding_sums),
 		cmocka_unit_test(test_case5_decision),
+		cmocka_unit_test(test_old_bucket_dropped),
 		cmocka_unit_test(test_rollover),
 		cmocka_unit_test(test_deprecation_boundary),
 		cmocka_unit_test(test_idle_gap),
