@@ -474,6 +474,64 @@ XRL_INLINE int xrl_reserved(__u32 *lease, __u32 got)
 }
 
 /*
+ * A latch's block word (struct xrl_latch): its count is the low half, an
+ * over latch's blocks or a lease's passes left, and the high half a serial
+ * the CPU moves on with each lease it makes in the slot, so that another
+ * CPU taking back a lease's passes (xrl_lease_revoke) can tell with one
+ * compare-and-swap that the word is still that lease's. Its operations are
+ * here, where the unit tests race them.
+ */
+#define XRL_LATCH_SERIAL 0xffffffff00000000ULL
+static inline __u32 xrl_latch_count(__u64 block)
+{
+	return (__u32)block;
+}
+
+/* A lease of n passes made in the slot: published last, by an exchange (a full barrier), with a new serial. */
+XRL_INLINE void xrl_lword_lease(__u64 *word, __u32 n)
+{
+	__u64 serial = *word & XRL_LATCH_SERIAL;
+
+	/* No passes (a candidate): nothing for another CPU to take, so no barrier, and the serial stays. */
+	if (n)
+		__sync_lock_test_and_set(word, (serial + (1ULL << 32)) | n);
+	else
+		*word = serial;
+}
+
+/* An over latch made in the slot: no blocks yet. */
+XRL_INLINE void xrl_lword_over(__u64 *word)
+{
+	*word &= XRL_LATCH_SERIAL;
+}
+
+/* Spends one pass of a lease: whether one was left (else another CPU took them back, or none are). */
+XRL_INLINE int xrl_lword_spend(__u64 *word)
+{
+	__u64 w = *word;
+
+	return xrl_latch_count(w) && __sync_val_compare_and_swap(word, w, w - 1) == w;
+}
+
+/* The holder takes back what its lease has left, in one exchange: the passes it took. */
+XRL_INLINE __u32 xrl_lword_return(__u64 *word)
+{
+	return xrl_latch_count(__sync_lock_test_and_set(word, *word & XRL_LATCH_SERIAL));
+}
+
+/* Another CPU reads the word, with a full barrier before it reads the fields the word goes with. */
+XRL_INLINE __u64 xrl_lword_peek(__u64 *word)
+{
+	return __sync_val_compare_and_swap(word, 0, 0);
+}
+
+/* ... and takes back what the lease it read as w has left, if the word is still w: the passes it took. */
+XRL_INLINE __u32 xrl_lword_take(__u64 *word, __u64 w)
+{
+	return __sync_val_compare_and_swap(word, w, w & XRL_LATCH_SERIAL) == w ? xrl_latch_count(w) : 0;
+}
+
+/*
  * sum(now) + 1 > T, and when the packet passes, its count in the current
  * bucket, on a ring every CPU shares, with no surplus ever:
  *  - the count is an atomic add to the word that holds the bucket's epoch
