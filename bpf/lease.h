@@ -28,8 +28,9 @@
  * --new-keys, is what keeps a flood from evicting tracked keys.) The word
  * a revoking CPU swaps is the one it read the lease's key and bucket after
  * (a full barrier between), and the holder moves the word's serial on with
- * every lease it makes in the slot, so the swap cannot take a later lease's
- * passes for this one's (a serial comes round after 2^32 leases).
+ * every new tenant of the slot (a lease, an over latch: xrl_lword_next), so
+ * the swap cannot take a later lease's passes, or an over latch's blocks,
+ * for this one's (a serial comes round after 2^32 tenants).
  *
  * What a lease costs the others: passes taken and not yet spent look used.
  * A CPU that finds the window full while the key's state is marked as

@@ -476,10 +476,15 @@ XRL_INLINE int xrl_reserved(__u32 *lease, __u32 got)
 /*
  * A latch's block word (struct xrl_latch): its count is the low half, an
  * over latch's blocks or a lease's passes left, and the high half a serial
- * the CPU moves on with each lease it makes in the slot, so that another
- * CPU taking back a lease's passes (xrl_lease_revoke) can tell with one
- * compare-and-swap that the word is still that lease's. Its operations are
- * here, where the unit tests race them.
+ * the CPU moves on with every new tenant of the slot (a lease, a candidate
+ * for one, an over latch, the sketch's), so that another CPU taking back a
+ * lease's passes (xrl_lease_revoke) can tell with one compare-and-swap that
+ * the word is still that lease's: with a lease alone moving it, the holder
+ * could return the lease, latch the key over in the slot and count as many
+ * blocks as the lease had left, and a swap that read the lease before took
+ * the same passes back again (test_lease_revoke_aba). Its operations are
+ * here, where the unit tests race them. (The serial comes round after 2^32
+ * tenants.)
  */
 #define XRL_LATCH_SERIAL 0xffffffff00000000ULL
 static inline __u32 xrl_latch_count(__u64 block)
@@ -487,22 +492,26 @@ static inline __u32 xrl_latch_count(__u64 block)
 	return (__u32)block;
 }
 
-/* A lease of n passes made in the slot: published last, by an exchange (a full barrier), with a new serial. */
+/* The word of a new tenant of the slot, with count n. */
+XRL_INLINE __u64 xrl_lword_next(__u64 w, __u32 n)
+{
+	return ((w & XRL_LATCH_SERIAL) + (1ULL << 32)) | n;
+}
+
+/* A lease of n passes made in the slot: published last, by an exchange (a full barrier). */
 XRL_INLINE void xrl_lword_lease(__u64 *word, __u32 n)
 {
-	__u64 serial = *word & XRL_LATCH_SERIAL;
-
-	/* No passes (a candidate): nothing for another CPU to take, so no barrier, and the serial stays. */
+	/* No passes (a candidate): nothing for another CPU to take, so no barrier. */
 	if (n)
-		__sync_lock_test_and_set(word, (serial + (1ULL << 32)) | n);
+		__sync_lock_test_and_set(word, xrl_lword_next(*word, n));
 	else
-		*word = serial;
+		*word = xrl_lword_next(*word, 0);
 }
 
 /* An over latch made in the slot: no blocks yet. */
 XRL_INLINE void xrl_lword_over(__u64 *word)
 {
-	*word &= XRL_LATCH_SERIAL;
+	*word = xrl_lword_next(*word, 0);
 }
 
 /* Spends one pass of a lease: whether one was left (else another CPU took them back, or none are). */

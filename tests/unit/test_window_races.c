@@ -238,6 +238,78 @@ static void test_commit_reads_again(void **state)
 	assert_true(xrl_window_at(&R, 2, XC(2), I, S + 600 * MS).pass == 2);
 }
 
+/* ---- a lease taken back by another CPU (bpf/lease.h: xrl_revoke_cpu) ---- */
+
+static struct xrl_ring LR;
+static __u64 lword; /* the holder's latch word of the key */
+static struct xrl_slot lslot;
+
+enum { LT = 1024 }; /* a window that leases LT / XRL_LEASE_PART a packet */
+
+static int lease_reserve(__u32 *lease)
+{
+	xrl_slot_at(&lslot, S + 100 * MS, I / 2, XC(2));
+	return xrl_reserve_lease(&LR, 2, XC(2), I, &lslot, LT, 1, 8, 0, snap, NULL, lease);
+}
+
+/*
+ * The holder, while the revoking CPU stalls between its check of the word
+ * and its swap: it returns its lease (xrl_latch_flush), latches the key
+ * over in the same slot (xrl_latch_set) and counts there as many blocks as
+ * the lease had left (xrl_latch_answers).
+ */
+static __u32 lease_left;
+
+static void holder_returns_and_latches(void)
+{
+	__u32 n = xrl_lword_return(&lword), i;
+
+	xrl_unreserve(&LR, XC(2), &lslot, n, 8);
+	xrl_lword_over(&lword);
+	for (i = 0; i < lease_left; i++)
+		lword++;
+}
+
+/*
+ * A lease's passes are taken back once. When only a new lease moved the
+ * word's serial, the word of the holder's over latch, with as many blocks
+ * as the lease had passes left, was the lease's word again: the stalled
+ * swap took the same passes back a second time, and the window admitted
+ * that many more than its threshold (LT + 4 here; up to XRL_LEASE_MAX).
+ */
+static void test_lease_revoke_aba(void **state)
+{
+	__u32 lease = XRL_LEASE_MAX, got, extra = 0, passed = 0;
+	__u64 w;
+
+	(void)state;
+	memset(&LR, 0, sizeof(LR));
+	lword = 0;
+	/* The holder passes a packet and leases LT / 256 passes with it. */
+	assert_int_equal(lease_reserve(&lease), XRL_PASSED);
+	assert_int_equal(lease, LT / XRL_LEASE_PART);
+	xrl_lword_lease(&lword, lease);
+	lease_left = lease;
+	passed = 1;
+	/* Others fill the window: it holds the lease's passes too. */
+	while (lease_reserve(NULL) == XRL_PASSED)
+		passed++;
+	assert_int_equal(passed + lease, LT);
+	/* A CPU finds it full and takes the lease back: it reads the word, checks it, stalls; then swaps. */
+	w = xrl_lword_peek(&lword);
+	assert_int_equal(xrl_latch_count(w), lease);
+	arm(holder_returns_and_latches, 1);
+	got = xrl_lword_take(&lword, w);
+	if (got)
+		xrl_unreserve(&LR, XC(2), &lslot, got, 8);
+	/* What the window admits now: the lease's passes, given back once, and no more. */
+	while (lease_reserve(NULL) == XRL_PASSED)
+		extra++;
+	print_message("lease of %u: taken back by the swap %u, passed %u + %u of %d\n", lease, got, passed, extra, LT);
+	assert_int_equal(got, 0);
+	assert_int_equal(passed + extra, LT);
+}
+
 /* ---- a rule's per-CPU figures ---- */
 
 /* The 2^32nd pass of a bucket on one CPU stays in the count (full), never in the epoch. */
@@ -336,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_contention),
 		cmocka_unit_test(test_last_room),
 		cmocka_unit_test(test_commit_reads_again),
+		cmocka_unit_test(test_lease_revoke_aba),
 		cmocka_unit_test(test_rule_ring_count_saturates),
 		cmocka_unit_test(test_real_clock_race),
 	};
