@@ -465,6 +465,15 @@ XRL_INLINE void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct xrl_
  */
 #define XRL_LEASE_PART 256
 
+/*
+ * The most a shared ring's cell counts: 2^29 under 2^32, so that the adds
+ * of every CPU in flight at once (at most 8192 CPUs, each adding at most a
+ * 64 KiB frame, or a packet and its lease) cannot carry a count into the
+ * cell's epoch before they are judged and taken back. Only a window of more
+ * than 3,758,096,383 packets or bytes meets it, in one bucket.
+ */
+#define XRL_CELL_MAX (0xffffffffU - (1U << 29))
+
 /* A pass xrl_reserve_lease counted and committed, got passes leased with it. */
 XRL_INLINE int xrl_reserved(__u32 *lease, __u32 got)
 {
@@ -544,9 +553,10 @@ XRL_INLINE __u32 xrl_lword_take(__u64 *word, __u64 w)
  * sum(now) + 1 > T, and when the packet passes, its count in the current
  * bucket, on a ring every CPU shares, with no surplus ever:
  *  - the count is an atomic add to the word that holds the bucket's epoch
- *    and pass count (a compare-and-swap when it moves the cell to a new
- *    bucket), made only while the sum read allows it, and kept only while
- *    the count the add returns, plus the other cells, still does;
+ *    and pass count (a cell moving to a new bucket is moved first, empty,
+ *    by a compare-and-swap), made only while the sum read allows it, and
+ *    kept only while the count the add returns, plus the other cells,
+ *    still does;
  *  - the sum spans several cells, so the pass is then committed by an add
  *    to the ring's seq, read before the cells: if another CPU committed in
  *    between (into any cell), the other cells are read again after the
@@ -556,25 +566,24 @@ XRL_INLINE __u32 xrl_lword_take(__u64 *word, __u64 w)
  * passes of any window, the last to commit of those that came last into
  * their cells saw them all. No two CPUs can pass the same last packet of a
  * window, even from two sides of a bucket boundary. And no CPU loses to
- * another forever: an add cannot fail, so a round is lost only when the
- * cell moved to a new bucket under it (at most once a bucket), or when the
- * window had no room for the passes being counted at that moment (a CPU
- * whose count the window then refuses takes it back). A cell already at a
- * later bucket than ours
- * means another CPU (or this one, earlier) read the clock later: time is at
- * least that, so we judge and count as of the newest bucket in the ring (*s
- * is moved to it). After tries rounds lost the packet is judged over
- * (XRL_CONTENDED). With check_only the verdict is
- * given and nothing is written. snap: room for XRL_MAX_CELLS words (the
- * program's stack has no room for them beside its caller's). The ring has
- * cells cells (more than n: xrl_cells_fit), s is a slot of cells.
+ * others forever: an add cannot fail, so a round is lost only to a later
+ * bucket (a cell, or the ring's last, moved on under this CPU's reads by
+ * one whose clock read later), or when the window had no room for every
+ * pass being counted at that moment (a count the window then refuses is
+ * taken back). A cell already at a later bucket than ours means another CPU
+ * (or this one, earlier) read the clock later: time is at least that, so we
+ * judge and count as of the newest bucket in the ring (*s is moved to it).
+ * After tries rounds lost the packet is judged over (XRL_CONTENDED). With
+ * check_only the verdict is given and nothing is written. snap: room for
+ * XRL_MAX_CELLS words (the program's stack has no room for them beside its
+ * caller's). The ring has cells cells (more than n: xrl_cells_fit), s is a
+ * slot of cells.
  *
  * cost: what the packet counts, 1 for a packet rate, the frame's length for
- * a byte rate; a bucket's count is 32 bits, so a cell that cannot take the
- * cost is over. When over, *room (if given) is what a packet could still
- * cost and pass: a byte window over for this frame may admit a smaller one.
- * (The add is made below a threshold of 2^31 only, where no CPUs' adds in
- * flight can carry a count into its epoch; above it, a compare-and-swap.)
+ * a byte rate; a cell counts at most XRL_CELL_MAX, so a cell that cannot
+ * take the cost is over. When over, *room (if given) is what a packet could
+ * still cost and pass: a byte window over for this frame may admit a
+ * smaller one.
  *
  * A cell moved to a new bucket is moved after the ring's last, so that no
  * CPU takes it for an old cell from 2^31 buckets ago (xrl_valid).
@@ -590,7 +599,7 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 				    __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
 				    __u32 *lease)
 {
-	__u64 sum, w, nw, seq, last, fresh, valid, blen = interval / n, hold = 0;
+	__u64 sum, w, seq, last, fresh, valid, blen = interval / n, hold = 0;
 	__u32 i, E, e, cnt, newest, im, le, take;
 	struct xrl_cell *c;
 	int k;
@@ -671,10 +680,14 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 		if (valid && (int)(e - E) > 0)
 			continue; /* moved on since our clock read: never move a cell back */
 		cnt = valid && e == E ? xrl_word_pass(w) : 0;
-		/* A pass count that cannot take the cost in 32 bits: over. */
-		if (cnt > 0xffffffffU - cost || xrl_over_cost(sum + cnt, cost, threshold)) {
-			if (room)
+		/* A pass count that cannot take the cost: over. */
+		if (cnt > XRL_CELL_MAX - cost || xrl_over_cost(sum + cnt, cost, threshold)) {
+			if (room) {
+				__u64 cell = cnt < XRL_CELL_MAX ? XRL_CELL_MAX - cnt : 0;
+
 				*room = sum + cnt < threshold ? threshold - (sum + cnt) : 0;
+				*room = *room < cell ? *room : cell;
+			}
 			return XRL_OVER;
 		}
 		if (check_only)
@@ -687,32 +700,23 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 			part = ((threshold - used) & (0 - xrl_lt(used, threshold))) / XRL_LEASE_SHARE;
 			part -= (part - cap) * xrl_lt(cap, part);
 			part -= (part - want) * xrl_lt(want, part);
-			part *= xrl_lt(cnt + cost + part, 0x100000000ULL); /* the cell's count stays 32 bits */
+			part *= xrl_lt(cnt + cost + part, XRL_CELL_MAX + 1ULL); /* the cell's count stays in bounds */
 			take += (__u32)part;
 		}
-		if (valid && e == E && threshold < 0x80000000ULL) {
-			/* The cell holds our bucket: an add, which no other CPU can make fail. */
-			w = __sync_fetch_and_add(&c->word, (__u64)take);
-			if (xrl_word_epoch(w) != E) {
-				/* The cell moved on meanwhile: ours went into another bucket. */
-				xrl_take_back(c, xrl_word_epoch(w), take, tries);
+		if (!(valid && e == E)) {
+			/* A cell moving to a new bucket: last first (see xrl_valid), then the cell, empty. */
+			if (!xrl_last_advance(r, s->q, tries))
 				continue;
-			}
-			cnt = xrl_word_pass(w); /* ours is counted after these */
-			if (sum + cnt + take > threshold) {
-				/* Others counted in the cell since our read: the window cannot take ours. */
-				xrl_take_back(c, E, take, tries);
-				continue;
-			}
-		} else {
-			nw = xrl_word(E, cnt + take);
-			/* A cell moving to a new bucket: last first (see xrl_valid). */
-			if (!cnt && !xrl_last_advance(r, s->q, tries))
-				continue;
-			if (__sync_val_compare_and_swap(&c->word, w, nw) != w)
-				continue;
-			if (!cnt)
+			if (__sync_val_compare_and_swap(&c->word, w, xrl_word(E, 0)) == w)
 				c->block = 0; /* this CPU moved the cell to bucket E: its blocks start over */
+		}
+		/* An add, which no other CPU can make fail (nor carry into the epoch: XRL_CELL_MAX). */
+		w = __sync_fetch_and_add(&c->word, (__u64)take);
+		cnt = xrl_word_pass(w); /* ours is counted after these */
+		if (xrl_word_epoch(w) != E || sum + cnt + take > threshold) {
+			/* The cell moved on, or others counted in it since our read: back, judge again. */
+			xrl_take_back(c, xrl_word_epoch(w), take, tries);
+			continue;
 		}
 		if (__sync_fetch_and_add(&r->seq, 1) == seq)
 			return xrl_reserved(lease, take - cost);

@@ -583,18 +583,23 @@ static void test_reserve_cost(void **state)
 	assert_int_equal(xrl_window_at(&r, 2, XC(2), I, S + 1000 * MS).pass, 2000);
 }
 
-/* A bucket counts 32 bits: a cost it cannot take is over, never a wrap to a small count. */
+/*
+ * A bucket counts XRL_CELL_MAX at most: a cost it cannot take is over, never
+ * a wrap to a small count or a carry into its epoch (by adds in flight), and
+ * the room it reports is what the cell can still take.
+ */
 static void test_reserve_cost_cell_full(void **state)
 {
 	struct xrl_ring r = {};
 	__u64 room = 0;
 
 	(void)state;
-	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, 0xfffffff0U, &room), XRL_PASSED);
+	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, XRL_CELL_MAX - 0xf, &room), XRL_PASSED);
 	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, 0x10, &room), XRL_OVER);
 	assert_int_equal(room, 0xf);
 	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, 0xf, &room), XRL_PASSED);
 	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, 1, &room), XRL_OVER);
+	assert_int_equal(room, 0);
 	assert_true(xrl_over_cost(0xffffffffULL, 1, 0xffffffffULL));
 	assert_false(xrl_over_cost(2999, 1, 3000));
 	assert_true(xrl_over_cost(2999, 2, 3000));
