@@ -3,7 +3,7 @@
  * The sliding window (Alibaba Sentinel's LeapArray) as plain inline C.
  * Compiled into the XDP program, the userspace aggregator and the unit tests:
  * no libc, no libbpf, no floating point. Times are nanoseconds.
- * Semantics: shared/spec/sliding-window.md.
+ * Semantics: docs/window.md; the worked cases are tests/unit/test_window.c.
  *
  * A bucket is named by its epoch, start / bucket length (mod 2^32), and kept
  * in a cell whose one 64-bit word holds the epoch and the pass count, so a

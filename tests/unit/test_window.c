@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The sliding window of include/xrl_window.h against the spec
- * (shared/spec/sliding-window.md). The spec counts in ms; the header in ns.
+ * The sliding window of include/xrl_window.h against Sentinel's LeapArray:
+ * its worked cases (docs/window.md), in ms; the header counts in ns.
  */
 #include <pthread.h>
 #include <stdarg.h>
