@@ -94,7 +94,7 @@ static __always_inline void xrl_latch_flush(struct xrl_latch *l, struct xrl_stat
 	if (!n)
 		return;
 	if (lease)
-		n = xrl_latch_count(__sync_lock_test_and_set(&l->block, l->block & XRL_LATCH_SERIAL));
+		n = xrl_lword_return(&l->block);
 	else
 		l->block &= XRL_LATCH_SERIAL;
 	if (!n)
@@ -139,7 +139,7 @@ static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_
 		xrl_latch_flush(l, NULL);
 	}
 	xrl_latch_fill(l, r, k, s, XRL_LATCH_OVER, 0, until);
-	l->block &= XRL_LATCH_SERIAL;
+	xrl_lword_over(&l->block);
 }
 
 #endif /* XRL_BPF_LATCH_H */

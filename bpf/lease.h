@@ -28,8 +28,9 @@
  * --new-keys, is what keeps a flood from evicting tracked keys.) The word
  * a revoking CPU swaps is the one it read the lease's key and bucket after
  * (a full barrier between), and the holder moves the word's serial on with
- * every lease it makes in the slot, so the swap cannot take a later lease's
- * passes for this one's (a serial comes round after 2^32 leases).
+ * every new tenant of the slot (a lease, an over latch: xrl_lword_next), so
+ * the swap cannot take a later lease's passes, or an over latch's blocks,
+ * for this one's (a serial comes round after 2^32 tenants).
  *
  * What a lease costs the others: passes taken and not yet spent look used.
  * A CPU that finds the window full while the key's state is marked as
@@ -62,23 +63,14 @@
 static __always_inline void xrl_lease_set(struct xrl_latch *l, const struct xrl_rule *r, const struct xrl_key *k,
 					  const struct xrl_slot *s, __u64 born, __u64 until, __u32 n)
 {
-	__u64 serial;
-
 	xrl_latch_fill(l, r, k, s, XRL_LATCH_LEASE, born, until);
-	/* No passes (a candidate): nothing for another CPU to take, so no barrier, and the serial stays. */
-	serial = l->block & XRL_LATCH_SERIAL;
-	if (n)
-		__sync_lock_test_and_set(&l->block, (serial + (1ULL << 32)) | n);
-	else
-		l->block = serial;
+	xrl_lword_lease(&l->block, n);
 }
 
 /* Spends one pass of lease l: whether one was left (else another CPU took them back, or none are). */
 static __always_inline int xrl_lease_spend(struct xrl_latch *l)
 {
-	__u64 w = l->block;
-
-	return xrl_latch_count(w) && __sync_val_compare_and_swap(&l->block, w, w - 1) == w;
+	return xrl_lword_spend(&l->block);
 }
 
 /* What a revoke walks the CPUs with. */
@@ -103,24 +95,26 @@ static long xrl_revoke_cpu(__u64 cpu, void *data)
 	struct xrl_latch *l;
 	struct xrl_state *st;
 	struct xrl_slot ls = {};
+	__u32 got;
 	__u64 w;
 
 	l = bpf_map_lookup_percpu_elem(&xrl_latches, &v->ix, (__u32)cpu);
 	if (!l)
 		return 1;
 	/* A full barrier, then the fields the word goes with (xrl_lease_set publishes them first). */
-	w = __sync_val_compare_and_swap(&l->block, 0, 0);
+	w = xrl_lword_peek(&l->block);
 	if (!xrl_latch_count(w) || l->sketch != XRL_LATCH_LEASE || l->gen != v->gen || l->born != v->born ||
 	    v->epoch - l->epoch >= v->span || !xrl_key_equal(&l->key, &v->key))
 		return 0;
 	ls.epoch = l->epoch;
 	ls.idx = l->idx;
-	if (__sync_val_compare_and_swap(&l->block, w, w & XRL_LATCH_SERIAL) != w)
+	got = xrl_lword_take(&l->block, w);
+	if (!got)
 		return 0;
 	st = bpf_map_lookup_elem(&xrl_state, &v->key);
 	if (st && st->gen == v->gen && st->warm == v->born) {
-		xrl_unreserve(&st->ring, XRL_CELLS, &ls, xrl_latch_count(w), XRL_RESERVE_TRIES);
-		v->got += xrl_latch_count(w);
+		xrl_unreserve(&st->ring, XRL_CELLS, &ls, got, XRL_RESERVE_TRIES);
+		v->got += got;
 	}
 	return 0;
 }

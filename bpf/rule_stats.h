@@ -115,7 +115,7 @@ static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocke
 		rs->pass++;
 	if (!rs->shape_ok)
 		return;
-	c = xrl_current_at(&rs->ring, XRL_CELLS, &rs->slot);
+	c = xrl_current_at(&rs->ring, rs->buckets, XRL_CELLS, &rs->slot);
 	if (c)
 		xrl_cell_count(c, blocked);
 }

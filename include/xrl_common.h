@@ -280,17 +280,7 @@ struct xrl_latch {
 	__u64 until_jiffies; /* a jiffies value below this proves that bucket has not ended */
 	__u64 block; /* serial << 32 | count: an over latch's blocks not yet in the ring, a lease's passes left */
 };
-/*
- * A latch's block word: its count is the low half (xrl_latch_count), and
- * the high half a serial the CPU moves on with each lease it makes in the
- * slot, so that another CPU taking back a lease's passes (xrl_lease_revoke)
- * can tell with one compare-and-swap that the word is still that lease's.
- */
-#define XRL_LATCH_SERIAL 0xffffffff00000000ULL
-static inline __u32 xrl_latch_count(__u64 block)
-{
-	return (__u32)block;
-}
+/* A latch's block word: XRL_LATCH_SERIAL, xrl_latch_count and its operations in xrl_window.h. */
 #define XRL_LATCH_OVER 0   /* the key is over in that bucket */
 #define XRL_LATCH_SKETCH 1 /* ... and has no state: the sketch found it over (see xrl_judge_sketch) */
 /*

@@ -3,7 +3,7 @@
  * The sliding window (Alibaba Sentinel's LeapArray) as plain inline C.
  * Compiled into the XDP program, the userspace aggregator and the unit tests:
  * no libc, no libbpf, no floating point. Times are nanoseconds.
- * Semantics: shared/spec/sliding-window.md.
+ * Semantics: docs/window.md; the worked cases are tests/unit/test_window.c.
  *
  * A bucket is named by its epoch, start / bucket length (mod 2^32), and kept
  * in a cell whose one 64-bit word holds the epoch and the pass count, so a
@@ -291,11 +291,15 @@ static inline int xrl_ring_claim(__u32 *owner, __u32 gen)
 }
 
 /*
- * current(t) for a ring one CPU owns (a rule's figures): the cell of slot s,
- * reset in place when it holds an older bucket. NULL when it holds a newer
- * one (time went backwards): the event must not be counted into it.
+ * current(t) for a ring one CPU owns (a rule's figures), of a window of n
+ * buckets: the cell of slot s, reset in place when it holds an older bucket.
+ * NULL when it holds a newer one (time went backwards), or when s is an
+ * interval or more before the ring's newest bucket: the event must not be
+ * counted. (Sentinel's ring of n has that old bucket's slot holding a newer
+ * one; the cell the ring keeps beside the window must not take it, or the
+ * last whole interval, xrl_window_last_at, would count it.)
  */
-static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s)
+static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, __u32 n, __u32 cells, const struct xrl_slot *s)
 {
 	struct xrl_cell *c;
 	__u32 i = s->idx;
@@ -303,6 +307,8 @@ static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, __u32 cells, c
 
 	xrl_barrier_var(i);
 	if (i >= XRL_MAX_CELLS || i >= cells) /* for the verifier: a map sized at load holds cells of them */
+		return (struct xrl_cell *)0;
+	if (s->q + n <= r->last)
 		return (struct xrl_cell *)0;
 	c = &r->c[i];
 	w = c->word;
@@ -323,7 +329,7 @@ static inline struct xrl_cell *xrl_current(struct xrl_ring *r, __u32 n, __u32 ce
 	struct xrl_slot s;
 
 	xrl_slot_at(&s, t, interval / n, cells);
-	return xrl_current_at(r, cells, &s);
+	return xrl_current_at(r, n, cells, &s);
 }
 
 /* sum(now) of a ring one CPU owns: refresh current(now), then add the live cells. */
@@ -460,37 +466,131 @@ XRL_INLINE void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct xrl_
 #define XRL_LEASE_PART 256
 
 /*
+ * The most a shared ring's cell counts: 2^29 under 2^32, so that the adds
+ * of every CPU in flight at once (at most 8192 CPUs, each adding at most a
+ * 64 KiB frame, or a packet and its lease) cannot carry a count into the
+ * cell's epoch before they are judged and taken back. Only a window of more
+ * than 3,758,096,383 packets or bytes meets it, in one bucket.
+ */
+#define XRL_CELL_MAX (0xffffffffU - (1U << 29))
+
+/* A pass xrl_reserve_lease counted and committed, got passes leased with it. */
+XRL_INLINE int xrl_reserved(__u32 *lease, __u32 got)
+{
+	if (lease)
+		*lease = got;
+	return XRL_PASSED;
+}
+
+/*
+ * A latch's block word (struct xrl_latch): its count is the low half, an
+ * over latch's blocks or a lease's passes left, and the high half a serial
+ * the CPU moves on with every new tenant of the slot (a lease, a candidate
+ * for one, an over latch, the sketch's), so that another CPU taking back a
+ * lease's passes (xrl_lease_revoke) can tell with one compare-and-swap that
+ * the word is still that lease's: with a lease alone moving it, the holder
+ * could return the lease, latch the key over in the slot and count as many
+ * blocks as the lease had left, and a swap that read the lease before took
+ * the same passes back again (test_lease_revoke_aba). Its operations are
+ * here, where the unit tests race them. (The serial comes round after 2^32
+ * tenants.)
+ */
+#define XRL_LATCH_SERIAL 0xffffffff00000000ULL
+static inline __u32 xrl_latch_count(__u64 block)
+{
+	return (__u32)block;
+}
+
+/* The word of a new tenant of the slot, with count n. */
+XRL_INLINE __u64 xrl_lword_next(__u64 w, __u32 n)
+{
+	return ((w & XRL_LATCH_SERIAL) + (1ULL << 32)) | n;
+}
+
+/* A lease of n passes made in the slot: published last, by an exchange (a full barrier). */
+XRL_INLINE void xrl_lword_lease(__u64 *word, __u32 n)
+{
+	/* No passes (a candidate): nothing for another CPU to take, so no barrier. */
+	if (n)
+		__sync_lock_test_and_set(word, xrl_lword_next(*word, n));
+	else
+		*word = xrl_lword_next(*word, 0);
+}
+
+/* An over latch made in the slot: no blocks yet. */
+XRL_INLINE void xrl_lword_over(__u64 *word)
+{
+	*word = xrl_lword_next(*word, 0);
+}
+
+/* Spends one pass of a lease: whether one was left (else another CPU took them back, or none are). */
+XRL_INLINE int xrl_lword_spend(__u64 *word)
+{
+	__u64 w = *word;
+
+	return xrl_latch_count(w) && __sync_val_compare_and_swap(word, w, w - 1) == w;
+}
+
+/* The holder takes back what its lease has left, in one exchange: the passes it took. */
+XRL_INLINE __u32 xrl_lword_return(__u64 *word)
+{
+	return xrl_latch_count(__sync_lock_test_and_set(word, *word & XRL_LATCH_SERIAL));
+}
+
+/* Another CPU reads the word, with a full barrier before it reads the fields the word goes with. */
+XRL_INLINE __u64 xrl_lword_peek(__u64 *word)
+{
+	return __sync_val_compare_and_swap(word, 0, 0);
+}
+
+/* ... and takes back what the lease it read as w has left, if the word is still w: the passes it took. */
+XRL_INLINE __u32 xrl_lword_take(__u64 *word, __u64 w)
+{
+	return __sync_val_compare_and_swap(word, w, w & XRL_LATCH_SERIAL) == w ? xrl_latch_count(w) : 0;
+}
+
+/*
  * sum(now) + 1 > T, and when the packet passes, its count in the current
  * bucket, on a ring every CPU shares, with no surplus ever:
- *  - the count is a compare-and-swap of the word that holds the bucket's
- *    epoch and pass count, made only while the sum read allows it;
- *  - the sum spans several cells, so the pass is committed by a
- *    compare-and-swap of the ring's seq from the value read before the
- *    cells: if another CPU committed a pass in between (into any cell), the
- *    count is taken back and the packet judged again on fresh reads. A CPU
- *    whose read came after another's commit sees that commit's cell (the
- *    cell is written before seq, and seq read before the cells).
- * So no two CPUs can pass the same last packet of a window, even from two
- * sides of a bucket boundary. A cell already at a later bucket than ours
- * means another CPU (or this one, earlier) read the clock later: time is at
- * least that, so we judge and count as of the newest bucket in the ring (*s
- * is moved to it). After tries rounds lost to other CPUs' commits the
- * packet is judged over (XRL_CONTENDED). With check_only the verdict is
- * given and nothing is written. snap: room for XRL_MAX_CELLS words (the
- * program's stack has no room for them beside its caller's). The ring has
- * cells cells (more than n: xrl_cells_fit), s is a slot of cells.
+ *  - the count is an atomic add to the word that holds the bucket's epoch
+ *    and pass count (a cell moving to a new bucket is moved first, empty,
+ *    by a compare-and-swap), made only while the sum read allows it, and
+ *    kept only while the count the add returns, plus the other cells,
+ *    still does;
+ *  - the sum spans several cells, so the pass is then committed by an add
+ *    to the ring's seq, read before the cells: if another CPU committed in
+ *    between (into any cell), the other cells are read again after the
+ *    commit and the count is kept only if they and what the add returned
+ *    still allow it, else taken back and the packet judged again.
+ * So every pass was judged against every pass committed before it: of the
+ * passes of any window, the last to commit of those that came last into
+ * their cells saw them all. No two CPUs can pass the same last packet of a
+ * window, even from two sides of a bucket boundary. And no CPU loses to
+ * others forever: an add cannot fail, so a round is lost only to a later
+ * bucket (a cell, or the ring's last, moved on under this CPU's reads by
+ * one whose clock read later), or when the window had no room for every
+ * pass being counted at that moment (a count the window then refuses is
+ * taken back). A cell already at a later bucket than ours means another CPU
+ * (or this one, earlier) read the clock later: time is at least that, so we
+ * judge and count as of the newest bucket in the ring (*s is moved to it).
+ * After tries rounds lost the packet is judged over (XRL_CONTENDED). With
+ * check_only the verdict is given and nothing is written. snap: room for
+ * XRL_MAX_CELLS words (the program's stack has no room for them beside its
+ * caller's). The ring has cells cells (more than n: xrl_cells_fit), s is a
+ * slot of cells.
  *
  * cost: what the packet counts, 1 for a packet rate, the frame's length for
- * a byte rate; a bucket's count is 32 bits, so a cell that cannot take the
- * cost is over. When over, *room (if given) is what a packet could still
- * cost and pass: a byte window over for this frame may admit a smaller one.
+ * a byte rate; a cell counts at most XRL_CELL_MAX, so a cell that cannot
+ * take the cost is over. When over, *room (if given) is what a packet could
+ * still cost and pass: a byte window over for this frame may admit a
+ * smaller one.
  *
  * A cell moved to a new bucket is moved after the ring's last, so that no
  * CPU takes it for an old cell from 2^31 buckets ago (xrl_valid).
  *
  * lease (xrl_reserve_lease): on the way in, how many passes more the caller
  * would take for later packets; on a pass, how many it took, counted with
- * the packet's in the same compare-and-swap: at most a XRL_LEASE_SHARE-th of
+ * the packet's in the same add: at most a XRL_LEASE_SHARE-th of
  * the room the packet leaves and a XRL_LEASE_PART-th of the threshold, so the
  * window's sum never exceeds threshold with them, and other CPUs keep most of
  * the room.
@@ -499,12 +599,15 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 				    __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
 				    __u32 *lease)
 {
-	__u64 sum, w, nw, seq, last, fresh, valid, blen = interval / n;
-	__u32 i, E, e, cnt, newest, im, le, take, got;
+	__u64 sum, w, seq, last, fresh, valid, blen = interval / n, hold = 0;
+	__u32 i, E, e, cnt, newest, im, le, take;
 	struct xrl_cell *c;
 	int k;
 
-	for (k = 0; k < tries; k++) {
+	/* One round more than tries, for a count held to be judged again after its commit. */
+	for (k = 0; k <= tries; k++) {
+		if (k == tries && !hold)
+			break;
 		/*
 		 * seq, then the cells, then last: a cell another CPU moved is in
 		 * the snapshot only after that CPU moved last (xrl_valid) and,
@@ -535,6 +638,12 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 			newest += (__u32)((e - newest) * newer);
 			im += (__u32)((i - im) * newer);
 		}
+		if (hold && newest != E) {
+			/* Our count, committed, is no longer in the newest bucket: back, and judge again there. */
+			xrl_unreserve(r, cells, s, (__u32)hold, tries);
+			hold = 0;
+			continue;
+		}
 		/* The slot moves on to the newest bucket (by 0 when it is the newest), with no branch. */
 		s->q += (__u32)(newest - E);
 		s->start += (__u64)(newest - E) * blen;
@@ -549,6 +658,17 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 			sum += xrl_word_pass(w) * (xrl_lt(0, i ^ s->idx) & xrl_lt(0, e | xrl_word_pass(w)) & fresh &
 						   xrl_lt((__u32)(le - e), 0x80000000U) & xrl_lt((__u32)(E - e), n));
 		}
+		if (hold) {
+			/*
+			 * Another CPU committed between our reads and our commit: the
+			 * other cells read after it, and what our add returned, decide.
+			 */
+			if (sum + (hold >> 32) + (__u32)hold <= threshold)
+				return xrl_reserved(lease, (__u32)hold - cost);
+			xrl_unreserve(r, cells, s, (__u32)hold, tries);
+			hold = 0;
+			continue;
+		}
 		i = s->idx;
 		xrl_barrier_var(i);
 		if (i >= XRL_MAX_CELLS || i >= cells)
@@ -560,15 +680,19 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 		if (valid && (int)(e - E) > 0)
 			continue; /* moved on since our clock read: never move a cell back */
 		cnt = valid && e == E ? xrl_word_pass(w) : 0;
-		/* A pass count that cannot take the cost in 32 bits: over. */
-		if (cnt > 0xffffffffU - cost || xrl_over_cost(sum + cnt, cost, threshold)) {
-			if (room)
+		/* A pass count that cannot take the cost: over. */
+		if (cnt > XRL_CELL_MAX - cost || xrl_over_cost(sum + cnt, cost, threshold)) {
+			if (room) {
+				__u64 cell = cnt < XRL_CELL_MAX ? XRL_CELL_MAX - cnt : 0;
+
 				*room = sum + cnt < threshold ? threshold - (sum + cnt) : 0;
+				*room = *room < cell ? *room : cell;
+			}
 			return XRL_OVER;
 		}
 		if (check_only)
 			return XRL_PASSED;
-		got = 0;
+		take = cost;
 		if (lease) {
 			/* With no branch, as in the loops above: the least of the share, the part, what is asked. */
 			__u64 used = sum + cnt + cost, cap = threshold / XRL_LEASE_PART, want = *lease, part;
@@ -576,26 +700,28 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 			part = ((threshold - used) & (0 - xrl_lt(used, threshold))) / XRL_LEASE_SHARE;
 			part -= (part - cap) * xrl_lt(cap, part);
 			part -= (part - want) * xrl_lt(want, part);
-			part *= xrl_lt(cnt + cost + part, 0x100000000ULL); /* the cell's count stays 32 bits */
-			got = (__u32)part;
+			part *= xrl_lt(cnt + cost + part, XRL_CELL_MAX + 1ULL); /* the cell's count stays in bounds */
+			take += (__u32)part;
 		}
-		take = cost + got;
-		nw = xrl_word(E, cnt + take);
-		/* A cell moving to a new bucket: last first (see xrl_valid). */
-		if (!cnt && !xrl_last_advance(r, s->q, tries))
-			continue;
-		if (__sync_val_compare_and_swap(&c->word, w, nw) != w)
-			continue;
-		if (__sync_val_compare_and_swap(&r->seq, seq, seq + 1) != seq) {
-			/* Another CPU committed since our reads: take ours back, judge again. */
-			xrl_take_back(c, E, take, tries);
+		if (!(valid && e == E)) {
+			/* A cell moving to a new bucket: last first (see xrl_valid), then the cell, empty. */
+			if (!xrl_last_advance(r, s->q, tries))
+				continue;
+			if (__sync_val_compare_and_swap(&c->word, w, xrl_word(E, 0)) == w)
+				c->block = 0; /* this CPU moved the cell to bucket E: its blocks start over */
+		}
+		/* An add, which no other CPU can make fail (nor carry into the epoch: XRL_CELL_MAX). */
+		w = __sync_fetch_and_add(&c->word, (__u64)take);
+		cnt = xrl_word_pass(w); /* ours is counted after these */
+		if (xrl_word_epoch(w) != E || sum + cnt + take > threshold) {
+			/* The cell moved on, or others counted in it since our read: back, judge again. */
+			xrl_take_back(c, xrl_word_epoch(w), take, tries);
 			continue;
 		}
-		if (!cnt)
-			c->block = 0; /* this CPU moved the cell to bucket E: its blocks start over */
-		if (lease)
-			*lease = got;
-		return XRL_PASSED;
+		if (__sync_fetch_and_add(&r->seq, 1) == seq)
+			return xrl_reserved(lease, take - cost);
+		/* Another CPU committed since our reads: ours is held, judged again on fresh reads of the others. */
+		hold = (__u64)cnt << 32 | take;
 	}
 	return XRL_CONTENDED;
 }

@@ -4,7 +4,7 @@
  * xrl_aggregate, xrl_qps) over hand-built per-CPU values, laid out as
  * bpf_map_lookup_elem returns them;
  * and the window key (include/xrl_key.h) a packet's source is counted under.
- * Semantics: shared/spec/sliding-window.md, "Per-CPU buckets".
+ * Semantics: Sentinel's LeapArray (docs/window.md); a bucket read from another CPU is judged by its own start.
  */
 #include <stdarg.h>
 #include <stddef.h>

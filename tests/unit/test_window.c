@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The sliding window of include/xrl_window.h against the spec
- * (shared/spec/sliding-window.md). The spec counts in ms; the header in ns.
+ * The sliding window of include/xrl_window.h against Sentinel's LeapArray:
+ * its worked cases (docs/window.md), in ms; the header counts in ns.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -182,6 +182,48 @@ static void test_case5_decision(void **state)
 	assert_false(xrl_over(sum_at(&r, 4, I, S + 1250 * MS).pass, 10));
 	assert_false(xrl_over(0, 1));
 	assert_true(xrl_over(0, 0));
+}
+
+/*
+ * A count for a time one interval or more before the newest bucket is
+ * dropped, as in Sentinel (Java and Go): with n slots, that time's slot
+ * holds the newest bucket, a newer start, so current(t) gives no bucket of
+ * the ring. Here the ring keeps n + 1 cells, and the old bucket's cell is
+ * free: it must not be taken. n = 2, I = 1000: 3 passes at S+1100 (the
+ * newest bucket, start S+1000); then at S+100 (start S, one interval before
+ * it) no bucket, at S+600 (start S+500, in the interval) one; the last whole
+ * interval read at S+1100 (the buckets S and S+500) holds none of the 3, and
+ * nothing was counted at S. For n = 1 and 10 the same, one interval back.
+ */
+static void test_old_bucket_dropped(void **state)
+{
+	static const __u32 ns[] = { 1, 2, 10 };
+	const __u64 I = 1000 * MS;
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		__u32 n = ns[k];
+		__u64 W = I / n, newest = S + I + W / 5;
+		struct xrl_ring r = {};
+		struct xrl_cell *c;
+
+		add(&r, n, I, newest, 3, 0);
+		/* One interval before the newest bucket's start, and more. */
+		assert_null(xrl_current(&r, n, XC(n), I, newest - I));
+		assert_null(xrl_current(&r, n, XC(n), I, newest - I - W));
+		assert_null(xrl_current(&r, n, XC(n), I, newest - 3 * I));
+		assert_true(xrl_window_last_at(&r, n, XC(n), I, newest).pass == 0);
+		assert_true(xrl_window_last_at(&r, n, XC(n), I, newest).buckets == 0);
+		/* Within the interval before it (n > 1): its bucket, counted. */
+		if (n > 1) {
+			c = xrl_current(&r, n, XC(n), I, newest - I + W);
+			assert_non_null(c);
+			xrl_cell_count(c, 0);
+			assert_true(xrl_window_last_at(&r, n, XC(n), I, newest).pass == 1);
+		}
+		assert_true(sum_at(&r, n, I, newest).pass == 3 + (n > 1));
+	}
 }
 
 /* The ring wraps: each bucket leaves the window exactly n buckets after it began. */
@@ -541,18 +583,23 @@ static void test_reserve_cost(void **state)
 	assert_int_equal(xrl_window_at(&r, 2, XC(2), I, S + 1000 * MS).pass, 2000);
 }
 
-/* A bucket counts 32 bits: a cost it cannot take is over, never a wrap to a small count. */
+/*
+ * A bucket counts XRL_CELL_MAX at most: a cost it cannot take is over, never
+ * a wrap to a small count or a carry into its epoch (by adds in flight), and
+ * the room it reports is what the cell can still take.
+ */
 static void test_reserve_cost_cell_full(void **state)
 {
 	struct xrl_ring r = {};
 	__u64 room = 0;
 
 	(void)state;
-	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, 0xfffffff0U, &room), XRL_PASSED);
+	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, XRL_CELL_MAX - 0xf, &room), XRL_PASSED);
 	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, 0x10, &room), XRL_OVER);
 	assert_int_equal(room, 0xf);
 	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, 0xf, &room), XRL_PASSED);
 	assert_int_equal(reserve_cost(&r, S, 0xffffffffULL, 1, &room), XRL_OVER);
+	assert_int_equal(room, 0);
 	assert_true(xrl_over_cost(0xffffffffULL, 1, 0xffffffffULL));
 	assert_false(xrl_over_cost(2999, 1, 3000));
 	assert_true(xrl_over_cost(2999, 2, 3000));
@@ -789,6 +836,7 @@ int main(void)
 		cmocka_unit_test(test_case3_slot_reuse_and_deprecation),
 		cmocka_unit_test(test_case4_sliding_sums),
 		cmocka_unit_test(test_case5_decision),
+		cmocka_unit_test(test_old_bucket_dropped),
 		cmocka_unit_test(test_rollover),
 		cmocka_unit_test(test_deprecation_boundary),
 		cmocka_unit_test(test_idle_gap),
