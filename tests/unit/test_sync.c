@@ -222,7 +222,7 @@ static void test_password(void **state)
 /*
  * A fleet of agents syncing one rule through a Redis of their own, in rounds:
  * the sync script's logic (redis.c) in memory, each agent's publish and
- * settle as agent.c does them (xrl_reserve_publish, xrl_fleet_settle).
+ * settle as agent.c does them (xrl_fleet_reserve, xrl_fleet_settle).
  */
 #define SIM_LIMIT 1000
 #define SIM_TTL 3  /* rounds a heartbeat lasts */
@@ -275,7 +275,7 @@ static void sim_sync(struct sim_slot *r, struct sim_agent *g, int t, bool ok, bo
 	size_t n = 0;
 	int i;
 
-	o.published = xrl_reserve_publish(g->want, g->f.fallback, SIM_LIMIT);
+	o.published = xrl_fleet_reserve(g->want, g->f.fallback, SIM_LIMIT);
 	if (ok || landed) {
 		for (i = 0; i < SIM_MAX; i++)
 			if (r[i].present && r[i].expiry + SIM_HOLD <= t)
@@ -319,6 +319,18 @@ static void sim_check(struct sim_slot *r, const struct sim_agent *g, int t)
 			(unsigned long long)s->reserve);
 }
 
+/* Three members a, b and c, on --on-redis-loss local, with a steady demand. */
+static void sim_three(struct sim_agent *g)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(g[i].name, sizeof(g[i].name), "%c", 'a' + i);
+		g[i].on_loss = XRL_FLEET_LOCAL;
+		g[i].demand = 100;
+	}
+}
+
 /*
  * Three members, local; c's agent dies, and once the others forget it their
  * figure rises from 333 to 500 while 333 is published: the kernel is held to
@@ -327,14 +339,11 @@ static void sim_check(struct sim_slot *r, const struct sim_agent *g, int t)
 static void test_reserve_membership_shrinks(void **state)
 {
 	struct sim_slot redis[SIM_MAX] = {};
-	struct sim_agent g[3] = { { .name = "a" }, { .name = "b" }, { .name = "c" } };
+	struct sim_agent g[3] = {};
 	int t, i, rose = 0;
 
 	(void)state;
-	for (i = 0; i < 3; i++) {
-		g[i].on_loss = XRL_FLEET_LOCAL;
-		g[i].demand = 100;
-	}
+	sim_three(g);
 	for (t = 1; t <= 20; t++)
 		for (i = 0; i < 3; i++) {
 			__u64 before = sim_enforced(&g[i]);
@@ -361,14 +370,11 @@ static void test_reserve_membership_shrinks(void **state)
 static void test_reserve_fleet_within_limit(void **state)
 {
 	struct sim_slot redis[SIM_MAX] = {};
-	struct sim_agent g[3] = { { .name = "a" }, { .name = "b" }, { .name = "c" } };
+	struct sim_agent g[3] = {};
 	int t, i, b_dead = 0, held = 0;
 
 	(void)state;
-	for (i = 0; i < 3; i++) {
-		g[i].on_loss = XRL_FLEET_LOCAL;
-		g[i].demand = 100;
-	}
+	sim_three(g);
 	for (t = 1; t <= 30; t++)
 		for (i = 0; i < 3; i++) {
 			if ((i == 2 && t > 3) || (i == 1 && b_dead))

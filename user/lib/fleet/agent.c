@@ -280,7 +280,7 @@ static int gather(struct xrl_agent *a, int k, char *err, size_t len)
 		q->pass = r->pass;
 		q->demand = r->demand;
 		r->want = want_of(a, a->n, iface, id, set.v[i].r.gen);
-		q->reserve = xrl_reserve_publish(r->want, r->f.fallback, set.v[i].r.threshold);
+		q->reserve = xrl_fleet_reserve(r->want, r->f.fallback, set.v[i].r.threshold);
 		a->n++;
 	}
 	xrl_ruleset_free(&set);

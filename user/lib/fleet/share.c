@@ -51,7 +51,7 @@ __u64 xrl_fallback_of(enum xrl_fleet_policy policy, __u64 limit, __u64 last, __u
 	}
 }
 
-__u64 xrl_reserve_publish(__u64 want, __u64 fallback, __u64 threshold)
+__u64 xrl_fleet_reserve(__u64 want, __u64 fallback, __u64 threshold)
 {
 	__u64 enforced = fallback ? fallback : threshold;
 
@@ -63,7 +63,7 @@ __u64 xrl_reserve_publish(__u64 want, __u64 fallback, __u64 threshold)
  * be what this node's kernel enforces once its allowance lapses (f->fallback;
  * 0: the threshold) and W the agent's want. Invariant: K <= W, and K <= every
  * reserve of this member that Redis holds or may yet store.
- * - A sync publishes P = max(W, K) >= K (xrl_reserve_publish).
+ * - A sync publishes P = max(W, K) >= K (xrl_fleet_reserve).
  * - It succeeds: Redis holds P, the last of our writes. From the reply comes
  *   F, the policy's figure; the kernel gets K' = min(F, P) <= P, and W' = F
  *   >= K'. A rise of F is enforced a sync later, once published; a fall at once.

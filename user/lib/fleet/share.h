@@ -69,7 +69,7 @@ struct xrl_member;
 struct xrl_sync_outcome {
 	__u64 limit;			  /* the rule's threshold */
 	__u64 demand;			  /* this member's, as the sync published it */
-	__u64 published;		  /* the reserve the sync published (xrl_reserve_publish) */
+	__u64 published;		  /* the reserve the sync published (xrl_fleet_reserve) */
 	int ok;				  /* the sync succeeded: members holds Redis's reply */
 	const struct xrl_member *members; /* live and silent, this one included */
 	size_t nmembers;
@@ -85,11 +85,11 @@ struct xrl_sync_outcome {
  * less than what the kernel enforces now should the agent fall silent
  * (fallback; 0: the threshold).
  */
-__u64 xrl_reserve_publish(__u64 want, __u64 fallback, __u64 threshold);
+__u64 xrl_fleet_reserve(__u64 want, __u64 fallback, __u64 threshold);
 
 /*
  * Settles a rule's entry f (allowance, policy, fallback, ...) after a sync,
- * and *want, the fallback to publish at the next (xrl_reserve_publish). The
+ * and *want, the fallback to publish at the next (xrl_fleet_reserve). The
  * kernel is never left a fallback above a reserve Redis may hold for this
  * member (but under --on-redis-loss open once Redis is lost: the whole limit,
  * as asked): see the proof in share.c.
