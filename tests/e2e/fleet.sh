@@ -298,6 +298,22 @@ kill "${senders[@]}" 2>/dev/null
 wait "${senders[@]}" 2>/dev/null
 agent_down a
 agent_down b
+# An agent that dies right after a sync seeing fewer members (the others forgotten: here their
+# keys deleted) leaves its node on the reserve it published, the one the others set aside, not
+# on its new figure (f611609's fell back to 1000 here, 333 published); a rise is enforced a sync
+# later, once published. Each 'sync --count' ends as a killed agent would: its node's allowance
+# lapses 3 intervals after its last sync.
+redis-cli -p $PORT del "xrl:{$tag}:demand" "xrl:{$tag}:alive" >/dev/null
+sync_c() { "$XRL" sync --redis "127.0.0.1:$PORT" --node nc --interval $INTERVAL --count "$1" xflc0 >/dev/null 2>&1; }
+held_c() { redis-cli -p "$PORT" hget "xrl:{$tag}:demand" nc/xflc0 | cut -d' ' -f3; }
+sync_c 1
+lab_wait 5 lapsed || fail "c's allowance lapses after one sync" "$(fleet c)"
+expect_eq "an agent dead right after its figure rose: its node enforces the reserve the others hold (Redis, node)" \
+	"$(held_c) $(fleet c | jq .fleet.allowance)" "333 333"
+sync_c 2
+lab_wait 5 lapsed || fail "c's allowance lapses after two syncs" "$(fleet c)"
+expect_eq "... and the rise a sync later, once published (Redis, node)" "$(held_c) $(fleet c | jq .fleet.allowance)" \
+	"1000 1000"
 redis_down $PORT
 
 # The same through a three-master Redis Cluster: rules on several slots, agents given one node.

@@ -17,6 +17,13 @@
 #include "stats.h"
 #include "fleet/agent.h"
 
+/* What a rule's last good sync wants published at the next (xrl_fleet_settle), kept between cycles. */
+struct want {
+	const char *iface;
+	__u32 id, gen;
+	__u64 want;
+};
+
 struct xrl_agent {
 	struct xrl_redis *redis;
 	char **ifaces;
@@ -24,7 +31,8 @@ struct xrl_agent {
 	struct xrl_agent_opts o;
 	struct xrl_agent_rule *rules;
 	struct xrl_sync_req *reqs;
-	size_t n, cap;
+	struct want *wants; /* the last cycle's, nwants of them */
+	size_t n, cap, nwants;
 	int *claims; /* per interface: the lock that claims its instance (xrl_agent_claim), or -1 */
 };
 
@@ -103,6 +111,7 @@ void xrl_agent_free(struct xrl_agent *a)
 	for (i = 0; i < a->cap; i++)
 		xrl_sync_req_clear(&a->reqs[i]);
 	free(a->reqs);
+	free(a->wants);
 	free(a->rules);
 	free(a);
 }
@@ -129,16 +138,35 @@ static int grow(struct xrl_agent *a)
 	size_t cap = a->cap ? a->cap * 2 : 8;
 	struct xrl_agent_rule *r = realloc(a->rules, cap * sizeof(*r));
 	struct xrl_sync_req *q;
+	struct want *w;
 
 	if (!r)
 		return -ENOMEM;
 	a->rules = r;
+	w = realloc(a->wants, cap * sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	a->wants = w;
 	q = realloc(a->reqs, cap * sizeof(*q));
 	if (!q)
 		return -ENOMEM;
 	memset(q + a->cap, 0, (cap - a->cap) * sizeof(*q));
 	a->reqs = q;
 	a->cap = cap;
+	return 0;
+}
+
+/* The want of a rule at the last cycle (0: none, as after a restart); rules come in the same order each cycle. */
+static __u64 want_of(const struct xrl_agent *a, size_t hint, const char *iface, __u32 id, __u32 gen)
+{
+	size_t i;
+
+	for (i = 0; i < a->nwants; i++) {
+		const struct want *w = &a->wants[(hint + i) % a->nwants];
+
+		if (w->iface == iface && w->id == id && w->gen == gen)
+			return w->want;
+	}
 	return 0;
 }
 
@@ -251,7 +279,8 @@ static int gather(struct xrl_agent *a, int k, char *err, size_t len)
 		snprintf(q->member, sizeof(q->member), "%s/%s", a->o.node, iface);
 		q->pass = r->pass;
 		q->demand = r->demand;
-		q->reserve = r->f.fallback;
+		r->want = want_of(a, a->n, iface, id, set.v[i].r.gen);
+		q->reserve = xrl_fleet_reserve(r->want, r->f.fallback, set.v[i].r.threshold);
 		a->n++;
 	}
 	xrl_ruleset_free(&set);
@@ -281,60 +310,26 @@ static __u32 bucket_interval(const struct xrl_agent_rule *r, size_t n)
 static void settle(struct xrl_agent *a, struct xrl_agent_rule *r, const struct xrl_sync_req *q, __u32 interval_ms,
 		   __u64 now_ms)
 {
-	struct xrl_fleet *f = &r->f;
-	__u64 limit = r->spec.r.threshold;
-	__u32 prev_policy = f->fallback_policy;
+	struct xrl_sync_outcome o = {
+		.limit = r->spec.r.threshold,
+		.demand = r->demand,
+		.published = q->reserve,
+		.ok = !q->ret,
+		.members = q->members,
+		.nmembers = q->nmembers,
+		.on_loss = a->o.on_loss,
+		.interval_ms = interval_ms,
+		.now_ms = now_ms,
+		.now_coarse_ns = coarse_ns(),
+	};
 
-	f->gen = r->spec.r.gen;
-	f->attempt_ms = now_ms;
-	f->agent_pid = (__u32)getpid();
-	f->interval_ms = interval_ms;
-	f->fallback_policy = a->o.on_loss;
-	if (!q->ret) {
-		struct xrl_share s = { .own = r->demand };
-		__u64 held = 0;
-		size_t i;
-
-		/* The silent members' reserves are set aside; the live ones share the rest. */
-		for (i = 0; i < q->nmembers; i++) {
-			if (!q->members[i].alive) {
-				held += q->members[i].reserve;
-				continue;
-			}
-			s.total += q->members[i].demand;
-			s.members++;
-		}
-		if (!s.members)
-			s.members = 1;
-		s.limit = held < limit ? limit - held : 0;
-		f->allowance = xrl_share_of(&s);
-		f->policy = XRL_FLEET_SHARED;
-		f->nodes = s.members;
-		f->failures = 0;
-		f->synced_ms = now_ms;
-		f->fleet_demand = s.total;
-		/* Should this agent fall silent: what its kernel enforces, and the others set aside. */
-		f->expires_ns = coarse_ns() + (__u64)interval_ms * XRL_SYNC_TTL_INTERVALS * 1000000ULL;
-		f->fallback = a->o.on_loss == XRL_FLEET_OPEN ?
-				      limit :
-				      xrl_fallback_of(a->o.on_loss, s.limit ? s.limit : 1, f->allowance, s.members);
+	r->f.gen = r->spec.r.gen;
+	r->f.agent_pid = (__u32)getpid();
+	xrl_fleet_settle(&r->f, &r->want, &o);
+	if (q->ret)
+		snprintf(r->err, sizeof(r->err), "%s", q->err);
+	else
 		r->err[0] = '\0';
-		return;
-	}
-	snprintf(r->err, sizeof(r->err), "%s", q->err);
-	f->failures++;
-	f->total_fails++;
-	f->policy = xrl_sync_policy(f->failures, f->synced_ms != 0, a->o.on_loss);
-	if (f->policy != XRL_FLEET_SHARED) {
-		/* Local: the reserve the others set aside for this member, when it published one. */
-		if (f->policy == XRL_FLEET_LOCAL && prev_policy == XRL_FLEET_LOCAL && f->fallback)
-			f->allowance = f->fallback;
-		else
-			f->allowance = xrl_fallback_of(f->policy, limit, f->allowance, f->nodes);
-		f->fallback = f->allowance;
-		f->expires_ns = 0;
-	}
-	/* Before Redis is declared lost, the last allowance stays (0 for a rule never synced: its threshold). */
 }
 
 static int write_back(struct xrl_agent *a, size_t from, size_t to, const char *iface)
@@ -378,8 +373,12 @@ int xrl_agent_cycle(struct xrl_agent *a, const struct xrl_agent_rule **rules, si
 	*interval_ms = a->o.interval_ms ? a->o.interval_ms : bucket_interval(a->rules, a->n);
 	xrl_redis_sync(a->redis, *interval_ms * XRL_SYNC_TTL_INTERVALS, a->reqs, a->n);
 	now_ms = realtime_ms();
-	for (i = 0; i < a->n; i++)
+	for (i = 0; i < a->n; i++) {
 		settle(a, &a->rules[i], &a->reqs[i], *interval_ms, now_ms);
+		a->wants[i] = (struct want){ a->rules[i].iface, a->rules[i].spec.r.id, a->rules[i].spec.r.gen,
+					     a->rules[i].want };
+	}
+	a->nwants = a->n;
 	for (k = 0; k < a->nifaces; k++) {
 		if (start[k] == start[k + 1])
 			continue;

@@ -30,6 +30,7 @@ struct xrl_agent_rule {
 	struct xrl_fleet f; /* as written */
 	__u32 prev_policy;  /* before this cycle */
 	__u32 prev_nodes;
+	__u64 want;    /* the reserve to publish at the next sync (xrl_fleet_settle) */
 	char err[256]; /* the sync's error, when it failed */
 };
 

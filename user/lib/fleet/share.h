@@ -63,6 +63,39 @@ enum xrl_fleet_policy xrl_sync_policy(__u32 failures, bool synced, enum xrl_flee
  */
 __u64 xrl_fallback_of(enum xrl_fleet_policy policy, __u64 limit, __u64 last, __u32 members_seen);
 
+struct xrl_member;
+
+/* One sync of one rule as its agent saw it: what xrl_fleet_settle settles the rule's entry from. */
+struct xrl_sync_outcome {
+	__u64 limit;			  /* the rule's threshold */
+	__u64 demand;			  /* this member's, as the sync published it */
+	__u64 published;		  /* the reserve the sync published (xrl_fleet_reserve) */
+	int ok;				  /* the sync succeeded: members holds Redis's reply */
+	const struct xrl_member *members; /* live and silent, this one included */
+	size_t nmembers;
+	enum xrl_fleet_policy on_loss;
+	__u32 interval_ms;
+	__u64 now_ms;	     /* CLOCK_REALTIME */
+	__u64 now_coarse_ns; /* the program's clock (bpf_ktime_get_coarse_ns) */
+};
+
+/*
+ * The reserve a sync publishes for a rule: want, the fallback the agent's last
+ * good sync computed for it (0 when it has none, after a restart), but never
+ * less than what the kernel enforces now should the agent fall silent
+ * (fallback; 0: the threshold).
+ */
+__u64 xrl_fleet_reserve(__u64 want, __u64 fallback, __u64 threshold);
+
+/*
+ * Settles a rule's entry f (allowance, policy, fallback, ...) after a sync,
+ * and *want, the fallback to publish at the next (xrl_fleet_reserve). The
+ * kernel is never left a fallback above a reserve Redis may hold for this
+ * member (but under --on-redis-loss open once Redis is lost: the whole limit,
+ * as asked): see the proof in share.c.
+ */
+void xrl_fleet_settle(struct xrl_fleet *f, __u64 *want, const struct xrl_sync_outcome *o);
+
 /* "shared", "local", "last", "open", "none"; and back (-EINVAL). */
 const char *xrl_policy_name(enum xrl_fleet_policy p);
 int xrl_policy_parse(const char *s, enum xrl_fleet_policy *p);
