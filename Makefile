@@ -39,7 +39,7 @@ ifeq ($(SANITIZE),1)
 XRL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 XRL_LDFLAGS += -fsanitize=address,undefined
 endif
-cc = $(CC) $(XRL_CFLAGS) $(CFLAGS)
+cc = $(CC) $(XRL_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 # One version string, from VERSION: --version, and (later) the metrics' build info.
 XRL_VERSION := $(shell cat VERSION)
@@ -83,7 +83,7 @@ FUZZ_SECONDS ?= 60
 
 # What 'make lint' checks: our C against .clang-format, our shell with shellcheck.
 LINT_C := $(wildcard bpf/*.[ch] include/*.h user/*/*.[ch] user/lib/*/*.[ch] tools/*.[ch] tools/bpf/*.c tests/*/*.[ch])
-LINT_SH := $(wildcard tests/*.sh tests/*/*.sh bench/*.sh tools/*.sh scripts/*.sh) .ci/run run dist/bash-completion/xdp-ratelimit
+LINT_SH := $(wildcard tests/*.sh tests/*/*.sh bench/*.sh tools/*.sh scripts/*.sh debian/*.postinst debian/*.prerm debian/*.postrm) .ci/run run dist/bash-completion/xdp-ratelimit
 
 # make install: PREFIX and DESTDIR as usual. The configuration folder is the binary's
 # (XRL_CONFIG_DIR, user/lib/config.h), whatever PREFIX is, as nftables' /etc/nftables.conf.
@@ -99,7 +99,7 @@ UNITS := $(wildcard systemd/*.service systemd/*.timer systemd/*.socket)
 # valid unit as it is), rewritten to where it goes; man pages show the version.
 dist_subst = sed -e 's|/usr/sbin/xdp-ratelimit|$(SBINDIR)/xdp-ratelimit|g' -e 's|@VERSION@|$(XRL_VERSION)|g'
 
-.PHONY: all test test-fresh demo bench fuzz deps lint format vmlinux clean help install uninstall
+.PHONY: all test test-fresh test-deb deb demo bench fuzz deps lint format vmlinux clean help install uninstall
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -110,6 +110,8 @@ help:
 	@echo 'make test         install missing packages, build, run every test (SUITES="unit prog e2e")'
 	@echo 'make demo         install missing packages, build, run the demo (IFACE=eth0 for a real NIC)'
 	@echo 'make test-fresh   ./run demo and ./run test on a fresh debootstrapped Debian 12 (about 5 minutes)'
+	@echo 'make test-deb     build the Debian package, install, upgrade and purge it on a fresh Debian 12 (about 2 minutes)'
+	@echo 'make deb          the Debian package (debian/, dpkg-buildpackage -us -uc) into $(OUT)/deb/'
 	@echo 'make bench        the side-by-side benchmark (about 9 minutes)'
 	@echo 'make fuzz         the rules-parser fuzzers and the XDP frame fuzzer, FUZZ_SECONDS each (60)'
 	@echo 'make lint         clang-format and shellcheck, as CI runs them'
@@ -123,7 +125,7 @@ help:
 	@echo 'V=1               show commands'
 	@echo 'SANITIZE=1        userspace with ASan, UBSan and LeakSanitizer (make SANITIZE=1 test: every suite, a finding fails)'
 	@echo 'PREFIX, DESTDIR   where make install puts things (PREFIX=$(PREFIX)); configurations: $(CONFDIR)'
-	@echo 'CC, CFLAGS, LDFLAGS, CLANG, BPFTOOL'
+	@echo 'CC, CPPFLAGS, CFLAGS, LDFLAGS, CLANG, BPFTOOL'
 	@echo '                  your compiler and flags; the project adds its own (XRL_CFLAGS)'
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
@@ -210,6 +212,13 @@ fuzz: deps
 
 test-fresh: deps
 	$(Q)tests/fresh/run.sh $(OUT)
+
+deb: deps
+	$(Q)scripts/deb.sh $(OUT)/deb
+
+test-deb: deps
+	$(Q)$(MAKE) -s --no-print-directory $(OUT)/xrl-udp
+	$(Q)tests/deb/run.sh $(OUT)
 
 install: $(CLI)
 	$(Q)install -D -m 0755 $(CLI) $(DESTDIR)$(SBINDIR)/xdp-ratelimit

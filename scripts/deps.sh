@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build, tests, lint, demo and benchmark need, when
+# Installs the Debian packages the build, tests, lint, demo, benchmark and the Debian package
+# (make deb: debhelper, dpkg-dev, lintian) need, when
 # they are missing. Idempotent and non-interactive; silent when nothing is missing.
 set -euo pipefail
 
@@ -9,6 +10,8 @@ pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
       python3 debootstrap systemd groff man-db bash-completion prometheus prometheus-node-exporter curl
       libhiredis-dev redis-server redis-tools libpcap-dev tcpdump
       xdp-tools libxdp1)
+# make deb and make test-deb: the Debian package's build and its check.
+pkgs+=(debhelper dpkg-dev build-essential lintian)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -78,6 +78,9 @@ pin_dir() {
 	"${in[@]}" "$XRL" -j status | jq -r --arg i "$1" '.interfaces[] | select(.interface == $i and .this_netns) | .pin_dir // empty'
 }
 
+# free_port: a TCP port free on the loopback now, for a server the test starts.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
 # json FILTER: one value out of JSON on stdin.
 json() { jq -r "$1"; }
 

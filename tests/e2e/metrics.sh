@@ -96,7 +96,6 @@ expect_eq "metrics -j: the rule's passed as stats -j's" \
 	"$(jq '.rules[] | select(.rule | startswith("port")) | .passed' "$dir/after.json")"
 
 # free_port: a TCP port free on the loopback just now.
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # The textfile collector: the file written atomically, read by the real node exporter.
 tf=$dir/textfile/xdp-ratelimit.prom

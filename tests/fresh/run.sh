@@ -23,40 +23,22 @@ skip() { echo "SKIP: $1: $2"; }
 if [ "$(id -u)" -ne 0 ]; then skip fresh "needs root (debootstrap, chroot, XDP)"; exit 0; fi
 if ! command -v debootstrap >/dev/null; then skip fresh "needs debootstrap (scripts/deps.sh installs it)"; exit 0; fi
 
-# The mounts under root, deepest first; nothing of root is removed while one is left.
-unmount_all() {
-	local m
-	awk -v r="$root" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/self/mounts | sort -r | while read -r m; do
-		umount -l "$m" 2>/dev/null
-	done
-	! awk -v r="$root" '$2 == r || index($2, r "/") == 1 { found = 1 } END { exit !found }' /proc/self/mounts
-}
-cleanup() {
-	if unmount_all; then rm -rf --one-file-system "$root"; else echo "fresh: mounts left under $root, not removed" >&2; fi
-}
+# shellcheck source=tests/fresh/chroot.sh
+. "$top/tests/fresh/chroot.sh"
+cleanup() { chroot_remove "$root"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# The mirror this machine's apt uses: the first URIs of debian.sources, or of sources.list.
-mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2>/dev/null)
-[ -n "$mirror" ] || mirror=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
-mirror=${mirror:-http://deb.debian.org/debian}
+mirror=$(chroot_mirror)
 
 cleanup
 t0=$(date +%s)
-if ! debootstrap --variant=minbase bookworm "$root" "$mirror" >"$fresh/debootstrap.log" 2>&1; then
+if ! chroot_debootstrap "$root" "$fresh/debootstrap.log"; then
 	fail "debootstrap minbase bookworm from $mirror" "$(tail -5 "$fresh/debootstrap.log")"
 	exit 1
 fi
 t1=$(date +%s)
 pass "debootstrap --variant=minbase bookworm ($((t1 - t0)) s, from $mirror)"
 
-# A new machine: this one's apt sources and settings (its mirror), its DNS; empty apt lists.
-cp -a /etc/apt/sources.list.d/. "$root/etc/apt/sources.list.d/"
-[ -f /etc/apt/sources.list.d/debian.sources ] && rm -f "$root/etc/apt/sources.list"
-cp -a /etc/apt/apt.conf.d/. "$root/etc/apt/apt.conf.d/"
-cp -L /etc/resolv.conf "$root/etc/resolv.conf"
-rm -rf "$root"/var/lib/apt/lists/*
 for tool in make gcc clang; do
 	if chroot "$root" sh -c "command -v $tool" >/dev/null; then fail "the fresh machine has no $tool" "it has"; fi
 done
@@ -65,12 +47,7 @@ done
 mkdir -p "$root/src"
 (cd "$top" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -c) | tar -x -C "$root/src"
 
-# The root a mount of its own: 'ip -n NS' makes / a slave mount, which needs / to be a mount.
-mount --bind "$root" "$root"
-mount -t proc proc "$root/proc"
-mount --rbind /sys "$root/sys" && mount --make-rslave "$root/sys"
-mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev"
-mkdir -p "$root/run" && mount -t tmpfs tmpfs "$root/run"
+chroot_mount "$root" || { fail "mounts in $root" "see above"; exit 1; }
 
 lock=()
 [ -n "${XRL_E2E_LOCK:-}" ] && lock=(flock "$XRL_E2E_LOCK")
