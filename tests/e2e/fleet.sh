@@ -133,7 +133,7 @@ fi
 "$XRL" -j sync --redis "127.0.0.1:$PORT" --node na --interval $INTERVAL --count 300 xfla0 >"$dir/second.log" 2>&1 &
 second=$!
 lab_undo "kill $second 2>/dev/null"
-if lab_wait 5 grep -q "another 'xdp-ratelimit sync' serves xfla0 already" "$dir/second.log"; then
+if lab_wait 5 grep -qs "another 'xdp-ratelimit sync' serves xfla0 already" "$dir/second.log"; then
 	pass "a second agent for xfla0 says another serves it"
 else fail "a second agent for xfla0 says another serves it" "$(cat "$dir/second.log")"; fi
 agent_down a
@@ -392,7 +392,9 @@ for p in "${CPORTS[@]}"; do redis_down "$p"; done
 redis_up $PORT --requirepass s3cret
 printf 's3cret\n' >"$dir/pw"
 chmod 600 "$dir/pw"
-sync_once() { "$XRL" -j sync --redis 127.0.0.1:$PORT --node pw --interval 20 --count 2 "$@" xfla0; }
+# 200 ms an interval, which is also how long the agent waits for Redis: 20 timed out a sanitized
+# AUTH on a busy machine.
+sync_once() { "$XRL" -j sync --redis 127.0.0.1:$PORT --node pw --interval 200 --count 2 "$@" xfla0; }
 errors() { jq -r 'select(.event == "error") | .error'; }
 expect_eq "no password: the sync fails, saying why" "$(sync_once | errors | grep -c NOAUTH)" 1
 expect_eq "--redis-password-file: in sync" "$(sync_once --redis-password-file "$dir/pw" | errors)" ""
