@@ -48,6 +48,12 @@ old=$(find "$BUILD" -maxdepth 3 -path "$BUILD/layout-*/build/xdp-ratelimit" | he
 if [ -n "$old" ]; then
 	veth_lab xrle-deb2 xrldeb2 xrldeb3 10.236.0 fd00:236
 	cp "$old" "$root/tmp/xdp-ratelimit-old"
+	# The libraries that build links and this package does not bring (0.5.0's libmicrohttpd).
+	libs=$(ldd "$old" | awk '$2 == "=>" && $3 ~ /^\// { n = split($3, p, "/"); print "*/" p[n - 1] "/" p[n] }' |
+		xargs -r dpkg -S 2>/dev/null | cut -d: -f1 | sort -u | tr '\n' ' ')
+	# shellcheck disable=SC2086 # one word a package
+	[ -z "$libs" ] || in_root apt-get install -y --no-install-recommends $libs >"$work/old-libs.log" 2>&1 ||
+		fail "the libraries of ${old#"$BUILD"/}" "$(tail -5 "$work/old-libs.log")"
 	check "an instance of ${old#"$BUILD"/} on xrldeb2" in_root /tmp/xdp-ratelimit-old load xrldeb2
 	printf 'port 9/udp rate 10/s\n' >"$root/tmp/old.rules"
 	check "... with a rule" in_root /tmp/xdp-ratelimit-old apply xrldeb2 /tmp/old.rules
