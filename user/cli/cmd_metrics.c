@@ -274,7 +274,7 @@ static void render_text(FILE *f, const struct xrl_instance_metrics *v, size_t n)
 	}
 	prom_family(
 		f, "xdp_ratelimit_program_run_seconds_total", "counter",
-		"Time the kernel counted the program running (bpf_prog_info run_time_ns), only while the sysctl kernel.bpf_stats_enabled is 1: 0 and still otherwise.");
+		"Time the kernel counted the program running (bpf_prog_info run_time_ns), only while the sysctl kernel.bpf_stats_enabled is 1: 0, or not moving, otherwise.");
 	for (i = 0; i < n; i++) {
 		if (v[i].err[0])
 			continue;
