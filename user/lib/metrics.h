@@ -24,7 +24,7 @@ struct xrl_instance_metrics {
 	bool has_capture;
 	struct xrl_cap_counts cap;
 	struct xrl_cost cost; /* the program's run time and runs (counted while kernel.bpf_stats_enabled is 1) */
-	char err[XRL_ERRLEN];	       /* set when it could not be read: nothing else is then */
+	char err[XRL_ERRLEN]; /* set when it could not be read: nothing else is then */
 };
 
 /*
