@@ -6,8 +6,9 @@
 # Grafana's variables set ($instance all, $interface the lab's, $__rate_interval 10s, $__range
 # 1m), evaluated through the HTTP API, returns data, and each series has the labels its legend
 # names, with the values the exporter gives them (the interface, the rules as dump prints them,
-# the malformed reasons, the fleet's policy); the rules load and evaluate with no error, and
-# every family they name is one Prometheus scraped.
+# the malformed reasons, the fleet's policy), and the program's ns a packet is counted
+# (kernel.bpf_stats_enabled 1 meanwhile); the rules load and evaluate with no error, and every
+# family they name is one Prometheus scraped.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 needs_root dashboard
@@ -50,6 +51,11 @@ lab_wait 20 curl -sf "http://127.0.0.1:$port/-/ready" >/dev/null ||
 	{ fail "prometheus ready" "$(tail -5 "$dir/prometheus.log")"; finish; }
 pass "prometheus scrapes $target every second"
 
+# The kernel counts the program's run time (the "ns a packet" panel) only while
+# kernel.bpf_stats_enabled is 1: on for the traffic, then back to what it was.
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+lab_undo "sysctl -qw kernel.bpf_stats_enabled=$old_stats"
+sysctl -qw kernel.bpf_stats_enabled=1
 # 6 s of traffic: .2 floods the per-source rule, .3 goes over the monitor rule, .4 matches none.
 senders=()
 $UDP send -n $NS 10.234.0.2 10.234.0.1 7000 1000 6 >/dev/null 2>&1 &
@@ -60,6 +66,7 @@ $UDP send -n $NS 10.234.0.4 10.234.0.1 7002 100 6 >/dev/null 2>&1 &
 senders+=($!)
 wait "${senders[@]}"
 sleep 2 # two more scrapes
+sysctl -qw kernel.bpf_stats_enabled="$old_stats"
 
 # query EXPR: the result of the instant query EXPR, as JSON.
 query() { curl -sf --get --data-urlencode "query=$1" "$api/query"; }
@@ -108,6 +115,8 @@ for f in blocked:7000 passed:7000 monitored:7001; do
 	expect_eq "xdp_ratelimit_rule_${f%:*}_total of '$rule' in Prometheus is stats -j's" \
 		"$(v "xdp_ratelimit_rule_${f%:*}_total{interface=\"$IF\",rule=\"$rule\"}")" "$want"
 done
+ns=$(v "1e9 * rate(xdp_ratelimit_program_run_seconds_total{interface=\"$IF\"}[10s]) / rate(xdp_ratelimit_program_runs_total{interface=\"$IF\"}[10s])")
+expect_range "the program's ns a packet over the traffic, from the kernel's counts" "$(awk -v v="$ns" 'BEGIN { printf "%d", v ~ /^[0-9.e+]+$/ ? v : -1 }')" 1 100000
 expect_range "... and the flood was blocked" "$(jq '[.rules[] | select(.rule | startswith("port 7000")) | .blocked] | add' <<<"$stats")" 1000 6000
 
 r=$(curl -sf "$api/rules")

@@ -95,6 +95,55 @@ expect_eq "metrics -j: the rule's passed as stats -j's" \
 	"$("$XRL" -j metrics xrlp0 | jq '.interfaces[0].rules[] | select(.rule | startswith("port")) | .passed')" \
 	"$(jq '.rules[] | select(.rule | startswith("port")) | .passed' "$dir/after.json")"
 
+# A capture's losses: 0 with none running; while one runs under a flood with a tiny budget, what it
+# lost to the bound so far (at most what its summary says at the end); 0 again once it ended.
+expect_eq "no capture running: capture_lost_total 0, by reason rate and full" \
+	"$(value "$dir/out.prom" xdp_ratelimit_capture_lost_total ',reason="rate"') $(value "$dir/out.prom" xdp_ratelimit_capture_lost_total ',reason="full"')" "0 0"
+"$XRL" -j capture xrlp0 --max-rate 1 --seconds 4 -w "$dir/cap.pcap" >"$dir/cap.json" 2>"$dir/cap.err" &
+cap=$!
+lab_undo "kill $cap 2>/dev/null"
+if lab_wait 10 grep -qs '^capturing' "$dir/cap.err"; then
+	$UDP send -n $NS 10.219.0.2 10.219.0.1 7000 2000 1 >/dev/null
+	sleep 0.2
+	"$XRL" metrics xrlp0 >"$dir/cap.prom"
+	wait "$cap"
+	lost=$(value "$dir/cap.prom" xdp_ratelimit_capture_lost_total ',reason="rate"')
+	expect_range "a capture at --max-rate 1 under a flood: lost to the rate bound while it runs" "$lost" 500 \
+		"$(jq .lost_rate "$dir/cap.json")"
+	expect_eq "... lost to a full ring: the capture's" \
+		"$(value "$dir/cap.prom" xdp_ratelimit_capture_lost_total ',reason="full"')" "$(jq .lost_full "$dir/cap.json")"
+	expect_eq "... 0 once it ended" "$("$XRL" metrics xrlp0 | grep -c '^xdp_ratelimit_capture_lost_total{interface="xrlp0",reason="rate"} 0$')" 1
+else
+	fail "capture starts" "$(cat "$dir/cap.err")"
+fi
+
+# The program's cost: the kernel's run time and runs of the program (bpftool's run_time_ns and
+# run_cnt, read before and after), counted only while kernel.bpf_stats_enabled is 1, 0 before.
+prog=$("$XRL" -j status | jq '.interfaces[] | select(.interface == "xrlp0") | .prog_id')
+# cost: "run_time_ns run_cnt" of the program, as bpftool reads them (0 0 when never counted).
+cost() { bpftool -j prog show id "$prog" | jq -r '"\(.run_time_ns // 0) \(.run_cnt // 0)"'; }
+# sampled FILE: the same two from an exposition, the seconds back in ns.
+sampled() {
+	echo "$(value "$1" xdp_ratelimit_program_run_seconds_total | awk '{ split($1, a, "."); printf "%d", a[1] * 1000000000 + a[2] }') $(value "$1" xdp_ratelimit_program_runs_total)"
+}
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+if [ "$old_stats" = 0 ]; then
+	expect_eq "program cost, kernel.bpf_stats_enabled 0: exported all the same, as bpftool reads it" \
+		"$(sampled "$dir/out.prom")" "$(cost)"
+fi
+sysctl -qw kernel.bpf_stats_enabled=1
+lab_undo "sysctl -qw kernel.bpf_stats_enabled=$old_stats"
+$UDP send -n $NS 10.219.0.3 10.219.0.1 7003 500 1 >/dev/null
+sleep 0.2
+read -r ns0 runs0 < <(cost)
+"$XRL" metrics xrlp0 >"$dir/cost.prom"
+read -r ns1 runs1 < <(cost)
+read -r ns runs < <(sampled "$dir/cost.prom")
+sysctl -qw kernel.bpf_stats_enabled="$old_stats"
+expect_range "kernel.bpf_stats_enabled 1, 500 frames: the program's runs, as bpftool's" "$runs" "$((runs0 > 500 ? runs0 : 500))" "$runs1"
+expect_range "... its run time in ns, as bpftool's" "$ns" "$((ns0 > 0 ? ns0 : 1))" "$ns1"
+check "... promtool accepts it" sh -c "promtool check metrics <'$dir/cost.prom'"
+
 # free_port: a TCP port free on the loopback just now.
 
 # The textfile collector: the file written atomically, read by the real node exporter.

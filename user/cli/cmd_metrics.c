@@ -263,6 +263,32 @@ static void render_text(FILE *f, const struct xrl_instance_metrics *v, size_t n)
 			if (!v[i].err[0])
 				prom_sample(f, gauges[j].name, v[i].st.iface, NULL, NULL, gauge_value(&v[i].st, j));
 	}
+	prom_family(
+		f, "xdp_ratelimit_capture_lost_total", "counter",
+		"Frames the capture running now matched but did not copy, by reason: rate (over its --max-rate), full (the ring was full). 0 while no capture runs: each capture counts from 0.");
+	for (i = 0; i < n; i++) {
+		if (v[i].err[0] || !v[i].has_capture)
+			continue;
+		prom_sample(f, "xdp_ratelimit_capture_lost_total", v[i].st.iface, "reason", "rate", v[i].cap.lost_rate);
+		prom_sample(f, "xdp_ratelimit_capture_lost_total", v[i].st.iface, "reason", "full", v[i].cap.lost_full);
+	}
+	prom_family(
+		f, "xdp_ratelimit_program_run_seconds_total", "counter",
+		"Time the kernel counted the program running (bpf_prog_info run_time_ns), only while the sysctl kernel.bpf_stats_enabled is 1: 0, or not moving, otherwise.");
+	for (i = 0; i < n; i++) {
+		if (v[i].err[0])
+			continue;
+		fprintf(f, "xdp_ratelimit_program_run_seconds_total{interface=\"");
+		prom_escaped(f, v[i].st.iface, true);
+		fprintf(f, "\"} %llu.%09llu\n", (unsigned long long)(v[i].cost.ns / 1000000000ULL),
+			(unsigned long long)(v[i].cost.ns % 1000000000ULL));
+	}
+	prom_family(
+		f, "xdp_ratelimit_program_runs_total", "counter",
+		"Runs of the program the kernel counted (bpf_prog_info run_cnt), only while the sysctl kernel.bpf_stats_enabled is 1.");
+	for (i = 0; i < n; i++)
+		if (!v[i].err[0])
+			prom_sample(f, "xdp_ratelimit_program_runs_total", v[i].st.iface, NULL, NULL, v[i].cost.runs);
 	for (w = 0; w < 6; w++) {
 		prom_family(f, rule_fam[w][0], "counter", rule_fam[w][1]);
 		for (i = 0; i < n; i++) {

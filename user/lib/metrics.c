@@ -7,6 +7,25 @@
 #include "journal.h"
 #include "metrics.h"
 
+/*
+ * The counters of the capture running now: the CPUs' counters of its session.
+ * Each CPU resets them when it first sees a new session, and nothing tells
+ * which session was the last once a capture has ended: 0 while none runs.
+ */
+static void read_capture(struct xrl_instance_metrics *im)
+{
+	struct xrl_capture c;
+	char err[XRL_ERRLEN];
+
+	if (xrl_capture_open(&c, im->st.dir, im->st.iface, err, sizeof(err)))
+		return;
+	im->has_capture = true;
+	c.session = __atomic_load_n(&c.ctl->session, __ATOMIC_ACQUIRE);
+	if (im->st.capture_pid && c.session && xrl_capture_counts(&c, &im->cap))
+		memset(&im->cap, 0, sizeof(im->cap));
+	xrl_capture_close(&c);
+}
+
 /* The counters and the rules' totals of one instance, under its shared lock: never a set half written. */
 static int read_one(struct xrl_instance_metrics *im, char *err, size_t len)
 {
@@ -64,6 +83,8 @@ static int read_one(struct xrl_instance_metrics *im, char *err, size_t len)
 			t->blocked_bytes = r.block_bytes;
 		}
 	}
+	read_capture(im);
+	xrl_cost_read(im->st.prog_id, &im->cost); /* 0 and 0 when it cannot be read */
 out:
 	xrl_ruleset_free(&set);
 	xrl_maps_close(&m);

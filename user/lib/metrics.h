@@ -3,6 +3,8 @@
 #ifndef XRL_METRICS_H
 #define XRL_METRICS_H
 
+#include "capture.h"
+#include "cost.h"
 #include "err.h"
 #include "status.h"
 #include "stats.h"
@@ -18,7 +20,11 @@ struct xrl_instance_metrics {
 	struct xrl_status st; /* name, attachment, keys tracked, memory: what status shows */
 	struct xrl_counters counters;
 	struct xrl_rule_totals *rules; /* st.rules of them */
-	char err[XRL_ERRLEN];	       /* set when it could not be read: nothing else is then */
+	/* The running capture's counters (all 0 while none runs); has_capture: the instance has capture maps. */
+	bool has_capture;
+	struct xrl_cap_counts cap;
+	struct xrl_cost cost; /* the program's run time and runs (counted while kernel.bpf_stats_enabled is 1) */
+	char err[XRL_ERRLEN]; /* set when it could not be read: nothing else is then */
 };
 
 /*
