@@ -29,6 +29,7 @@ passed() { "$XRL" -j stats xrlcap0 | jq -r --arg m "$1" '.rules[] | select(.matc
 start() {
 	local name=$1
 	shift
+	rm -f "$dir/$name.out" "$dir/$name.err" # a NAME used before: its "capturing" must not pass the wait
 	"$XRL" capture xrlcap0 "$@" >"$dir/$name.out" 2>"$dir/$name.err" &
 	cap=$!
 	lab_wait 10 grep -qs '^capturing' "$dir/$name.err" || fail "$name: capture started" "$(cat "$dir/$name.err")"

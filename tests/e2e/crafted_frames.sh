@@ -121,6 +121,7 @@ run() {
 	send "$tmp/v6chain"
 	wait "$rx"
 	got6=$(tail -n 1 "$tmp/recv6")
+	rm -f "$tmp/synacks" # run again: the last one's "ready" must not pass the wait (recv_bg)
 	ip netns exec $NS python3 "$tmp/synacks.py" $P 3 >"$tmp/synacks" &
 	local sniff=$!
 	lab_wait 10 grep -qx ready "$tmp/synacks" || fail "syn-ack counter" "not ready within 10 s"

@@ -65,6 +65,10 @@ veth_lab() { lab_clients "$@" || fail "lab" "cannot build the veth lab in $1"; }
 recv_bg() {
 	local f=$1
 	shift
+	# A FILE used before still says "ready" until the new receiver's shell truncates it, which
+	# may come late on a busy machine: the wait would pass at once, and the datagrams sent then
+	# find no socket (chain.sh's 199 of 200).
+	rm -f "$f"
 	$UDP recv "$@" >"$f" &
 	# shellcheck disable=SC2034 # for the caller
 	rx=$!

@@ -28,6 +28,7 @@ for i in $(seq 1 100); do printf 'addr add fd00:223:0:64::%x/128 dev xrlw0 nodad
 check "load" "$XRL" load xrlw0
 # serve ADDR:PORT: a server in the background (its pid in srv), its URL in url, its port in port.
 serve() {
+	rm -f "$dir/listen.out" # the last server's, which the wait below would read (slow.out's race)
 	"$XRL" metrics --listen "$1" >"$dir/listen.out" 2>&1 &
 	srv=$!
 	lab_undo "kill $srv 2>/dev/null"
@@ -100,6 +101,9 @@ expect_eq "100 idle connections from one address: it keeps 64, the newest" \
 # while 15 scrapes of URL are made; none of them lives past the head's deadline.
 slow_flood() {
 	local who=$1 u=$2 slow
+	# The last flood's output goes first: read before this one's shell truncates it (a slow start
+	# on a busy machine), its "ready" passed the wait, and the count read nothing.
+	rm -f "$dir/slow.out"
 	"${hostile[@]}" slow "$3" "$4" "$5" 100 10 90 >"$dir/slow.out" 2>&1 &
 	slow=$!
 	lab_undo "kill $slow 2>/dev/null"
