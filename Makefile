@@ -48,9 +48,10 @@ $(OUT)/xrl_version.h: VERSION | $(OUT)
 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Ivmlinux -Iinclude -MMD -MP
 
-# bpf/: the product's XDP program. tools/bpf/: the generator's and the benchmark's.
+# bpf/: the product's XDP program, and the carrier a replace runs on the new maps (carry.bpf.c).
+# tools/bpf/: the generator's and the benchmark's.
 # Outputs sit side by side in $(OUT); each object depends only on its own sources.
-PROG_SKEL := $(OUT)/xdp_ratelimit.skel.h
+PROG_SKEL := $(OUT)/xdp_ratelimit.skel.h $(OUT)/carry.skel.h
 TOOL_BPF_SRCS := $(wildcard tools/bpf/*.bpf.c)
 TOOL_SKELS := $(patsubst tools/bpf/%.bpf.c,$(OUT)/%.skel.h,$(TOOL_BPF_SRCS))
 TOOL_BPF_OBJS := $(TOOL_SKELS:.skel.h=.bpf.o)

@@ -11,6 +11,7 @@
 #include <bpf/bpf_helpers.h>
 #include "xrl_common.h"
 #include "xrl_lpm.h"
+#include "maps_counts.h"
 
 /* Port rules of both sets: see XRL_PORT_IDX. */
 struct {
@@ -86,14 +87,6 @@ struct {
 	__type(value, struct xrl_rule);
 } xrl_dsts SEC(".maps");
 
-/* Window state per rule and masked source, shared by the CPUs; the loader sizes it (--max-keys). */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, XRL_DEFAULT_KEYS);
-	__type(key, struct xrl_key);
-	__type(value, struct xrl_state);
-} xrl_state SEC(".maps");
-
 /*
  * The sketch that judges new sources past the cap on states (xrl_sketch.h):
  * XRL_SKETCH_DEPTH rows of xrl_cfg.sketch_width cells, row after row, shared
@@ -122,13 +115,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xrl_latch);
 } xrl_latches SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XRL_MAX_RULE_IDS);
-	__type(key, __u32);
-	__type(value, struct xrl_rule_stats);
-} xrl_rule_stats SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

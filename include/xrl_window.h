@@ -759,4 +759,46 @@ XRL_INLINE void xrl_block_add(struct xrl_ring *r, __u32 cells, const struct xrl_
 		__sync_fetch_and_add(&c->block, count);
 }
 
+/*
+ * Adds pass passes and block blocks counted elsewhere into the bucket of full
+ * epoch q of ring r (cells cells), as another CPU counting there would: the
+ * cell moved to that bucket first when it holds an older one (after the
+ * ring's last: xrl_block_add), the passes added by a compare-and-swap that
+ * holds only while the cell keeps that bucket, and the ring's seq moved on so
+ * that a reservation read before them is judged again (xrl_reserve_lease). A
+ * cell at a newer bucket keeps it: q's has left every window. The counts of
+ * the old program of a replace, made after the fill, go into the new one's
+ * rings so while it runs (bpf/carry.bpf.c). 0 when other CPUs kept moving the
+ * cell for tries rounds: nothing was added.
+ */
+XRL_INLINE int xrl_carry_add(struct xrl_ring *r, __u32 cells, __u64 q, __u64 pass, __u64 block, int tries)
+{
+	struct xrl_slot s = { .q = q, .idx = (__u32)(q % cells), .epoch = (__u32)q };
+	struct xrl_cell *c;
+	__u32 i = s.idx, p;
+	__u64 w;
+	int k;
+
+	xrl_barrier_var(i);
+	if (i >= XRL_MAX_CELLS || i >= cells)
+		return 1;
+	c = &r->c[i];
+	xrl_block_add(r, cells, &s, 0, 1);
+	for (k = 0; k < tries; k++) {
+		w = XRL_READ_ONCE(c->word);
+		if (xrl_word_epoch(w) != s.epoch)
+			return 1;
+		p = xrl_word_pass(w);
+		if (p < XRL_CELL_MAX) /* a full count stays full */
+			p = pass < XRL_CELL_MAX - p ? p + (__u32)pass : XRL_CELL_MAX;
+		if (__sync_val_compare_and_swap(&c->word, w, xrl_word(s.epoch, p)) == w)
+			break;
+	}
+	if (k == tries)
+		return 0;
+	xrl_block_add(r, cells, &s, block, 0);
+	__sync_fetch_and_add(&r->seq, 1);
+	return 1;
+}
+
 #endif /* XRL_WINDOW_H */

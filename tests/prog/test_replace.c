@@ -66,7 +66,7 @@ static void pin_old(struct fx *o, __u8 latch_slots)
 	assert_int_equal(bpf_map_update_elem(o->ctl, &zero, &ctl, BPF_ANY), 0);
 }
 
-/* The new program of cells cells, carried from the pinned instance up to the swap. */
+/* The new program of cells cells, carried from the pinned instance up to the swap, its carrier armed. */
 static void carry_to(__u32 cells)
 {
 	char err[XRL_ERRLEN] = "";
@@ -83,6 +83,8 @@ static void carry_to(__u32 cells)
 		fail_msg("%s", rp.n.err);
 	if (xrl_carry_fill(&rp.c, err, sizeof(err)))
 		fail_msg("carry fill: %s", err);
+	if (xrl_carry_arm(&rp.c, err, sizeof(err)))
+		fail_msg("carry arm: %s", err);
 }
 
 static int teardown(void **state)

@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <bpf/libbpf.h>
-#include "xrl_common.h"
+#include "xrl_carry.h"
+
+struct xrl_carry_prog;
 
 enum xrl_carry_how {
 	XRL_CARRY_KEEP,	      /* the old map itself */
@@ -46,6 +48,7 @@ struct xrl_carry {
 	int ctl;	  /* the old control map (kept in every layout) */
 	struct xrl_carry_map v[XRL_CARRY_MAPS];
 	size_t n;
+	struct xrl_carry_prog *prog; /* the carrier on the new maps, once armed */
 };
 
 /* Opens the instance pinned in dir and checks its layout is this one or the previous. */
@@ -63,7 +66,16 @@ int xrl_carry_fill(struct xrl_carry *c, char *err, size_t len);
 int xrl_carry_pin(struct xrl_carry *c, int prog, char *err, size_t len);
 int xrl_carry_commit(struct xrl_carry *c, char *err, size_t len);
 void xrl_carry_abandon(struct xrl_carry *c);
-/* After the swap, once the old program has stopped: what it counted since the fill, and left in its latches. */
+/*
+ * Before the swap (or a recovery's finish): the carrier loaded on the new
+ * maps, when any takes counts after the swap. An error leaves nothing changed.
+ */
+int xrl_carry_arm(struct xrl_carry *c, char *err, size_t len);
+/*
+ * After the swap, once the old program has stopped: what it counted since
+ * the fill, and left in its latches, added by the carrier as the new program
+ * runs (carry_prog.h).
+ */
 void xrl_carry_finish(struct xrl_carry *c);
 /* The bytes of what the fill read of cm (cm->snap), for the journal. */
 size_t xrl_carry_snap_bytes(const struct xrl_carry *c, const struct xrl_carry_map *cm);
@@ -77,13 +89,11 @@ void xrl_carry_close(struct xrl_carry *c);
  */
 void xrl_ring_recell(const struct xrl_ring *o, __u32 ocells, struct xrl_ring *n, __u32 ncells);
 /*
- * A ring dst of ncells cells (the new program's, filled from snap) gains
- * what the old program counted from snap to now (rings of ocells cells): a
- * bucket of the same epoch the difference, an older bucket is moved to the
- * newer one, a newer bucket is left.
+ * What the old program counted into one ring (of ocells cells) from snap (the
+ * fill's read; NULL: none) to now, bucket by bucket, into out (XRL_MAX_CELLS
+ * of them): how many. The carrier adds them (xrl_carry_add).
  */
-void xrl_ring_merge(struct xrl_ring *dst, __u32 ncells, const struct xrl_ring *now, const struct xrl_ring *snap,
-		    __u32 ocells);
+__u32 xrl_ring_delta(const struct xrl_ring *now, const struct xrl_ring *snap, __u32 ocells, struct xrl_carry_cell *out);
 /*
  * The sketch o of width ow as one of width nw (powers of 2; the columns are
  * a hash's low bits): a wider one copies column c mod ow, a narrower one

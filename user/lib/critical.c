@@ -37,3 +37,11 @@ void xrl_wait_programs(void)
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 		usleep(50000); /* nohz_full: no grace period to ask for; XDP runs far shorter than this */
 }
+
+void xrl_fault_pause(const char *step)
+{
+	const char *at = getenv("XRL_TEST_PAUSE_AT");
+
+	if (at && !strcmp(at, step))
+		usleep(300000);
+}

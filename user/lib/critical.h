@@ -24,5 +24,7 @@ void xrl_wait_programs(void);
  * killer would. Nothing else reads it.
  */
 void xrl_fault_point(const char *step);
+/* The tests' slow machine: when XRL_TEST_PAUSE_AT names step, the process sleeps a third of a second there. */
+void xrl_fault_pause(const char *step);
 
 #endif /* XRL_CRITICAL_H */

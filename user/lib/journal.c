@@ -369,6 +369,8 @@ int xrl_recover_locked(const char *dir, const char *iface, char *note, size_t nl
 		ret = carry_from_journal(&c, dir, iface, jfd, h);
 		if (!ret && carry_incomplete(&c))
 			ret = -ENOENT;
+		if (!ret)
+			ret = xrl_carry_arm(&c, NULL, 0);
 		if (ret) {
 			xrl_fail(
 				ret, err, len,

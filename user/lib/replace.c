@@ -210,6 +210,8 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	/* The old program goes on counting into the old maps until the swap: carried again after it. */
 	ret = xrl_carry_fill(&c, err, len);
 	if (!ret)
+		ret = xrl_carry_arm(&c, err, len);
+	if (!ret)
 		ret = carry_prefix_trie(dir, skel, &ctl, &trie, err, len);
 	if (!ret)
 		ret = xrl_carry_pin(&c, bpf_program__fd(skel->progs.xdp_ratelimit), err, len);
