@@ -79,7 +79,7 @@ TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
 # (rules/, err.c, atomic.c: no BPF, no libbpf) is compiled with them for the fuzzer's coverage.
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB := $(wildcard user/lib/rules/*.c) user/lib/err.c user/lib/atomic.c
+FUZZ_LIB := $(wildcard user/lib/rules/*.c) user/lib/base/err.c user/lib/base/atomic.c
 FUZZ_SECONDS ?= 60
 
 # What 'make lint' checks: our C against .clang-format, our shell with shellcheck.

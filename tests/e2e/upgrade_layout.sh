@@ -9,7 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 needs_root upgrade_layout
 
-prev=$(sed -n 's/^#define XRL_LAYOUT_PREV \([0-9]*\)$/\1/p' "$ROOT/user/lib/layout_prev.h")
+prev=$(sed -n 's/^#define XRL_LAYOUT_PREV \([0-9]*\)$/\1/p' "$ROOT/user/lib/base/layout_prev.h")
 now=$(sed -n 's/^#define XRL_LAYOUT_VERSION \([0-9]*\)$/\1/p' "$ROOT/include/xrl_common.h")
 if ! command -v git >/dev/null || ! git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
 	skip upgrade_layout "needs the git history to build layout $prev's xdp-ratelimit"

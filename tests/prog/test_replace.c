@@ -16,8 +16,8 @@
 
 #include "xdp_fixture.h"
 #include "carry.h"
-#include "layout_prev.h"
-#include "maps.h"
+#include "base/layout_prev.h"
+#include "base/maps.h"
 #include "stats.h"
 
 /* The old program: rings of 3 cells, as a load of 2-bucket windows sizes them. */

@@ -17,7 +17,7 @@
 
 #include "xdp_fixture.h"
 #include "stats.h"
-#include "memory.h"
+#include "base/memory.h"
 
 static struct fx fx_pass, fx_drop, fx_evasive, fx_generic = { .gso_mtu = 500 };
 

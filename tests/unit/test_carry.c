@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "carry.h"
-#include "layout_prev.h"
+#include "base/layout_prev.h"
 
 /* The cells of the rings of these cases: a window of 2 buckets. */
 #define C 3

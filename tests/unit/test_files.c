@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <cmocka.h>
-#include "atomic.h"
-#include "err.h"
+#include "base/atomic.h"
+#include "base/err.h"
 
 static char dir[64];
 

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <jansson.h>
-#include "err.h"
-#include "maps.h"
+#include "base/err.h"
+#include "base/maps.h"
 #include "rules/rule.h"
 
 #define EXIT_OK 0

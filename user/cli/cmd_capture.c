@@ -21,7 +21,7 @@ struct bpf_program;
 #include <pcap/pcap.h>
 #include <pcap/dlt.h>
 #include "rules_read.h"
-#include "atomic.h"
+#include "base/atomic.h"
 #include "capture.h"
 #include "cli.h"
 #include "stats.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "chain.h"
 #include "cli.h"
-#include "objinfo.h"
+#include "base/objinfo.h"
 
 /* What follows the limiter on ctx's interface; verb: "go" or "now go". */
 static void show(struct cli_ctx *ctx, const char *verb)

@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "loader.h"
 #include "status.h"
-#include "memory.h"
+#include "base/memory.h"
 #include "specialise.h"
 #include "stats.h"
 #include "xrl_lpm.h"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
-#include "memory.h"
+#include "base/memory.h"
 #include "xrl_lpm.h"
 
 struct memory_opts {

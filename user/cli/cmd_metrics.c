@@ -12,9 +12,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "cli.h"
-#include "atomic.h"
+#include "base/atomic.h"
 #include "http.h"
-#include "atomic.h"
+#include "base/atomic.h"
 #include "metrics.h"
 #include "fleet/share.h"
 #include "xrl_version.h"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
-#include "err.h"
+#include "base/err.h"
 #include "http.h"
 
 /*

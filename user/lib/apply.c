@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "critical.h"
+#include "base/critical.h"
 #include "apply.h"
 #include "dsts.h"
-#include "err.h"
+#include "base/err.h"
 #include "ports.h"
 #include "lpm_set.h"
 #include "protos.h"

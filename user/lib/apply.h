@@ -3,8 +3,8 @@
 #ifndef XRL_APPLY_H
 #define XRL_APPLY_H
 
-#include "err.h"
-#include "maps.h"
+#include "base/err.h"
+#include "base/maps.h"
 #include "rules/rule.h"
 #include "rules_read.h"
 

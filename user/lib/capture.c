@@ -8,12 +8,12 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <bpf/bpf.h>
-#include "critical.h"
+#include "base/critical.h"
 #include "capture.h"
-#include "maps.h"
-#include "memory.h"
-#include "objinfo.h"
-#include "err.h"
+#include "base/maps.h"
+#include "base/memory.h"
+#include "base/objinfo.h"
+#include "base/err.h"
 
 __u64 xrl_capture_now_ms(void)
 {

@@ -7,11 +7,11 @@
 #include <bpf/bpf.h>
 #include "carry.h"
 #include "carry_prog.h"
-#include "critical.h"
-#include "layout_prev.h"
-#include "maps.h"
-#include "objinfo.h"
-#include "err.h"
+#include "base/critical.h"
+#include "base/layout_prev.h"
+#include "base/maps.h"
+#include "base/objinfo.h"
+#include "base/err.h"
 
 int xrl_carry_open(struct xrl_carry *c, const char *dir, const char *iface, char *err, size_t len)
 {

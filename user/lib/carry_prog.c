@@ -8,7 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "carry_prog.h"
-#include "err.h"
+#include "base/err.h"
 #include "carry.skel.h"
 
 struct xrl_carry_prog {

@@ -6,9 +6,9 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "chain.h"
-#include "maps.h"
-#include "objinfo.h"
-#include "err.h"
+#include "base/maps.h"
+#include "base/objinfo.h"
+#include "base/err.h"
 
 /* The program type of a BPF descriptor, from /proc/self/fdinfo: -1 when it is not a program. */
 static int prog_type(int fd)

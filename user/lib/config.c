@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/if_link.h>
-#include "atomic.h"
+#include "base/atomic.h"
 #include "config.h"
-#include "err.h"
+#include "base/err.h"
 #include "xrl_version.h"
 
 _Static_assert(XRL_CLOCK_PRECISE == 0 && XRL_CLOCK_COARSE == 1, "a load line's clock is 0 precise, 1 coarse");

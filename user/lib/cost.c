@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <bpf/bpf.h>
 #include "cost.h"
-#include "objinfo.h"
+#include "base/objinfo.h"
 
 static bool stats_on(void)
 {

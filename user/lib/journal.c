@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "critical.h"
+#include "base/critical.h"
 #include "journal.h"
-#include "maps.h"
-#include "objinfo.h"
-#include "err.h"
+#include "base/maps.h"
+#include "base/objinfo.h"
+#include "base/err.h"
 
 #define JOURNAL_MAGIC 0x4a4c5258 /* "XRLJ" */
 #define JOURNAL_FORMAT 1

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "carry.h"
-#include "maps.h"
+#include "base/maps.h"
 
 /*
  * Pins the journal of the carry c, before the swap to the program new_prog:

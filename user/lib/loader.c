@@ -20,14 +20,14 @@
 #include "loader.h"
 #include "program.h"
 #include "status.h"
-#include "memory.h"
-#include "objinfo.h"
+#include "base/memory.h"
+#include "base/objinfo.h"
 #include "replace.h"
 #include "specialise.h"
 #include "stats.h"
 #include "fleet/agent.h"
 #include "xdp_ratelimit.skel.h"
-#include "err.h"
+#include "base/err.h"
 #include "xrl_lpm.h"
 
 /*

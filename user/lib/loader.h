@@ -5,8 +5,8 @@
 
 #include <net/if.h>
 #include <stdbool.h>
-#include "err.h"
-#include "maps.h"
+#include "base/err.h"
+#include "base/maps.h"
 #include "program.h"
 
 /*

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "err.h"
+#include "base/err.h"
 #include "lpm_set.h"
-#include "objinfo.h"
+#include "base/objinfo.h"
 
 __u32 xrl_maps_max_prefixes(const struct xrl_maps *m)
 {

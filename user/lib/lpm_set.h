@@ -8,7 +8,7 @@
 #define XRL_LPM_SET_H
 
 #include <stdbool.h>
-#include "maps.h"
+#include "base/maps.h"
 #include "prefixes.h"
 #include "rules/rule.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rules_read.h"
-#include "err.h"
+#include "base/err.h"
 #include "journal.h"
 #include "metrics.h"
 

@@ -5,7 +5,7 @@
 
 #include "capture.h"
 #include "cost.h"
-#include "err.h"
+#include "base/err.h"
 #include "status.h"
 #include "stats.h"
 

@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <bpf/bpf.h>
-#include "objinfo.h"
+#include "base/objinfo.h"
 #include "prefixes.h"
 
 typedef unsigned __int128 u128;

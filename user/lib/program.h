@@ -4,8 +4,8 @@
 #define XRL_PROGRAM_H
 
 #include <stdbool.h>
-#include "err.h"
-#include "maps.h"
+#include "base/err.h"
+#include "base/maps.h"
 #include "rules/rule.h"
 
 struct xrl_load_opts {

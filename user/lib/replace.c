@@ -17,18 +17,18 @@
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "critical.h"
+#include "base/critical.h"
 #include "rules_read.h"
 #include "carry.h"
 #include "chain.h"
 #include "loader.h"
 #include "lpm_set.h"
 #include "journal.h"
-#include "objinfo.h"
+#include "base/objinfo.h"
 #include "replace.h"
 #include "specialise.h"
 #include "xdp_ratelimit.skel.h"
-#include "err.h"
+#include "base/err.h"
 
 /* The entries of the map pinned as name in dir; XRL_MAX_RULE_IDS when it cannot be read. */
 static __u32 pinned_entries(const char *dir, const char *name)

@@ -4,7 +4,7 @@
 #define XRL_RULES_READ_H
 
 #include <stdbool.h>
-#include "maps.h"
+#include "base/maps.h"
 #include "rules/rule.h"
 
 /*

@@ -8,7 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "objinfo.h"
+#include "base/objinfo.h"
 #include "specialise.h"
 
 __u8 xrl_ruleset_kinds(const struct xrl_ruleset *set)

@@ -5,7 +5,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include "stats.h"
-#include "layout_prev.h"
+#include "base/layout_prev.h"
 #include "xrl_key.h"
 
 int xrl_clock_now(__u32 clock, __u64 *now)

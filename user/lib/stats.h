@@ -3,7 +3,7 @@
 #ifndef XRL_STATS_H
 #define XRL_STATS_H
 
-#include "maps.h"
+#include "base/maps.h"
 #include "rules/rule.h"
 
 /* Now on the clock the program reads (enum xrl_clock). */

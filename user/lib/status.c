@@ -14,8 +14,8 @@
 #include "chain.h"
 #include "journal.h"
 #include "status.h"
-#include "memory.h"
-#include "objinfo.h"
+#include "base/memory.h"
+#include "base/objinfo.h"
 #include "specialise.h"
 #include "fleet/agent.h"
 

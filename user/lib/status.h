@@ -5,7 +5,7 @@
 
 #include <net/if.h>
 #include <stdbool.h>
-#include "maps.h"
+#include "base/maps.h"
 #include "rules/rule.h"
 
 #define XRL_STATUS_GLOBALS 16

@@ -12,8 +12,8 @@
 #include <bpf/bpf.h>
 #include "journal.h"
 #include "rules_read.h"
-#include "err.h"
-#include "maps.h"
+#include "base/err.h"
+#include "base/maps.h"
 #include "stats.h"
 #include "fleet/agent.h"
 

@@ -7,7 +7,7 @@
 #include <hiredis.h>
 #include "fleet/share.h"
 #include "fleet/redis.h"
-#include "err.h"
+#include "base/err.h"
 
 #define MAX_CONNS 32
 #define MAX_HOPS 3

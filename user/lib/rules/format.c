@@ -9,7 +9,7 @@
 #include <string.h>
 #include "rules/rule.h"
 #include "rules/internal.h"
-#include "err.h"
+#include "base/err.h"
 
 int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len)
 {

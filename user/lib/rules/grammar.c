@@ -9,7 +9,7 @@
 #include <string.h>
 #include "rules/rule.h"
 #include "rules/internal.h"
-#include "err.h"
+#include "base/err.h"
 
 const char *xrl_proto_name(__u8 proto)
 {

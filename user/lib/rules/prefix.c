@@ -9,7 +9,7 @@
 #include <string.h>
 #include "rules/rule.h"
 #include "rules/internal.h"
-#include "err.h"
+#include "base/err.h"
 
 int xrl_parse_prefix(const char *s, __u8 *family, __u8 *addr, __u8 *plen, char *err, size_t len)
 {

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "err.h"
+#include "base/err.h"
 #include "xrl_common.h"
 
 /*

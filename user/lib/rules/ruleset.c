@@ -9,7 +9,7 @@
 #include <string.h>
 #include "rules/rule.h"
 #include "rules/internal.h"
-#include "err.h"
+#include "base/err.h"
 #include "xrl_lpm.h"
 
 int xrl_ruleset_find(const struct xrl_ruleset *set, const struct xrl_spec *match)

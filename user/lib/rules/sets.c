@@ -9,8 +9,8 @@
 #include <unistd.h>
 #include "rules/rule.h"
 #include "rules/internal.h"
-#include "atomic.h"
-#include "err.h"
+#include "base/atomic.h"
+#include "base/err.h"
 #include "xrl_lpm.h"
 
 struct xrl_pset *xrl_ruleset_set(const struct xrl_ruleset *set, const char *name)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "rules/rule.h"
 #include "rules/internal.h"
-#include "err.h"
+#include "base/err.h"
 
 /* Parses a whole decimal number with an optional k, M or G; no sign, no overflow. */
 static int parse_count(const char *s, const char **end, __u64 *out)

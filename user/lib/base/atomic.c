@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "atomic.h"
-#include "err.h"
+#include "base/atomic.h"
+#include "base/err.h"
 
 /* Removes .BASE.PID.XXXXXX files in dir whose PID is no process: what a killed writer left. */
 static void sweep(const char *dir, const char *base)

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "objinfo.h"
+#include "base/objinfo.h"
 
 int xrl_obj_info(int fd, void *info, __u32 size)
 {

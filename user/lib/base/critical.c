@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
-#include "critical.h"
+#include "base/critical.h"
 
 void xrl_signals_hold(sigset_t *old)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <stdarg.h>
 #include <stdio.h>
-#include "err.h"
+#include "base/err.h"
 
 int xrl_fail(int ret, char *err, size_t len, const char *fmt, ...)
 {

@@ -5,11 +5,11 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "memory.h"
+#include "base/memory.h"
 #include "xrl_common.h"
 #include "xrl_lpm.h"
 #include "xdp_ratelimit.skel.h"
-#include "err.h"
+#include "base/err.h"
 
 #define ROUND8(x) (((x) + 7ULL) & ~7ULL)
 #define HASHTAB_MAP_LOCK_COUNT 8 /* kernel/bpf/hashtab.c */
