@@ -76,10 +76,11 @@ TEST_SRCS := $(wildcard tests/unit/*.c tests/prog/*.c)
 TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
 
 # tests/fuzz/: libFuzzer harnesses of the rules parser, with ASan and UBSan; the grammar
-# (rules/, err.c, atomic.c: no BPF, no libbpf) is compiled with them for the fuzzer's coverage.
+# (rules/ but the saved configurations, base/err.c, base/atomic.c: no BPF, no libbpf) is compiled
+# with them for the fuzzer's coverage.
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB := $(wildcard user/lib/rules/*.c) user/lib/base/err.c user/lib/base/atomic.c
+FUZZ_LIB := $(filter-out user/lib/rules/config.c,$(wildcard user/lib/rules/*.c)) user/lib/base/err.c user/lib/base/atomic.c
 FUZZ_SECONDS ?= 60
 
 # What 'make lint' checks: our C against .clang-format, our shell with shellcheck.
@@ -87,7 +88,7 @@ LINT_C := $(wildcard bpf/*.[ch] include/*.h user/*/*.[ch] user/lib/*/*.[ch] tool
 LINT_SH := $(wildcard tests/*.sh tests/*/*.sh bench/*.sh tools/*.sh scripts/*.sh debian/*.postinst debian/*.prerm debian/*.postrm) .ci/run run dist/bash-completion/xdp-ratelimit
 
 # make install: PREFIX and DESTDIR as usual. The configuration folder is the binary's
-# (XRL_CONFIG_DIR, user/lib/config.h), whatever PREFIX is, as nftables' /etc/nftables.conf.
+# (XRL_CONFIG_DIR, user/lib/rules/config.h), whatever PREFIX is, as nftables' /etc/nftables.conf.
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man

@@ -23,10 +23,10 @@
 
 #include "xrl_common.h"
 #include "xrl_key.h"
-#include "ports.h"
-#include "prefixes.h"
-#include "dsts.h"
-#include "protos.h"
+#include "codec/ports.h"
+#include "codec/prefixes.h"
+#include "codec/dsts.h"
+#include "codec/protos.h"
 #include "xdp_ratelimit.skel.h"
 #include "pktbuild.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "prefixes.h"
+#include "codec/prefixes.h"
 
 static unsigned long long seed = 88172645463325252ULL;
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "specialise.h"
+#include "codec/specialise.h"
 
 /* The features the rules of text (a rules file) need, formatted. */
 static const char *features(const char *text)

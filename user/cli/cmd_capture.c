@@ -20,7 +20,7 @@
 struct bpf_program;
 #include <pcap/pcap.h>
 #include <pcap/dlt.h>
-#include "rules_read.h"
+#include "codec/rules_read.h"
 #include "base/atomic.h"
 #include "capture.h"
 #include "cli.h"

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "chain.h"
+#include "codec/chain.h"
 #include "cli.h"
 #include "base/objinfo.h"
 

@@ -6,14 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/if_link.h>
-#include "rules_read.h"
-#include "chain.h"
+#include "codec/rules_read.h"
+#include "codec/chain.h"
 #include "cost.h"
 #include "cli.h"
 #include "loader.h"
 #include "status.h"
 #include "base/memory.h"
-#include "specialise.h"
+#include "codec/specialise.h"
 #include "stats.h"
 #include "xrl_lpm.h"
 

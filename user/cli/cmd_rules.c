@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "apply.h"
-#include "lpm_set.h"
+#include "codec/lpm_set.h"
 #include "cli.h"
-#include "config.h"
-#include "specialise.h"
+#include "rules/config.h"
+#include "codec/specialise.h"
 
 json_t *cli_rule_json(const struct xrl_spec *s)
 {

@@ -4,10 +4,10 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include "rules_read.h"
-#include "lpm_set.h"
+#include "codec/rules_read.h"
+#include "codec/lpm_set.h"
 #include "cli.h"
-#include "config.h"
+#include "rules/config.h"
 
 struct save_opts {
 	bool inline_;

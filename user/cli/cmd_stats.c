@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "rules_read.h"
+#include "codec/rules_read.h"
 #include "cli.h"
 #include <arpa/inet.h>
-#include "lpm_set.h"
-#include "dsts.h"
+#include "codec/lpm_set.h"
+#include "codec/dsts.h"
 #include "stats.h"
 #include "fleet/agent.h"
 #include "xrl_key.h"

@@ -8,14 +8,14 @@
 #include <bpf/bpf.h>
 #include "base/critical.h"
 #include "apply.h"
-#include "dsts.h"
+#include "codec/dsts.h"
 #include "base/err.h"
-#include "ports.h"
-#include "lpm_set.h"
-#include "protos.h"
+#include "codec/ports.h"
+#include "codec/lpm_set.h"
+#include "codec/protos.h"
 #include "replace.h"
-#include "rules_read.h"
-#include "specialise.h"
+#include "codec/rules_read.h"
+#include "codec/specialise.h"
 
 /*
  * Deletes every rule of one set, the range structure's included. The trie's

@@ -6,7 +6,7 @@
 #include "base/err.h"
 #include "base/maps.h"
 #include "rules/rule.h"
-#include "rules_read.h"
+#include "codec/rules_read.h"
 
 /* The programs apply swapped in, when the new set needs other features (specialise.h). */
 struct xrl_apply_swap {

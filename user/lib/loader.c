@@ -16,14 +16,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "apply.h"
-#include "chain.h"
+#include "codec/chain.h"
 #include "loader.h"
 #include "program.h"
 #include "status.h"
 #include "base/memory.h"
 #include "base/objinfo.h"
 #include "replace.h"
-#include "specialise.h"
+#include "codec/specialise.h"
 #include "stats.h"
 #include "fleet/agent.h"
 #include "xdp_ratelimit.skel.h"

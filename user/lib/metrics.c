@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rules_read.h"
+#include "codec/rules_read.h"
 #include "base/err.h"
 #include "journal.h"
 #include "metrics.h"

@@ -18,15 +18,15 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "base/critical.h"
-#include "rules_read.h"
+#include "codec/rules_read.h"
 #include "carry.h"
-#include "chain.h"
+#include "codec/chain.h"
 #include "loader.h"
-#include "lpm_set.h"
+#include "codec/lpm_set.h"
 #include "journal.h"
 #include "base/objinfo.h"
 #include "replace.h"
-#include "specialise.h"
+#include "codec/specialise.h"
 #include "xdp_ratelimit.skel.h"
 #include "base/err.h"
 

@@ -8,15 +8,15 @@
 #include <sys/file.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "rules_read.h"
-#include "lpm_set.h"
+#include "codec/rules_read.h"
+#include "codec/lpm_set.h"
 #include "capture.h"
-#include "chain.h"
+#include "codec/chain.h"
 #include "journal.h"
 #include "status.h"
 #include "base/memory.h"
 #include "base/objinfo.h"
-#include "specialise.h"
+#include "codec/specialise.h"
 #include "fleet/agent.h"
 
 static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, struct xrl_status *st)

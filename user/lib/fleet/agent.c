@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include "journal.h"
-#include "rules_read.h"
+#include "codec/rules_read.h"
 #include "base/err.h"
 #include "base/maps.h"
 #include "stats.h"

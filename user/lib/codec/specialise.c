@@ -9,7 +9,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "base/objinfo.h"
-#include "specialise.h"
+#include "codec/specialise.h"
 
 __u8 xrl_ruleset_kinds(const struct xrl_ruleset *set)
 {

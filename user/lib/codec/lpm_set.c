@@ -4,7 +4,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include "base/err.h"
-#include "lpm_set.h"
+#include "codec/lpm_set.h"
 #include "base/objinfo.h"
 
 __u32 xrl_maps_max_prefixes(const struct xrl_maps *m)

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "dsts.h"
-#include "lpm_set.h"
-#include "ports.h"
-#include "protos.h"
-#include "rules_read.h"
+#include "codec/dsts.h"
+#include "codec/lpm_set.h"
+#include "codec/ports.h"
+#include "codec/protos.h"
+#include "codec/rules_read.h"
 
 /* Appends the port rules of one set to out. */
 static int read_ports(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)

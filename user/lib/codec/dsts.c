@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "dsts.h"
+#include "codec/dsts.h"
 
 void xrl_dst_key(struct xrl_dst_key *k, __u8 set, __u8 proto, __u16 port, __u8 family, const __u8 *addr, __u8 plen)
 {

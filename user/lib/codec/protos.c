@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "protos.h"
+#include "codec/protos.h"
 
 int xrl_proto_put(int fd, __u8 set, __u16 sel, const struct xrl_rule *r)
 {

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "ports.h"
+#include "codec/ports.h"
 
 int xrl_port_put(int idx_fd, int rules_fd, __u8 set, __u32 i, __u8 proto, __u16 port, const struct xrl_rule *r)
 {

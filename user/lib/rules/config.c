@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <linux/if_link.h>
 #include "base/atomic.h"
-#include "config.h"
+#include "rules/config.h"
 #include "base/err.h"
 #include "xrl_version.h"
 

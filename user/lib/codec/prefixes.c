@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #include <bpf/bpf.h>
 #include "base/objinfo.h"
-#include "prefixes.h"
+#include "codec/prefixes.h"
 
 typedef unsigned __int128 u128;
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "chain.h"
+#include "codec/chain.h"
 #include "base/maps.h"
 #include "base/objinfo.h"
 #include "base/err.h"

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include "base/maps.h"
-#include "prefixes.h"
+#include "codec/prefixes.h"
 #include "rules/rule.h"
 
 /* The --max-prefixes the instance was loaded with, from its range structure's size; 0 if unknown. */
