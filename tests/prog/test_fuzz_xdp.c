@@ -38,7 +38,7 @@
 #include <cmocka.h>
 
 #include "xdp_fixture.h"
-#include "stats.h"
+#include "read/stats.h"
 
 #define FUZZ_ITERS_DEFAULT 100000
 /*

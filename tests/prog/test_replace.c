@@ -18,7 +18,7 @@
 #include "carry.h"
 #include "base/layout_prev.h"
 #include "base/maps.h"
-#include "stats.h"
+#include "read/stats.h"
 
 /* The old program: rings of 3 cells, as a load of 2-bucket windows sizes them. */
 static struct fx fx_old = { .cells = 3 };

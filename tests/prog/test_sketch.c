@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "xdp_fixture.h"
-#include "stats.h"
+#include "read/stats.h"
 
 #define SK_WIDTH 256
 #define SK_T 5 /* the threshold of the tests' rules, per second */

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "xdp_fixture.h"
-#include "stats.h"
+#include "read/stats.h"
 #include "base/memory.h"
 
 static struct fx fx_pass, fx_drop, fx_evasive, fx_generic = { .gso_mtu = 500 };

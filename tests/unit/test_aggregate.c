@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "stats.h"
+#include "read/stats.h"
 #include "xrl_key.h"
 
 #define MS 1000000ULL

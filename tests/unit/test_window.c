@@ -18,7 +18,7 @@
 
 /* xrl_reserve's room for a ring's words, one per thread. */
 static _Thread_local __u64 snap[XRL_MAX_CELLS];
-#include "stats.h" /* xrl_qps: the one place QPS is computed */
+#include "read/stats.h" /* xrl_qps: the one place QPS is computed */
 
 #define MS 1000000ULL
 #define S (1700000000000ULL * MS)

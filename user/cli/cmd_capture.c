@@ -22,9 +22,9 @@ struct bpf_program;
 #include <pcap/dlt.h>
 #include "codec/rules_read.h"
 #include "base/atomic.h"
-#include "capture.h"
+#include "capture/capture.h"
 #include "cli.h"
-#include "stats.h"
+#include "read/stats.h"
 
 #define XRL_STR_(x) #x
 #define XRL_STR(x) XRL_STR_(x)

@@ -8,13 +8,14 @@
 #include <linux/if_link.h>
 #include "codec/rules_read.h"
 #include "codec/chain.h"
-#include "cost.h"
+#include "read/cost.h"
 #include "cli.h"
+#include "journal.h"
 #include "loader.h"
-#include "status.h"
+#include "read/status.h"
 #include "base/memory.h"
 #include "codec/specialise.h"
-#include "stats.h"
+#include "read/stats.h"
 #include "xrl_lpm.h"
 
 static const char *clock_name(__u32 c)
@@ -379,7 +380,7 @@ static int status_run(struct cli_ctx *ctx)
 
 	if (xrl_check_env(err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
-	ret = xrl_status_list(&st, &n);
+	ret = xrl_status_list(&st, &n, xrl_recover);
 	if (ret)
 		return cli_fail(EXIT_FAIL, "cannot list %s: %s", XRL_PIN_ROOT, strerror(-ret));
 	cost = status_costs(st, n, so->cost);

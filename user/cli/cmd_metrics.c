@@ -14,8 +14,8 @@
 #include "cli.h"
 #include "base/atomic.h"
 #include "http.h"
-#include "base/atomic.h"
-#include "metrics.h"
+#include "journal.h"
+#include "read/metrics.h"
 #include "fleet/share.h"
 #include "xrl_version.h"
 
@@ -370,7 +370,7 @@ static int exposition(char **body, size_t *blen, const char **type, char *err, s
 	size_t n;
 	int ret;
 
-	ret = xrl_metrics_read(want, nwant, &v, &n, err, len);
+	ret = xrl_metrics_read(want, nwant, xrl_recover, &v, &n, err, len);
 	if (ret)
 		return ret;
 	ret = render_buf(v, n, body, blen, err, len);
@@ -452,7 +452,7 @@ static int metrics_run(struct cli_ctx *ctx)
 	 * One reading first, to say now what cannot be read; it is still served
 	 * (xdp_ratelimit_up 0) beside the others, which it never hides.
 	 */
-	if (xrl_metrics_read(want, nwant, &v, &n, err, sizeof(err)))
+	if (xrl_metrics_read(want, nwant, xrl_recover, &v, &n, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
 	for (i = 0; i < n; i++) {
 		if (!v[i].err[0])

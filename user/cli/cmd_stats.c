@@ -11,8 +11,8 @@
 #include <arpa/inet.h>
 #include "codec/lpm_set.h"
 #include "codec/dsts.h"
-#include "stats.h"
-#include "fleet/agent.h"
+#include "read/stats.h"
+#include "read/fleet.h"
 #include "xrl_key.h"
 
 static volatile sig_atomic_t stop;

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <bpf/libbpf.h>
 #include "program.h"
-#include "stats.h"
+#include "read/stats.h"
 #include "xdp_ratelimit.skel.h"
 #include "xrl_lpm.h"
 #include "xrl_sketch.h"

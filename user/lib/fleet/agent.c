@@ -14,7 +14,8 @@
 #include "codec/rules_read.h"
 #include "base/err.h"
 #include "base/maps.h"
-#include "stats.h"
+#include "read/fleet.h"
+#include "read/stats.h"
 #include "fleet/agent.h"
 
 /* What a rule's last good sync wants published at the next (xrl_fleet_settle), kept between cycles. */
@@ -124,15 +125,6 @@ static __u64 realtime_ms(void)
 	return (__u64)ts.tv_sec * 1000 + (__u64)ts.tv_nsec / 1000000;
 }
 
-/* The program's coarse clock (bpf_ktime_get_coarse_ns): what xrl_fleet.expires_ns is read against. */
-static __u64 coarse_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
 static int grow(struct xrl_agent *a)
 {
 	size_t cap = a->cap ? a->cap * 2 : 8;
@@ -168,38 +160,6 @@ static __u64 want_of(const struct xrl_agent *a, size_t hint, const char *iface, 
 			return w->want;
 	}
 	return 0;
-}
-
-int xrl_fleet_lapse(struct xrl_fleet *f, __u64 threshold)
-{
-	if (!f->expires_ns || coarse_ns() <= f->expires_ns)
-		return 0;
-	f->policy = f->fallback_policy;
-	f->allowance = f->fallback ? f->fallback : threshold;
-	return 1;
-}
-
-int xrl_fleet_read(const struct xrl_maps *m, const struct xrl_spec *s, struct xrl_fleet *f)
-{
-	__u32 id = s->r.id;
-
-	if (!(s->r.flags & XRL_F_GLOBAL) || bpf_map_lookup_elem(m->fleet, &id, f) || f->gen != s->r.gen ||
-	    f->policy == XRL_FLEET_NONE)
-		return -ENOENT;
-	xrl_fleet_lapse(f, s->r.threshold);
-	return 0;
-}
-
-__u64 xrl_fleet_threshold(const struct xrl_maps *m, const struct xrl_spec *s)
-{
-	struct xrl_fleet f;
-
-	/* As xrl_threshold in the program: an allowance of this gen of the rule, when it has one, till it lapses. */
-	if (!(s->r.flags & XRL_F_GLOBAL) || bpf_map_lookup_elem(m->fleet, &s->r.id, &f) || f.gen != s->r.gen ||
-	    !f.allowance)
-		return s->r.threshold;
-	xrl_fleet_lapse(&f, s->r.threshold);
-	return f.allowance;
 }
 
 /*
@@ -320,7 +280,7 @@ static void settle(struct xrl_agent *a, struct xrl_agent_rule *r, const struct x
 		.on_loss = a->o.on_loss,
 		.interval_ms = interval_ms,
 		.now_ms = now_ms,
-		.now_coarse_ns = coarse_ns(),
+		.now_coarse_ns = xrl_fleet_now(),
 	};
 
 	r->f.gen = r->spec.r.gen;

@@ -57,18 +57,4 @@ int xrl_agent_claim(const char *dir);
 int xrl_agent_cycle(struct xrl_agent *a, const struct xrl_agent_rule **rules, size_t *n, __u32 *interval_ms, char *err,
 		    size_t len);
 
-/*
- * When f's allowance has lapsed (its agent silent past expires_ns), makes f
- * say what the program enforces now: the fallback and its policy. 1 if so.
- */
-int xrl_fleet_lapse(struct xrl_fleet *f, __u64 threshold);
-/*
- * The fleet entry of a rule, when it is global and an agent wrote one for its
- * gen, as the program sees it now (xrl_fleet_lapse): 0, else -ENOENT.
- */
-int xrl_fleet_read(const struct xrl_maps *m, const struct xrl_spec *s, struct xrl_fleet *f);
-
-/* The packets a window of the rule may pass on this node, as the program judges: its allowance, else its threshold. */
-__u64 xrl_fleet_threshold(const struct xrl_maps *m, const struct xrl_spec *s);
-
 #endif /* XRL_FLEET_AGENT_H */

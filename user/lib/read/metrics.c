@@ -4,8 +4,7 @@
 #include <string.h>
 #include "codec/rules_read.h"
 #include "base/err.h"
-#include "journal.h"
-#include "metrics.h"
+#include "read/metrics.h"
 
 /*
  * The counters of the capture running now: the CPUs' counters of its session.
@@ -27,7 +26,7 @@ static void read_capture(struct xrl_instance_metrics *im)
 }
 
 /* The counters and the rules' totals of one instance, under its shared lock: never a set half written. */
-static int read_one(struct xrl_instance_metrics *im, char *err, size_t len)
+static int read_one(struct xrl_instance_metrics *im, xrl_mend_fn *mend, char *err, size_t len)
 {
 	const char *name = im->st.iface;
 	struct xrl_ruleset set = {};
@@ -38,7 +37,7 @@ static int read_one(struct xrl_instance_metrics *im, char *err, size_t len)
 
 	if (im->st.err[0])
 		return xrl_fail(-EIO, err, len, "%s", im->st.err);
-	ret = xrl_recover(im->st.dir, name, err, len);
+	ret = mend ? mend(im->st.dir, name, err, len) : 0;
 	if (!ret)
 		ret = xrl_maps_open_dir(im->st.dir, name, &m, err, len);
 	if (ret)
@@ -108,8 +107,8 @@ static bool wanted(const struct xrl_status *st, char *const *ifaces, size_t n, s
 	return false;
 }
 
-int xrl_metrics_read(char *const *ifaces, size_t n, struct xrl_instance_metrics **out, size_t *count, char *err,
-		     size_t len)
+int xrl_metrics_read(char *const *ifaces, size_t n, xrl_mend_fn *mend, struct xrl_instance_metrics **out, size_t *count,
+		     char *err, size_t len)
 {
 	struct xrl_instance_metrics *v = NULL;
 	struct xrl_status *st = NULL;
@@ -124,7 +123,7 @@ int xrl_metrics_read(char *const *ifaces, size_t n, struct xrl_instance_metrics 
 		if (ret)
 			return ret;
 	}
-	ret = xrl_status_list(&st, &nst);
+	ret = xrl_status_list(&st, &nst, mend);
 	if (ret)
 		return xrl_fail(ret, err, len, "cannot list %s: %s", XRL_PIN_ROOT, strerror(-ret));
 	v = calloc(nst + n + 1, sizeof(*v));
@@ -138,7 +137,7 @@ int xrl_metrics_read(char *const *ifaces, size_t n, struct xrl_instance_metrics 
 			continue;
 		found[which] = true;
 		v[k].st = st[i];
-		read_one(&v[k], v[k].err, sizeof(v[k].err));
+		read_one(&v[k], mend, v[k].err, sizeof(v[k].err));
 		k++;
 	}
 	for (i = 0; i < n; i++) {

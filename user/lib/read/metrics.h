@@ -3,11 +3,11 @@
 #ifndef XRL_METRICS_H
 #define XRL_METRICS_H
 
-#include "capture.h"
-#include "cost.h"
+#include "capture/capture.h"
+#include "read/cost.h"
 #include "base/err.h"
-#include "status.h"
-#include "stats.h"
+#include "read/status.h"
+#include "read/stats.h"
 
 struct xrl_rule_totals {
 	struct xrl_spec spec;
@@ -33,11 +33,11 @@ struct xrl_instance_metrics {
  * *out is malloc'd; xrl_metrics_free frees it. An instance that cannot be
  * read (another version's, say), and a named interface that is not loaded,
  * are listed with their err set (xdp_ratelimit_up 0), and the others are
- * read: one interface never hides the figures of the rest. -errno with err
- * only when nothing can be listed.
+ * read: one interface never hides the figures of the rest. Each is mended
+ * first (xrl_status_list). -errno with err only when nothing can be listed.
  */
-int xrl_metrics_read(char *const *ifaces, size_t n, struct xrl_instance_metrics **out, size_t *count, char *err,
-		     size_t len);
+int xrl_metrics_read(char *const *ifaces, size_t n, xrl_mend_fn *mend, struct xrl_instance_metrics **out, size_t *count,
+		     char *err, size_t len);
 void xrl_metrics_free(struct xrl_instance_metrics *v, size_t count);
 
 #endif /* XRL_METRICS_H */

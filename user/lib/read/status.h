@@ -43,7 +43,15 @@ struct xrl_status {
 	size_t nglobal;
 };
 
-/* Every loaded instance, in every network namespace; *out is malloc'd. */
-int xrl_status_list(struct xrl_status **out, size_t *n);
+/*
+ * What mends an instance before it is read: finishes or undoes a replace a
+ * SIGKILL stopped midway (life/journal.h's xrl_recover, which the commands
+ * pass: the lifecycle stands above the readers, so they take it rather than
+ * call it). 0, or -errno with err.
+ */
+typedef int xrl_mend_fn(const char *dir, const char *iface, char *err, size_t len);
+
+/* Every loaded instance, in every network namespace, each mended first (mend NULL: read as it is); *out is malloc'd. */
+int xrl_status_list(struct xrl_status **out, size_t *n, xrl_mend_fn *mend);
 
 #endif /* XRL_STATUS_H */

@@ -10,16 +10,16 @@
 #include <bpf/libbpf.h>
 #include "codec/rules_read.h"
 #include "codec/lpm_set.h"
-#include "capture.h"
+#include "capture/capture.h"
 #include "codec/chain.h"
-#include "journal.h"
-#include "status.h"
+#include "read/status.h"
 #include "base/memory.h"
 #include "base/objinfo.h"
 #include "codec/specialise.h"
-#include "fleet/agent.h"
+#include "read/fleet.h"
 
-static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, struct xrl_status *st)
+static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, xrl_mend_fn *mend,
+		       struct xrl_status *st)
 {
 	struct bpf_link_info info;
 	struct bpf_prog_info prog;
@@ -36,7 +36,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		st->iface[0] = '\0';
 	st->gone = st->here && !st->iface[0];
 	snprintf(st->dir, sizeof(st->dir), "%s/%s", XRL_PIN_ROOT, name);
-	if (xrl_recover(st->dir, st->iface[0] ? st->iface : name, st->err, sizeof(st->err)) ||
+	if ((mend && mend(st->dir, st->iface[0] ? st->iface : name, st->err, sizeof(st->err))) ||
 	    xrl_maps_open_dir(st->dir, st->iface[0] ? st->iface : name, &m, st->err, sizeof(st->err))) {
 		/* The advice names an interface; an instance whose interface is not here has none to name. */
 		if (!st->iface[0])
@@ -89,7 +89,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	xrl_maps_close(&m);
 }
 
-int xrl_status_list(struct xrl_status **out, size_t *n)
+int xrl_status_list(struct xrl_status **out, size_t *n, xrl_mend_fn *mend)
 {
 	struct xrl_status *v = NULL, *tmp;
 	struct xrl_ifid id;
@@ -123,7 +123,7 @@ int xrl_status_list(struct xrl_status **out, size_t *n)
 			return -ENOMEM;
 		}
 		v = tmp;
-		status_one(e->d_name, &id, here, &v[*n]);
+		status_one(e->d_name, &id, here, mend, &v[*n]);
 		v[*n].loading = busy && v[*n].err[0];
 		(*n)++;
 	}

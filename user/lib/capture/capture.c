@@ -9,7 +9,7 @@
 #include <sys/random.h>
 #include <bpf/bpf.h>
 #include "base/critical.h"
-#include "capture.h"
+#include "capture/capture.h"
 #include "base/maps.h"
 #include "base/memory.h"
 #include "base/objinfo.h"

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <bpf/bpf.h>
-#include "cost.h"
+#include "read/cost.h"
 #include "base/objinfo.h"
 
 static bool stats_on(void)

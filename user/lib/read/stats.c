@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include <bpf/bpf.h>
-#include "stats.h"
+#include "read/stats.h"
 #include "base/layout_prev.h"
 #include "xrl_key.h"
 
