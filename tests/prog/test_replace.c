@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "xdp_fixture.h"
-#include "carry.h"
+#include "life/carry.h"
 #include "base/layout_prev.h"
 #include "base/maps.h"
 #include "read/stats.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "carry.h"
+#include "life/carry.h"
 #include "base/layout_prev.h"
 
 /* The cells of the rings of these cases: a window of 2 buckets. */

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "loader.h"
+#include "life/loader.h"
 
 static void refused(int ret, const char *release, const char *want, const char * not )
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <bpf/libbpf.h>
-#include "journal.h"
+#include "life/journal.h"
 #include "cli.h"
 
 #define CLI_MAX_OPTS 16

@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "base/atomic.h"
 #include "http.h"
-#include "journal.h"
+#include "life/journal.h"
 #include "read/metrics.h"
 #include "fleet/share.h"
 #include "xrl_version.h"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "apply.h"
+#include "life/apply.h"
 #include "codec/lpm_set.h"
 #include "cli.h"
 #include "rules/config.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "apply.h"
+#include "life/apply.h"
 #include "cli.h"
 
 struct set_opts {

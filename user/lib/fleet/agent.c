@@ -10,7 +10,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
-#include "journal.h"
+#include "life/journal.h"
 #include "codec/rules_read.h"
 #include "base/err.h"
 #include "base/maps.h"

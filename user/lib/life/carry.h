@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Carrying a loaded instance's maps over to a new program (replace.c): each
- * map is taken over as it is, or made anew and filled from the old one.
+ * map is taken over as it is, or made anew and filled from the old one
+ * (carry.c: the plan, the fill, the pins; carry_sketch.c: the sketch's
+ * columns; carry_finish.c: what the old program counted after the fill).
  */
 #ifndef XRL_CARRY_H
 #define XRL_CARRY_H

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "base/critical.h"
-#include "journal.h"
+#include "life/journal.h"
 #include "base/maps.h"
 #include "base/objinfo.h"
 #include "base/err.h"

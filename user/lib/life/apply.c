@@ -7,13 +7,13 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "base/critical.h"
-#include "apply.h"
+#include "life/apply.h"
 #include "codec/dsts.h"
 #include "base/err.h"
 #include "codec/ports.h"
 #include "codec/lpm_set.h"
 #include "codec/protos.h"
-#include "replace.h"
+#include "life/replace.h"
 #include "codec/rules_read.h"
 #include "codec/specialise.h"
 

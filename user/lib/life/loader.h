@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include "base/err.h"
 #include "base/maps.h"
-#include "program.h"
+#include "life/program.h"
 
 /*
  * Attaches and pins under xrl_pin_dir's folder; leaves nothing behind on

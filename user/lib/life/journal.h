@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 #include <linux/types.h>
-#include "carry.h"
+#include "life/carry.h"
 #include "base/maps.h"
 
 /*

@@ -9,7 +9,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <bpf/libbpf.h>
-#include "program.h"
+#include "life/program.h"
 #include "read/stats.h"
 #include "xdp_ratelimit.skel.h"
 #include "xrl_lpm.h"

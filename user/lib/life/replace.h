@@ -3,7 +3,7 @@
 #ifndef XRL_REPLACE_H
 #define XRL_REPLACE_H
 
-#include "program.h"
+#include "life/program.h"
 
 /*
  * Loads this build's program with o's settings (those not in o->given stay

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "carry.h"
-#include "carry_prog.h"
+#include "life/carry_internal.h"
+#include "life/carry_prog.h"
 #include "base/critical.h"
 #include "base/layout_prev.h"
 #include "base/maps.h"
@@ -59,7 +59,7 @@ int xrl_carry_ctl_write(const struct xrl_carry *c, const struct xrl_ctl *ctl)
 	return xrl_ctl_put(c->ctl, ctl);
 }
 
-static size_t value_bytes(const struct xrl_carry *c, __u32 type, __u32 vsz)
+size_t xrl_carry_value_bytes(const struct xrl_carry *c, __u32 type, __u32 vsz)
 {
 	bool percpu = type == BPF_MAP_TYPE_PERCPU_ARRAY || type == BPF_MAP_TYPE_PERCPU_HASH ||
 		      type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
@@ -68,7 +68,7 @@ static size_t value_bytes(const struct xrl_carry *c, __u32 type, __u32 vsz)
 }
 
 /* The cells of a window state's ring in a value of vsz bytes (the same head in every layout); 0: none. */
-static __u32 state_cells(__u32 vsz)
+__u32 xrl_carry_state_cells(__u32 vsz)
 {
 	__u32 c;
 
@@ -117,8 +117,8 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 	cm->prev = c->layout == XRL_LAYOUT_PREV;
 	ring_map = !strcmp(cm->name, XRL_MAP_STATE) || !strcmp(cm->name, XRL_MAP_RULE_STATS);
 	if (same_k && !strcmp(cm->name, XRL_MAP_STATE)) { /* the cells, kept or not: fold_latches reads them */
-		cm->ocells = state_cells(cm->info.value_size);
-		cm->ncells = state_cells(bpf_map__value_size(map));
+		cm->ocells = xrl_carry_state_cells(cm->info.value_size);
+		cm->ncells = xrl_carry_state_cells(bpf_map__value_size(map));
 	}
 	if (same_kv && same_size && !(cm->prev && ring_map)) {
 		cm->how = XRL_CARRY_KEEP; /* reused once every map is planned (reuse_kept) */
@@ -153,7 +153,7 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 		path, c->iface);
 }
 
-static struct xrl_carry_map *carry_map(struct xrl_carry *c, const char *name)
+struct xrl_carry_map *xrl_carry_map_of(struct xrl_carry *c, const char *name)
 {
 	size_t i;
 
@@ -180,7 +180,7 @@ static bool recells(const struct xrl_carry_map *cm)
  */
 static int reuse_kept(struct xrl_carry *c, char *err, size_t len)
 {
-	const struct xrl_carry_map *st = carry_map(c, XRL_MAP_STATE);
+	const struct xrl_carry_map *st = xrl_carry_map_of(c, XRL_MAP_STATE);
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
@@ -221,14 +221,8 @@ int xrl_carry_plan(struct xrl_carry *c, struct bpf_object *obj, char *err, size_
 	return reuse_kept(c, err, len);
 }
 
-/* One window state, as the fill read it (the old map's cells): sorted by key for the merge after the swap. */
-struct state_entry {
-	struct xrl_key k;
-	struct xrl_state s;
-};
-
 /* A window state of the old map's cells as one of the new's. */
-static void state_recell(const struct xrl_carry_map *cm, const struct xrl_state *o, struct xrl_state *n)
+void xrl_carry_state_recell(const struct xrl_carry_map *cm, const struct xrl_state *o, struct xrl_state *n)
 {
 	if (!recells(cm)) {
 		*n = *o;
@@ -240,14 +234,14 @@ static void state_recell(const struct xrl_carry_map *cm, const struct xrl_state 
 	xrl_ring_recell(&o->ring, cm->ocells, &n->ring, cm->ncells);
 }
 
-static int key_cmp(const void *a, const void *b)
+int xrl_carry_key_cmp(const void *a, const void *b)
 {
 	return memcmp(a, b, sizeof(struct xrl_key));
 }
 
 static int fill_entries(struct xrl_carry_map *cm, int to)
 {
-	struct state_entry *v = NULL, *tmp;
+	struct xrl_carry_entry *v = NULL, *tmp;
 	struct xrl_key k, *prev = NULL;
 	size_t n = 0, cap = 0;
 
@@ -267,97 +261,20 @@ static int fill_entries(struct xrl_carry_map *cm, int to)
 		prev = &k;
 	}
 	if (n)
-		qsort(v, n, sizeof(*v), key_cmp);
+		qsort(v, n, sizeof(*v), xrl_carry_key_cmp);
 	cm->snap = v;
 	cm->nsnap = n;
 	for (size_t i = 0; i < n; i++) {
 		struct xrl_state ns;
 
-		state_recell(cm, &v[i].s, &ns);
+		xrl_carry_state_recell(cm, &v[i].s, &ns);
 		bpf_map_update_elem(to, &v[i].k, &ns, BPF_ANY); /* past a smaller table's size, the LRU evicts */
 	}
 	return 0;
 }
 
-/* Cell (row, col) of a sketch of width w. */
-static struct xrl_sketch_cell *sk_cell(struct xrl_sketch_cell *v, __u32 w, __u32 row, __u32 col)
-{
-	return &v[(size_t)row * w + col];
-}
-
-/* Adds cell b into a: a bucket word of the same epoch sums, a newer one replaces. Another window's is left. */
-static void sk_fold(struct xrl_sketch_cell *a, const struct xrl_sketch_cell *b)
-{
-	int j;
-
-	if (!b->interval_ms)
-		return;
-	if (!a->interval_ms) {
-		*a = *b;
-		return;
-	}
-	if (a->interval_ms != b->interval_ms)
-		return;
-	for (j = 0; j < 2; j++) {
-		__u32 ea = xrl_sketch_word_epoch(a->w[j]), eb = xrl_sketch_word_epoch(b->w[j]);
-		__u32 p = xrl_sketch_word_pass(a->w[j]) + xrl_sketch_word_pass(b->w[j]);
-		__u32 max = (1U << XRL_SKETCH_PASS_BITS) - 1;
-
-		if (!b->w[j])
-			continue;
-		if (!a->w[j] || (ea != eb && xrl_sketch_age(eb, ea) < (XRL_SKETCH_EPOCH_MASK + 1) / 2))
-			a->w[j] = b->w[j];
-		else if (ea == eb)
-			a->w[j] = xrl_sketch_word(ea, p < max ? p : max);
-	}
-}
-
-/*
- * Columns are a hash's low bits, so a wider sketch's column c holds what the
- * narrower one's column c mod width held (copied), and a narrower one's
- * column folds every column that agrees with it in its bits (summed: a
- * source may read more than it passed, never less).
- */
-void xrl_sketch_carry(const struct xrl_sketch_cell *o, __u32 ow, struct xrl_sketch_cell *n, __u32 nw)
-{
-	__u32 r, i;
-
-	memset(n, 0, (size_t)XRL_SKETCH_DEPTH * nw * sizeof(*n));
-	for (r = 0; r < XRL_SKETCH_DEPTH; r++)
-		for (i = 0; i < (ow > nw ? ow : nw); i++) {
-			if (nw >= ow)
-				*sk_cell(n, nw, r, i) = o[(size_t)r * ow + (i & (ow - 1))];
-			else
-				sk_fold(sk_cell(n, nw, r, i & (nw - 1)), &o[(size_t)r * ow + i]);
-		}
-}
-
-static int fill_sketch(struct xrl_carry_map *cm, int to, __u32 new_entries)
-{
-	__u32 ow = cm->info.max_entries / XRL_SKETCH_DEPTH, nw = new_entries / XRL_SKETCH_DEPTH, i;
-	struct xrl_sketch_cell *o = calloc(cm->info.max_entries, sizeof(*o)), *n = calloc(new_entries, sizeof(*n));
-	int ret = 0;
-
-	if (!o || !n) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < cm->info.max_entries; i++)
-		bpf_map_lookup_elem(cm->old, &i, &o[i]);
-	xrl_sketch_carry(o, ow, n, nw);
-	for (i = 0; i < new_entries; i++)
-		if (n[i].interval_ms && bpf_map_update_elem(to, &i, &n[i], BPF_ANY)) {
-			ret = -errno;
-			break;
-		}
-out:
-	free(o);
-	free(n);
-	return ret;
-}
-
 /* One CPU's rule stats of the old map (ov) in this layout's struct, the ring of the old map's cells. */
-static void rule_stats_read(const struct xrl_carry_map *cm, const void *ov, struct xrl_rule_stats *rs)
+void xrl_carry_rule_stats_read(const struct xrl_carry_map *cm, const void *ov, struct xrl_rule_stats *rs)
 {
 	if (cm->prev) {
 		xrl_rule_stats_from_prev(ov, rs);
@@ -376,7 +293,7 @@ static void rule_stats_convert(const struct xrl_carry_map *cm, const void *ov, v
 {
 	struct xrl_rule_stats o, n;
 
-	rule_stats_read(cm, ov, &o);
+	xrl_carry_rule_stats_read(cm, ov, &o);
 	n = o;
 	memset(&n.slot, 0, sizeof(n.slot));
 	memset(&n.ring, 0, sizeof(n.ring));
@@ -387,8 +304,8 @@ static void rule_stats_convert(const struct xrl_carry_map *cm, const void *ov, v
 /* Every rule's stats, CPU by CPU, converted. The snapshot is the old values. */
 static int fill_rule_stats(struct xrl_carry *c, struct xrl_carry_map *cm, int to)
 {
-	size_t osz = value_bytes(c, cm->info.type, cm->info.value_size);
-	size_t nsz = value_bytes(c, cm->info.type, bpf_map__value_size(cm->map));
+	size_t osz = xrl_carry_value_bytes(c, cm->info.type, cm->info.value_size);
+	size_t nsz = xrl_carry_value_bytes(c, cm->info.type, bpf_map__value_size(cm->map));
 	size_t ostride = xrl_percpu_stride(cm->info.value_size);
 	size_t nstride = xrl_percpu_stride(bpf_map__value_size(cm->map));
 	char *nv = calloc(1, nsz);
@@ -430,7 +347,7 @@ int xrl_carry_fill(struct xrl_carry *c, char *err, size_t len)
 		if (cm->how == XRL_CARRY_ENTRIES)
 			ret = fill_entries(cm, to);
 		else if (cm->how == XRL_CARRY_SKETCH)
-			ret = fill_sketch(cm, to, bpf_map__max_entries(cm->map));
+			ret = xrl_carry_fill_sketch(cm, to, bpf_map__max_entries(cm->map));
 		else if (cm->how == XRL_CARRY_RULE_STATS)
 			ret = fill_rule_stats(c, cm, to);
 		if (ret)
@@ -443,16 +360,10 @@ int xrl_carry_fill(struct xrl_carry *c, char *err, size_t len)
 size_t xrl_carry_snap_bytes(const struct xrl_carry *c, const struct xrl_carry_map *cm)
 {
 	if (cm->how == XRL_CARRY_ENTRIES)
-		return cm->nsnap * sizeof(struct state_entry);
+		return cm->nsnap * sizeof(struct xrl_carry_entry);
 	if (cm->how == XRL_CARRY_RULE_STATS)
-		return cm->nsnap * value_bytes(c, cm->info.type, cm->info.value_size);
+		return cm->nsnap * xrl_carry_value_bytes(c, cm->info.type, cm->info.value_size);
 	return 0;
-}
-
-/* The full epoch of a cell of epoch e in a ring whose newest bucket is last (a cell is never after it). */
-static __u64 full_epoch(__u64 last, __u32 e)
-{
-	return last - (__u32)((__u32)last - e);
 }
 
 /* The cell of ring r (of cells cells) for full epoch q. */
@@ -474,177 +385,10 @@ void xrl_ring_recell(const struct xrl_ring *o, __u32 ocells, struct xrl_ring *n,
 
 		if (!xrl_valid(o->last, o->last, w))
 			continue;
-		d = cell_of(n, ncells, full_epoch(o->last, xrl_word_epoch(w)));
+		d = cell_of(n, ncells, xrl_full_epoch(o->last, xrl_word_epoch(w)));
 		if (!d->word || (__s32)(xrl_word_epoch(w) - xrl_word_epoch(d->word)) > 0)
 			*d = o->c[i];
 	}
-}
-
-__u32 xrl_ring_delta(const struct xrl_ring *now, const struct xrl_ring *snap, __u32 ocells, struct xrl_carry_cell *out)
-{
-	__u32 i, n = 0;
-
-	for (i = 0; i < ocells && i < XRL_MAX_CELLS; i++) {
-		__u64 w = now->c[i].word, sw = snap ? snap->c[i].word : 0, db = now->c[i].block;
-		__u32 dp = xrl_word_pass(w);
-
-		if (!xrl_valid(now->last, now->last, w))
-			continue;
-		if (sw && xrl_word_epoch(sw) == xrl_word_epoch(w)) {
-			/* Less than the fill read: passes the old program took back (xrl_take_back), not ours. */
-			dp = dp > xrl_word_pass(sw) ? dp - xrl_word_pass(sw) : 0;
-			db = db > snap->c[i].block ? db - snap->c[i].block : 0;
-		}
-		if (!dp && !db)
-			continue;
-		out[n].q = full_epoch(now->last, xrl_word_epoch(w));
-		out[n].pass = dp;
-		out[n].block = db;
-		n++;
-	}
-	return n;
-}
-
-/*
- * Window states: what the old program counted after the fill, added into the
- * new map by the carrier; a key the new map lacks, inserted whole unless the
- * new program made it meanwhile.
- */
-static void finish_entries(struct xrl_carry *c, struct xrl_carry_map *cm)
-{
-	struct xrl_key k, *prev = NULL;
-	struct xrl_carry_args a;
-
-	while (!bpf_map_get_next_key(cm->old, prev, &k)) {
-		struct state_entry *s =
-			cm->nsnap ? bsearch(&k, cm->snap, cm->nsnap, sizeof(struct state_entry), key_cmp) : NULL;
-		struct xrl_state now = {}, dst;
-
-		prev = &k;
-		if (bpf_map_lookup_elem(cm->old, &k, &now))
-			continue;
-		if (s && !memcmp(&s->s, &now, cm->info.value_size))
-			continue; /* nothing counted since the fill */
-		state_recell(cm, &now, &dst);
-		if (!bpf_map_update_elem(cm->nfd, &k, &dst, BPF_NOEXIST))
-			continue;
-		memset(&a, 0, sizeof(a));
-		a.key = k;
-		a.n = xrl_ring_delta(&now.ring, s ? &s->s.ring : NULL, cm->ocells, a.c);
-		xrl_fault_pause("carrying");
-		if (a.n)
-			xrl_carry_prog_state(c->prog, &a);
-	}
-}
-
-/* Rule stats: what the old program counted after the fill, CPU by CPU, added by the carrier on that CPU. */
-static void finish_rule_stats(struct xrl_carry *c, struct xrl_carry_map *cm)
-{
-	size_t osz = value_bytes(c, cm->info.type, cm->info.value_size);
-	size_t ostride = xrl_percpu_stride(cm->info.value_size);
-	char *ov = calloc(1, osz);
-	struct xrl_carry_args a;
-	__u32 i;
-	int cpu;
-
-	for (i = 0; ov && i < cm->nsnap && i < cm->nmax; i++) {
-		const char *sv = (const char *)cm->snap + (size_t)i * osz;
-
-		if (bpf_map_lookup_elem(cm->old, &i, ov) || !memcmp(ov, sv, osz))
-			continue;
-		for (cpu = 0; cpu < c->ncpus; cpu++) {
-			struct xrl_rule_stats now, was;
-
-			rule_stats_read(cm, ov + (size_t)cpu * ostride, &now);
-			rule_stats_read(cm, sv + (size_t)cpu * ostride, &was);
-			memset(&a, 0, sizeof(a));
-			a.rule = i;
-			a.cpu = (__u32)cpu;
-			a.gen = now.gen;
-			a.pass = now.pass - was.pass;
-			a.block = now.block - was.block;
-			a.pass_bytes = now.pass_bytes - was.pass_bytes;
-			a.block_bytes = now.block_bytes - was.block_bytes;
-			a.n = xrl_ring_delta(&now.ring, was.gen == now.gen ? &was.ring : NULL, cm->ocells, a.c);
-			xrl_fault_pause("carrying");
-			if (a.pass | a.block | a.pass_bytes | a.block_bytes | a.n)
-				xrl_carry_prog_rule(c->prog, &a);
-		}
-	}
-	free(ov);
-}
-
-/*
- * The blocks the old latches held, into their keys' states of the new map,
- * each in its bucket, as the program retires a latch (bpf/latch.h:
- * xrl_latch_flush), by the carrier.
- */
-static void fold_latches(struct xrl_carry *c, const struct xrl_carry_map *cm, const struct xrl_carry_map *st)
-{
-	size_t stride = xrl_percpu_stride(sizeof(struct xrl_latch));
-	char *v = xrl_percpu_alloc(c->ncpus, sizeof(struct xrl_latch));
-	struct xrl_carry_args a;
-	__u32 i;
-	int cpu;
-
-	for (i = 0; v && i < cm->info.max_entries; i++) {
-		if (bpf_map_lookup_elem(cm->old, &i, v))
-			continue;
-		for (cpu = 0; cpu < c->ncpus; cpu++) {
-			const struct xrl_latch *l = (const void *)(v + (size_t)cpu * stride);
-			struct xrl_state s;
-
-			/* A lease's count is passes left, not blocks: its passes stay counted in their bucket. */
-			if (!l->gen || l->sketch == XRL_LATCH_LEASE || !xrl_latch_count(l->block) ||
-			    bpf_map_lookup_elem(st->nfd, &l->key, &s) || s.gen != l->gen)
-				continue;
-			memset(&a, 0, sizeof(a));
-			a.key = l->key;
-			a.n = 1;
-			a.c[0].q = full_epoch(s.ring.last, l->epoch);
-			a.c[0].block = xrl_latch_count(l->block);
-			xrl_carry_prog_state(c->prog, &a);
-		}
-	}
-	free(v);
-}
-
-/* Whether map cm takes counts after the swap: the carrier is needed. */
-static bool carried_live(const struct xrl_carry_map *cm)
-{
-	return cm->how == XRL_CARRY_ENTRIES || cm->how == XRL_CARRY_RULE_STATS || cm->how == XRL_CARRY_LATCHES;
-}
-
-int xrl_carry_arm(struct xrl_carry *c, char *err, size_t len)
-{
-	const struct xrl_carry_map *st = carry_map(c, XRL_MAP_STATE), *rs = carry_map(c, XRL_MAP_RULE_STATS);
-	size_t i;
-
-	for (i = 0; i < c->n && !carried_live(&c->v[i]); i++)
-		;
-	if (i == c->n || c->prog)
-		return 0;
-	if (!st || !rs || st->nfd < 0 || rs->nfd < 0)
-		return xrl_fail(-ENOENT, err, len, "the window states or the rules' counters under %s are missing",
-				c->dir);
-	return xrl_carry_prog_open(&c->prog, st->nfd, state_cells(st->nvsz), rs->nfd,
-				   (rs->nvsz - xrl_rule_stats_size(0)) / sizeof(struct xrl_cell), err, len);
-}
-
-void xrl_carry_finish(struct xrl_carry *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->n && c->prog; i++) {
-		if (c->v[i].how == XRL_CARRY_ENTRIES)
-			finish_entries(c, &c->v[i]);
-		else if (c->v[i].how == XRL_CARRY_RULE_STATS)
-			finish_rule_stats(c, &c->v[i]);
-	}
-	/* After the states' merge: a latch's bucket may be one the old program opened after the fill. */
-	for (i = 0; i < c->n && c->prog; i++)
-		if (c->v[i].how == XRL_CARRY_LATCHES)
-			fold_latches(c, &c->v[i], carry_map(c, XRL_MAP_STATE));
 }
 
 static int pin_new(int fd, const char *dir, const char *name, char *err, size_t len)

@@ -7,7 +7,7 @@
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "carry_prog.h"
+#include "life/carry_prog.h"
 #include "base/err.h"
 #include "carry.skel.h"
 
