@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "life/carry.h"
+#include "life/carry_sketch.h"
 #include "base/layout_prev.h"
 
 /* The cells of the rings of these cases: a window of 2 buckets. */

@@ -14,15 +14,7 @@
 
 #include <stddef.h>
 #include "xrl_common.h"
-
-#define XRL_MEMBER_LEN 96
-
-struct xrl_member {
-	char name[XRL_MEMBER_LEN];
-	__u64 pass, demand;
-	__u64 reserve; /* what its kernel enforces once it is silent */
-	int alive;     /* synced within its TTL; else silent, its reserve kept aside */
-};
+#include "fleet/share.h"
 
 struct xrl_sync_req {
 	char tag[17];		     /* xrl_rule_tag of the rule */

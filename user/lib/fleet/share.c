@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "fleet/share.h"
-#include "fleet/redis.h"
 
 __u64 xrl_share_floor(__u64 limit, __u32 members)
 {

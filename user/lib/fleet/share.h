@@ -63,7 +63,15 @@ enum xrl_fleet_policy xrl_sync_policy(__u32 failures, bool synced, enum xrl_flee
  */
 __u64 xrl_fallback_of(enum xrl_fleet_policy policy, __u64 limit, __u64 last, __u32 members_seen);
 
-struct xrl_member;
+/* One member of a global rule, as Redis holds it (fleet/redis.h). */
+#define XRL_MEMBER_LEN 96
+
+struct xrl_member {
+	char name[XRL_MEMBER_LEN];
+	__u64 pass, demand;
+	__u64 reserve; /* what its kernel enforces once it is silent */
+	int alive;     /* synced within its TTL; else silent, its reserve kept aside */
+};
 
 /* One sync of one rule as its agent saw it: what xrl_fleet_settle settles the rule's entry from. */
 struct xrl_sync_outcome {

@@ -347,7 +347,7 @@ int xrl_carry_fill(struct xrl_carry *c, char *err, size_t len)
 		if (cm->how == XRL_CARRY_ENTRIES)
 			ret = fill_entries(cm, to);
 		else if (cm->how == XRL_CARRY_SKETCH)
-			ret = xrl_carry_fill_sketch(cm, to, bpf_map__max_entries(cm->map));
+			ret = xrl_sketch_fill(cm->old, cm->info.max_entries, to, bpf_map__max_entries(cm->map));
 		else if (cm->how == XRL_CARRY_RULE_STATS)
 			ret = fill_rule_stats(c, cm, to);
 		if (ret)

@@ -96,12 +96,5 @@ void xrl_ring_recell(const struct xrl_ring *o, __u32 ocells, struct xrl_ring *n,
  * of them): how many. The carrier adds them (xrl_carry_add).
  */
 __u32 xrl_ring_delta(const struct xrl_ring *now, const struct xrl_ring *snap, __u32 ocells, struct xrl_carry_cell *out);
-/*
- * The sketch o of width ow as one of width nw (powers of 2; the columns are
- * a hash's low bits): a wider one copies column c mod ow, a narrower one
- * folds the columns that agree in its bits (the same bucket summed, a newer
- * bucket kept), so that a source reads at least what it passed.
- */
-void xrl_sketch_carry(const struct xrl_sketch_cell *o, __u32 ow, struct xrl_sketch_cell *n, __u32 nw);
 
 #endif /* XRL_CARRY_H */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* What the carry's pieces share (carry.c, carry_sketch.c, carry_finish.c): not part of the library's interface. */
+/* What the carry's pieces share (carry.c, carry_finish.c): not part of the library's interface. */
 #ifndef XRL_LIFE_CARRY_INTERNAL_H
 #define XRL_LIFE_CARRY_INTERNAL_H
 
 #include "life/carry.h"
+#include "life/carry_sketch.h"
 #include "xrl_common.h"
 
 /* One window state, as the fill read it (the old map's cells): sorted by key for the merge after the swap. */
@@ -26,7 +27,5 @@ void xrl_carry_state_recell(const struct xrl_carry_map *cm, const struct xrl_sta
 /* The order of struct xrl_carry_entry: by key. */
 int xrl_carry_key_cmp(const void *a, const void *b);
 void xrl_carry_rule_stats_read(const struct xrl_carry_map *cm, const void *ov, struct xrl_rule_stats *rs);
-/* The fill of the sketch (XRL_CARRY_SKETCH): the old map's columns into to, of new_entries cells (carry_sketch.c). */
-int xrl_carry_fill_sketch(struct xrl_carry_map *cm, int to, __u32 new_entries);
 
 #endif /* XRL_LIFE_CARRY_INTERNAL_H */

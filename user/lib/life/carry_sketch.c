@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "life/carry_internal.h"
+#include "life/carry_sketch.h"
 
 /* Cell (row, col) of a sketch of width w. */
 static struct xrl_sketch_cell *sk_cell(struct xrl_sketch_cell *v, __u32 w, __u32 row, __u32 col)
@@ -59,18 +59,18 @@ void xrl_sketch_carry(const struct xrl_sketch_cell *o, __u32 ow, struct xrl_sket
 		}
 }
 
-int xrl_carry_fill_sketch(struct xrl_carry_map *cm, int to, __u32 new_entries)
+int xrl_sketch_fill(int from, __u32 old_entries, int to, __u32 new_entries)
 {
-	__u32 ow = cm->info.max_entries / XRL_SKETCH_DEPTH, nw = new_entries / XRL_SKETCH_DEPTH, i;
-	struct xrl_sketch_cell *o = calloc(cm->info.max_entries, sizeof(*o)), *n = calloc(new_entries, sizeof(*n));
+	__u32 ow = old_entries / XRL_SKETCH_DEPTH, nw = new_entries / XRL_SKETCH_DEPTH, i;
+	struct xrl_sketch_cell *o = calloc(old_entries, sizeof(*o)), *n = calloc(new_entries, sizeof(*n));
 	int ret = 0;
 
 	if (!o || !n) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < cm->info.max_entries; i++)
-		bpf_map_lookup_elem(cm->old, &i, &o[i]);
+	for (i = 0; i < old_entries; i++)
+		bpf_map_lookup_elem(from, &i, &o[i]);
 	xrl_sketch_carry(o, ow, n, nw);
 	for (i = 0; i < new_entries; i++)
 		if (n[i].interval_ms && bpf_map_update_elem(to, &i, &n[i], BPF_ANY)) {
