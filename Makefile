@@ -56,8 +56,9 @@ TOOL_BPF_SRCS := $(wildcard tools/bpf/*.bpf.c)
 TOOL_SKELS := $(patsubst tools/bpf/%.bpf.c,$(OUT)/%.skel.h,$(TOOL_BPF_SRCS))
 TOOL_BPF_OBJS := $(TOOL_SKELS:.skel.h=.bpf.o)
 
-# user/lib/: the control-plane library (no printing); user/cli/: the commands.
-LIB_SRCS := $(wildcard user/lib/*.c user/lib/*/*.c)
+# user/lib/: the control-plane library (no printing), a folder a floor (docs/development.md);
+# user/cli/: the commands. Includes name the folder ("life/replace.h") from -Iuser/lib.
+LIB_SRCS := $(wildcard user/lib/*/*.c)
 LIB_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LIB_SRCS))
 LIB := $(OUT)/libxrl.a
 CLI_SRCS := $(filter-out user/cli/main.c,$(wildcard user/cli/*.c))

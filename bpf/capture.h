@@ -23,7 +23,7 @@ struct {
 	__uint(max_entries, XRL_CAP_RING_BYTES);
 } xrl_cap_ring SEC(".maps");
 
-/* Mmapable: the capturer claims it by compare-and-swap on owner (user/lib/capture.c). */
+/* Mmapable: the capturer claims it by compare-and-swap on owner (user/lib/capture/capture.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);

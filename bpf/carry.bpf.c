@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The counts a replace carries into the new program's maps while it runs:
- * what the old program counted after the fill (user/lib/carry.c runs these
+ * what the old program counted after the fill (user/lib/life/carry_finish.c runs these
  * by BPF_PROG_TEST_RUN on the new maps, struct xrl_carry_args). Each add is
  * an atomic one, as another CPU's, so nothing the new program counts is
  * lost, where a read and a write from userspace lost what came between them.

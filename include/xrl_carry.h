@@ -3,7 +3,7 @@
  * What userspace hands bpf/carry.bpf.c, one call a window state or a rule's
  * counters of one CPU: what the old program of a replace counted after the
  * fill, to add into the new program's maps while that program runs
- * (user/lib/carry.c). A read and a write from userspace would lose what the
+ * (user/lib/life/carry_finish.c). A read and a write from userspace would lose what the
  * new program counted between them.
  */
 #ifndef XRL_CARRY_ABI_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * A replace that moves the rings to other cells (user/lib/carry.c), under
+ * A replace that moves the rings to other cells (user/lib/life/carry.c), under
  * BPF_PROG_TEST_RUN: the old program's maps pinned as a loaded instance's,
  * the new program planned, loaded and filled from them as replace.c does,
  * then run before the carry finishes, as after the swap. Needs root. A

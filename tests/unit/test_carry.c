@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * What a replace carries over (user/lib/carry.c, layout_prev.h): a window
+ * What a replace carries over (user/lib/life/carry*.c, base/layout_prev.h): a window
  * state's ring merged with what the old program counted after the fill, the
  * sketch at another width, and the previous layout's values read as this
  * layout's. A replace under traffic is in tests/e2e/replace.sh and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Files a user names (user/lib/atomic.c): a set file is a regular file,
+ * Files a user names (user/lib/base/atomic.c): a set file is a regular file,
  * whatever a path names (a FIFO is refused at once, not waited on); a
  * streamed output (capture -w) is never written through a symlink or into a
  * file with another name.

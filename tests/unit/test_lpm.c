@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The range structure (include/xrl_lpm.h, user/lib/prefixes.c) against the
+ * The range structure (include/xrl_lpm.h, user/lib/codec/prefixes.c) against the
  * definition of a longest match: random prefixes of both families, nested
  * and overlapping, held by a few rules, and every address asked of both. The
  * structure is built in plain memory here, as apply builds it in the maps.

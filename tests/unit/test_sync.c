@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Global rules' arithmetic (user/lib/sync.c): each member's share of the
+ * Global rules' arithmetic (user/lib/fleet/share.c): each member's share of the
  * fleet's limit in proportion to its demand with a floor, the policy when
  * Redis is lost and its fallback allowances, how nodes name a rule and which
  * Redis Cluster slot serves it; and the Redis side's pure parts

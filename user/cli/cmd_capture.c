@@ -2,7 +2,7 @@
 /*
  * capture: the frames the limiter drops (or passes), as pcap through
  * libpcap's dump API, or one line a frame. The program copies them into a
- * ring while the capture holds its lease (user/lib/capture.c).
+ * ring while the capture holds its lease (user/lib/capture/capture.c).
  */
 #include <errno.h>
 #include <poll.h>
