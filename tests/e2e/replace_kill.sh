@@ -58,6 +58,15 @@ for step in pinned journal swapped merged renaming renamed; do
 	check "after the kill at '$step', stats reads the instance" "$XRL" -j stats $IF
 	whole "after the kill at '$step', the pins name what runs, and nothing else is left"
 done
+# status and metrics only read, and mend first as every command does (the readers take the
+# mend from the command, xrl_mend_fn): each the first command after a kill past the swap.
+for cmd in status metrics; do
+	keys=$((keys == 65536 ? 70000 : 65536))
+	XRL_TEST_KILL_AT=swapped "$XRL" load $IF --max-keys $keys >"$tmp/out" 2>&1
+	expect_eq "a load killed at 'swapped' before $cmd died there (SIGKILL)" "$?" 137
+	check "$cmd reads the instance after that kill" "$XRL" -j $cmd
+	whole "$cmd mended the replace the kill stopped: the pins name what runs, and nothing else is left"
+done
 # Replaces whose carry is slow, as on a busy machine (a third of a second before each add): what
 # the new program counts meanwhile stays counted (the bound and the figures below).
 # tests/e2e/upgrade_layout.sh shows the counters a read and a write from userspace lost.
