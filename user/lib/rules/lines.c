@@ -2,7 +2,7 @@
 /* Lines of a rules or set file, read within their bounds (internal.h). */
 #include <errno.h>
 #include <stdio.h>
-#include "internal.h"
+#include "rules/internal.h"
 
 int xrl_read_line(FILE *f, char *buf, size_t *total, int *col, unsigned long long max)
 {
