@@ -74,6 +74,15 @@ void xrl_carry_abandon(struct xrl_carry *c);
  */
 int xrl_carry_arm(struct xrl_carry *c, char *err, size_t len);
 /*
+ * Just before the journal and the swap: what the old program counted since
+ * the fill, added into the new maps, and the fill's read taken again, so
+ * that what the new program lacks from its first frame to the finish's adds
+ * is only what the old one counted in the replace's last moments. (A fill
+ * long before the swap, on a busy machine, left it the passes of that whole
+ * time: a window then let them through once more.)
+ */
+void xrl_carry_refresh(struct xrl_carry *c);
+/*
  * After the swap, once the old program has stopped: what it counted since
  * the fill, and left in its latches, added by the carrier as the new program
  * runs (carry_prog.h).

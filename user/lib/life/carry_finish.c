@@ -38,13 +38,29 @@ __u32 xrl_ring_delta(const struct xrl_ring *now, const struct xrl_ring *snap, __
 	return n;
 }
 
+/* Adds the entries of more[n] into cm's snapshot, kept in key order. */
+static void snap_add(struct xrl_carry_map *cm, struct xrl_carry_entry *more, size_t n)
+{
+	struct xrl_carry_entry *v = n ? realloc(cm->snap, (cm->nsnap + n) * sizeof(*v)) : NULL;
+
+	if (!v)
+		return;
+	memcpy(v + cm->nsnap, more, n * sizeof(*v));
+	cm->snap = v;
+	cm->nsnap += n;
+	qsort(v, cm->nsnap, sizeof(*v), xrl_carry_key_cmp);
+}
+
 /*
  * Window states: what the old program counted after the fill, added into the
  * new map by the carrier; a key the new map lacks, inserted whole unless the
- * new program made it meanwhile.
+ * new program made it meanwhile. With refresh (before the swap), the fill's
+ * read becomes what was read now, new keys and all.
  */
-static void finish_entries(struct xrl_carry *c, struct xrl_carry_map *cm)
+static void finish_entries(struct xrl_carry *c, struct xrl_carry_map *cm, bool refresh)
 {
+	struct xrl_carry_entry *more = NULL, *tmp;
+	size_t nmore = 0, cap = 0;
 	struct xrl_key k, *prev = NULL;
 	struct xrl_carry_args a;
 
@@ -59,19 +75,40 @@ static void finish_entries(struct xrl_carry *c, struct xrl_carry_map *cm)
 		if (s && !memcmp(&s->s, &now, cm->info.value_size))
 			continue; /* nothing counted since the fill */
 		xrl_carry_state_recell(cm, &now, &dst);
-		if (!bpf_map_update_elem(cm->nfd, &k, &dst, BPF_NOEXIST))
+		if (bpf_map_update_elem(cm->nfd, &k, &dst, BPF_NOEXIST)) {
+			memset(&a, 0, sizeof(a));
+			a.key = k;
+			a.n = xrl_ring_delta(&now.ring, s ? &s->s.ring : NULL, cm->ocells, a.c);
+			if (!refresh)
+				xrl_fault_pause("carrying");
+			if (a.n)
+				xrl_carry_prog_state(c->prog, &a);
+		}
+		if (!refresh)
 			continue;
-		memset(&a, 0, sizeof(a));
-		a.key = k;
-		a.n = xrl_ring_delta(&now.ring, s ? &s->s.ring : NULL, cm->ocells, a.c);
-		xrl_fault_pause("carrying");
-		if (a.n)
-			xrl_carry_prog_state(c->prog, &a);
+		if (s) {
+			s->s = now;
+			continue;
+		}
+		if (nmore == cap) {
+			cap = cap ? 2 * cap : 64;
+			tmp = realloc(more, cap * sizeof(*more));
+			if (!tmp)
+				break;
+			more = tmp;
+		}
+		more[nmore].k = k;
+		more[nmore++].s = now;
 	}
+	snap_add(cm, more, nmore);
+	free(more);
 }
 
-/* Rule stats: what the old program counted after the fill, CPU by CPU, added by the carrier on that CPU. */
-static void finish_rule_stats(struct xrl_carry *c, struct xrl_carry_map *cm)
+/*
+ * Rule stats: what the old program counted after the fill, CPU by CPU, added
+ * by the carrier on that CPU; with refresh, the fill's read becomes this one.
+ */
+static void finish_rule_stats(struct xrl_carry *c, struct xrl_carry_map *cm, bool refresh)
 {
 	size_t osz = xrl_carry_value_bytes(c, cm->info.type, cm->info.value_size);
 	size_t ostride = xrl_percpu_stride(cm->info.value_size);
@@ -81,7 +118,7 @@ static void finish_rule_stats(struct xrl_carry *c, struct xrl_carry_map *cm)
 	int cpu;
 
 	for (i = 0; ov && i < cm->nsnap && i < cm->nmax; i++) {
-		const char *sv = (const char *)cm->snap + (size_t)i * osz;
+		char *sv = (char *)cm->snap + (size_t)i * osz;
 
 		if (bpf_map_lookup_elem(cm->old, &i, ov) || !memcmp(ov, sv, osz))
 			continue;
@@ -99,10 +136,13 @@ static void finish_rule_stats(struct xrl_carry *c, struct xrl_carry_map *cm)
 			a.pass_bytes = now.pass_bytes - was.pass_bytes;
 			a.block_bytes = now.block_bytes - was.block_bytes;
 			a.n = xrl_ring_delta(&now.ring, was.gen == now.gen ? &was.ring : NULL, cm->ocells, a.c);
-			xrl_fault_pause("carrying");
+			if (!refresh)
+				xrl_fault_pause("carrying");
 			if (a.pass | a.block | a.pass_bytes | a.block_bytes | a.n)
 				xrl_carry_prog_rule(c->prog, &a);
 		}
+		if (refresh)
+			memcpy(sv, ov, osz);
 	}
 	free(ov);
 }
@@ -165,16 +205,29 @@ int xrl_carry_arm(struct xrl_carry *c, char *err, size_t len)
 				   (rs->nvsz - xrl_rule_stats_size(0)) / sizeof(struct xrl_cell), err, len);
 }
 
-void xrl_carry_finish(struct xrl_carry *c)
+/* The window states and the rules' counters: what the old program counted since the fill (or the last refresh). */
+static void carry_counts(struct xrl_carry *c, bool refresh)
 {
 	size_t i;
 
 	for (i = 0; i < c->n && c->prog; i++) {
 		if (c->v[i].how == XRL_CARRY_ENTRIES)
-			finish_entries(c, &c->v[i]);
+			finish_entries(c, &c->v[i], refresh);
 		else if (c->v[i].how == XRL_CARRY_RULE_STATS)
-			finish_rule_stats(c, &c->v[i]);
+			finish_rule_stats(c, &c->v[i], refresh);
 	}
+}
+
+void xrl_carry_refresh(struct xrl_carry *c)
+{
+	carry_counts(c, true);
+}
+
+void xrl_carry_finish(struct xrl_carry *c)
+{
+	size_t i;
+
+	carry_counts(c, false);
 	/* After the states' merge: a latch's bucket may be one the old program opened after the fill. */
 	for (i = 0; i < c->n && c->prog; i++)
 		if (c->v[i].how == XRL_CARRY_LATCHES)

@@ -226,6 +226,8 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	next.sketch_width = o->sketch_width;
 	next.cells = (__u8)o->cells;
 	next.latch_slots = XRL_LATCH_SLOTS;
+	/* What the old program counted since the fill, in now: the journal keeps this read. */
+	xrl_carry_refresh(&c);
 	ret = xrl_journal_write(&c, xrl_prog_id(bpf_program__fd(skel->progs.xdp_ratelimit)), &next, err, len);
 	if (ret)
 		goto out;
