@@ -131,22 +131,6 @@ void cli_json(json_t *v);
 /* Makes libbpf's own log visible with -v. */
 void cli_libbpf_log(void);
 
-/* A rule in JSON, as every command shows one: its line in the grammar, and its parts. */
-json_t *cli_rule_json(const struct xrl_spec *s);
-/* The names of features (XRL_HAS_*, XRL_FEAT_*: specialise.h), as a JSON array. */
-json_t *cli_features_json(__u32 f);
-/* A named set in JSON: its name, its file (or null) and its prefix count. */
-json_t *cli_set_json(const struct xrl_pset *ps);
-
-/* The global counters in JSON, as stats and metrics show them. */
-json_t *cli_counters_json(const struct xrl_counters *c);
-
-/* A global rule's fleet view (xrl_fleet, or NULL when no agent wrote one), in JSON and in one line. */
-json_t *cli_fleet_json(const struct xrl_spec *s, const struct xrl_fleet *f);
-void cli_fleet_text(const struct xrl_spec *s, const struct xrl_fleet *f, char *buf, size_t len);
-/* Prints an interface's figures (stats), with the top K keys when top > 0. Returns an exit code. */
-int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top);
-
 /* The commands' declarations, in their files. */
 extern const struct cli_cmd cmd_load, cmd_unload, cmd_status, cmd_rule, cmd_apply, cmd_dump, cmd_stats, cmd_explain,
 	cmd_memory, cmd_metrics, cmd_demo, cmd_lint, cmd_save, cmd_sync, cmd_chain, cmd_set, cmd_capture;

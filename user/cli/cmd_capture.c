@@ -24,6 +24,7 @@ struct bpf_program;
 #include "atomic.h"
 #include "capture.h"
 #include "cli.h"
+#include "render.h"
 #include "stats.h"
 
 #define XRL_STR_(x) #x

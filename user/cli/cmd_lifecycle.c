@@ -10,6 +10,7 @@
 #include "chain.h"
 #include "cost.h"
 #include "cli.h"
+#include "render.h"
 #include "loader.h"
 #include "status.h"
 #include "memory.h"

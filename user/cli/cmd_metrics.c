@@ -12,9 +12,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "render.h"
 #include "atomic.h"
 #include "http.h"
 #include "atomic.h"
+#include "limit.h"
 #include "metrics.h"
 #include "fleet/share.h"
 #include "xrl_version.h"
@@ -127,7 +129,7 @@ static __u64 fleet_value(const struct xrl_status_global *g, size_t which)
 
 	switch (which) {
 	case 0:
-		return g->synced && f->allowance ? f->allowance : g->spec.r.threshold;
+		return xrl_limit(&g->spec.r, g->synced ? f : NULL);
 	case 1:
 		return g->synced ? f->nodes : 0;
 	case 2:

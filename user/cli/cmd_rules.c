@@ -7,48 +7,9 @@
 #include "apply.h"
 #include "lpm_set.h"
 #include "cli.h"
+#include "render.h"
 #include "config.h"
 #include "specialise.h"
-
-json_t *cli_rule_json(const struct xrl_spec *s)
-{
-	bool allow = s->r.flags & XRL_F_ALLOW;
-	char line[256], match[128];
-	json_t *o;
-
-	xrl_spec_format(s, line, sizeof(line));
-	xrl_spec_format_match(s, match, sizeof(match));
-	o = json_pack("{s:s,s:s,s:s,s:s}", "rule", line, "match", match, "kind", xrl_kind_name(s->kind), "action",
-		      allow ? "allow" : "limit");
-	if (s->set[0])
-		json_object_set_new(o, "set", json_string(s->set));
-	if (allow)
-		return o;
-	if (!(s->r.flags & XRL_F_NO_PKT_RATE))
-		json_object_set_new(o, "threshold", json_integer((json_int_t)s->r.threshold));
-	if (s->r.byte_unit) {
-		char rate[64];
-
-		xrl_byte_rate_format(&s->r, rate, sizeof(rate));
-		json_object_set_new(o, "byte_rate", json_string(rate));
-		json_object_set_new(o, "byte_threshold", json_integer((json_int_t)s->r.byte_threshold));
-	}
-	if (s->r.warmup_ms)
-		json_object_set_new(o, "warmup_ms", json_integer((json_int_t)s->r.warmup_ms));
-	json_object_set_new(o, "window_ms", json_integer((json_int_t)(s->r.interval_ns / 1000000)));
-	json_object_set_new(o, "buckets", json_integer((json_int_t)s->r.buckets));
-	json_object_set_new(o, "scope", json_string(s->r.flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate"));
-	json_object_set_new(o, "monitor", json_boolean(s->r.flags & XRL_F_MONITOR));
-	json_object_set_new(o, "global", json_boolean(s->r.flags & XRL_F_GLOBAL));
-	return o;
-}
-
-/* A set in JSON: its name, its file (null when written inline) and how many prefixes it holds. */
-json_t *cli_set_json(const struct xrl_pset *ps)
-{
-	return json_pack("{s:s,s:s?,s:I}", "name", ps->name, "file", ps->path[0] ? ps->path : NULL, "prefixes",
-			 (json_int_t)ps->n);
-}
 
 static int print_set(const char *iface, const struct xrl_ruleset *set, bool inline_)
 {
@@ -104,17 +65,6 @@ static const char *load_note(const char *iface, struct xrl_maps *m, const struct
 		 "'xdp-ratelimit load %s --config FILE' changes both in place, with no gap",
 		 want, iface, have, iface);
 	return note;
-}
-
-json_t *cli_features_json(__u32 f)
-{
-	json_t *arr = json_array();
-	unsigned int b;
-
-	for (b = 0; b < XRL_FEATURE_BITS; b++)
-		if (f & (1U << b))
-			json_array_append_new(arr, json_string(xrl_feature_name(b)));
-	return arr;
 }
 
 static int apply_set(const char *iface, struct xrl_maps *m, struct xrl_ruleset *set, const char *what)

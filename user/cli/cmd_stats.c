@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "rules_read.h"
 #include "cli.h"
+#include "render.h"
 #include <arpa/inet.h>
 #include "lpm_set.h"
 #include "dsts.h"
@@ -21,21 +22,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-json_t *cli_counters_json(const struct xrl_counters *c)
-{
-	json_t *mal = json_object();
-	int i;
-
-	for (i = 0; i < XRL_MAL_MAX; i++)
-		json_object_set_new(mal, xrl_malformed_name(i), json_integer((json_int_t)c->malformed[i]));
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "seen", (json_int_t)c->seen, "passed",
-			 (json_int_t)c->passed, "dropped", (json_int_t)c->dropped, "non_ip", (json_int_t)c->non_ip,
-			 "no_rule", (json_int_t)c->no_rule, "allowed", (json_int_t)c->allowed, "monitored",
-			 (json_int_t)c->monitored, "keys_new", (json_int_t)c->keys_new, "keys_failed",
-			 (json_int_t)c->keys_failed, "sketch_judged", (json_int_t)c->sketch_judged, "sketch_blocked",
-			 (json_int_t)c->sketch_blocked, "malformed", mal);
 }
 
 /* A key's source as its rule counts it: the masked prefix (fd00:201::/64), a bare address when unmasked. */
@@ -60,7 +46,7 @@ static json_t *rate_json(__u64 span_ns, double rate)
 	return span_ns ? json_real(rate) : json_null();
 }
 
-int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
+static int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top)
 {
 	struct xrl_key_report *keys = NULL;
 	struct xrl_ruleset set = {};
