@@ -143,3 +143,8 @@ void cli_fleet_text(const struct xrl_spec *s, const struct xrl_fleet *f, char *b
 		 f->nodes, (unsigned long long)xrl_limit(&s->r, f), (unsigned long long)s->r.threshold, when,
 		 f->failures);
 }
+
+const char *cli_clock_name(__u32 c)
+{
+	return c == XRL_CLOCK_COARSE ? "coarse" : c == XRL_CLOCK_TEST ? "test" : "precise";
+}

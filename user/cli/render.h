@@ -26,4 +26,7 @@ json_t *cli_counters_json(const struct xrl_counters *c);
 json_t *cli_fleet_json(const struct xrl_spec *s, const struct xrl_fleet *f);
 void cli_fleet_text(const struct xrl_spec *s, const struct xrl_fleet *f, char *buf, size_t len);
 
+/* A clock's name, as load and status show it: precise, coarse or test. */
+const char *cli_clock_name(__u32 c);
+
 #endif /* XRL_RENDER_H */
