@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The command and option tables at work: parsing, the preamble, usage and help. */
+/* The command and option tables at work: parsing, the preamble, errors (usage and help: cli_help.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -13,16 +13,10 @@
 #include "cli.h"
 
 #define CLI_MAX_OPTS 16
-#define CLI_WIDTH 100 /* usage lines wrap here */
 
 struct xrl_cli cli;
 
-/* Options every command takes besides its own. */
-static const struct {
-	const char *name;
-	char short_name;
-	const char *help;
-} common_opts[] = {
+const struct cli_common_opt cli_common_opts[CLI_COMMON_OPTS] = {
 	{ "json", 'j', "print JSON, errors included" },
 	{ "verbose", 'v', "show libbpf's log" },
 	{ "help", 'h', "this help" },
@@ -48,165 +42,6 @@ const struct cli_cmd *cli_find(const struct cli_cmd *const *table, const char *n
 	if (!hit)
 		cli_fail(EXIT_USAGE, "unknown %s '%s': see 'xdp-ratelimit help'", what, name);
 	return hit;
-}
-
-/* What the usage line shows for an option's value: its arg, or an enum's names. */
-static void opt_arg(const struct cli_opt *o, char *buf, size_t len)
-{
-	const struct cli_enum *e;
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (o->type != CLI_OPT_ENUM) {
-		snprintf(buf, len, "%s", o->type == CLI_OPT_FLAG ? "" : o->arg);
-		return;
-	}
-	for (e = o->values; e->name && n < len; e++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", e == o->values ? "" : "|", e->name);
-}
-
-/* Appends one word of a usage line, wrapping at CLI_WIDTH with an indent. */
-static void usage_word(FILE *f, size_t *col, size_t indent, const char *word)
-{
-	size_t n = strlen(word);
-
-	if (*col + 1 + n > CLI_WIDTH && *col > indent) {
-		fprintf(f, "\n%*s", (int)indent, "");
-		*col = indent;
-	} else {
-		fputc(' ', f);
-		(*col)++;
-	}
-	fputs(word, f);
-	*col += n;
-}
-
-/* The command's arguments and options, from its tables, starting at column col. */
-static void usage_args(FILE *f, const struct cli_cmd *cmd, size_t col, size_t indent)
-{
-	const struct cli_opt *o;
-	char word[160], arg[96];
-	size_t i;
-
-	if (cmd->subs) {
-		for (i = 0; cmd->subs[i]; i++) {
-			snprintf(word, sizeof(word), "%s%s %s", i ? "| " : "", cmd->subs[i]->name, cmd->subs[i]->args);
-			usage_word(f, &col, indent, word);
-		}
-		return;
-	}
-	if (cmd->args && cmd->args[0])
-		usage_word(f, &col, indent, cmd->args);
-	for (o = cmd->opts; o && o->name; o++) {
-		opt_arg(o, arg, sizeof(arg));
-		snprintf(word, sizeof(word), o->required ? "--%s%s%s" : "[--%s%s%s]", o->name, arg[0] ? " " : "", arg);
-		usage_word(f, &col, indent, word);
-	}
-}
-
-/* A command's usage line, from its tables, as one string (malloc'd). */
-static char *usage_string(const struct cli_cmd *cmd)
-{
-	char *buf = NULL;
-	size_t len = 0, col;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	col = (size_t)fprintf(f, "xdp-ratelimit %s%s%s", cmd->parent ? cmd->parent : "", cmd->parent ? " " : "",
-			      cmd->name);
-	usage_args(f, cmd, col, (size_t)-1 / 2); /* one line: never wraps */
-	fclose(f);
-	return buf;
-}
-
-/* A command in JSON: its name, usage line, summary and options. */
-static json_t *cmd_json(const struct cli_cmd *cmd)
-{
-	char *usage = usage_string(cmd);
-	json_t *opts = json_array();
-	const struct cli_opt *o;
-	char arg[96];
-
-	for (o = cmd->opts; o && o->name; o++) {
-		json_t *j = json_pack("{s:s,s:s}", "name", o->name, "help", o->help);
-
-		opt_arg(o, arg, sizeof(arg));
-		if (arg[0]) /* flags take none */
-			json_object_set_new(j, "value", json_string(arg));
-		json_array_append_new(opts, j);
-	}
-	json_t *v = json_pack("{s:s,s:s,s:s,s:o}", "command", cmd->name, "usage", usage ? usage : "", "summary",
-			      cmd->summary, "options", opts);
-	free(usage);
-	if (cmd->subs) { /* what completion and the man page list */
-		json_t *subs = json_array();
-
-		for (const struct cli_cmd *const *c = cmd->subs; *c; c++)
-			json_array_append_new(subs, cmd_json(*c));
-		json_object_set_new(v, "subcommands", subs);
-	}
-	return v;
-}
-
-void cli_usage_all(FILE *f)
-{
-	size_t i;
-
-	if (cli.json) {
-		json_t *arr = json_array();
-
-		for (i = 0; cli_commands[i]; i++)
-			json_array_append_new(arr, cmd_json(cli_commands[i]));
-		cli_json(json_pack("{s:o}", "commands", arr));
-		return;
-	}
-
-	fprintf(f, "Usage: xdp-ratelimit [-j] [-v] COMMAND [ARGS]\n\n"
-		   "A sliding-window packet-rate limiter in XDP, per destination port and per source prefix.\n\n"
-		   "Commands:\n");
-	for (i = 0; cli_commands[i]; i++) {
-		const struct cli_cmd *c = cli_commands[i];
-
-		fprintf(f, "  %-*s", (c->args && c->args[0]) || c->opts || c->subs ? 7 : 0, c->name);
-		usage_args(f, c, 9, 10);
-		fputc('\n', f);
-	}
-	fprintf(f, "\nOptions (before or after the command): -j/--json  -v/--verbose  -h/--help  -V/--version\n"
-		   "'xdp-ratelimit help COMMAND' shows a command's options.\n");
-}
-
-/* One option's line of help: its names in a column, then its help, continuation lines indented. */
-static void help_line(char short_name, const char *name, const char *arg, const char *help)
-{
-	char names[64];
-	const char *nl;
-
-	snprintf(names, sizeof(names), "%s%c%s--%s%s%s", short_name ? "-" : "", short_name ? short_name : ' ',
-		 short_name ? ", " : "  ", name, arg[0] ? " " : "", arg);
-	printf("  %-22s %.*s\n", names, (int)strcspn(help, "\n"), help);
-	for (nl = strchr(help, '\n'); nl; nl = strchr(nl + 1, '\n'))
-		printf("  %-22s %.*s\n", "", (int)strcspn(nl + 1, "\n"), nl + 1);
-}
-
-void cli_help(const struct cli_cmd *cmd)
-{
-	const struct cli_opt *o;
-	size_t i, col;
-
-	if (cli.json) {
-		cli_json(cmd_json(cmd));
-		return;
-	}
-	col = (size_t)printf("Usage: xdp-ratelimit %s%s%s", cmd->parent ? cmd->parent : "", cmd->parent ? " " : "",
-			     cmd->name);
-	usage_args(stdout, cmd, col, 8);
-	printf("\n\n%s\n\nOptions:\n", cmd->summary);
-	for (o = cmd->opts; o && o->name; o++)
-		help_line(o->short_name, o->name, o->type == CLI_OPT_UINT || o->type == CLI_OPT_STRING ? o->arg : "",
-			  o->help);
-	for (i = 0; i < sizeof(common_opts) / sizeof(common_opts[0]); i++)
-		help_line(common_opts[i].short_name, common_opts[i].name, "", common_opts[i].help);
 }
 
 int cli_check(const struct cli_cmd *cmd, char *err, size_t len)
@@ -235,8 +70,8 @@ int cli_check(const struct cli_cmd *cmd, char *err, size_t len)
 		for (p = cmd->opts; p < o; p++)
 			if (!strcmp(p->name, o->name) || (o->short_name && p->short_name == o->short_name))
 				return xrl_fail(-EINVAL, err, len, "'%s' declares --%s twice", cmd->name, o->name);
-		for (i = 0; i < sizeof(common_opts) / sizeof(common_opts[0]); i++)
-			if (!strcmp(common_opts[i].name, o->name) || o->short_name == common_opts[i].short_name)
+		for (i = 0; i < CLI_COMMON_OPTS; i++)
+			if (!strcmp(cli_common_opts[i].name, o->name) || o->short_name == cli_common_opts[i].short_name)
 				return xrl_fail(-EINVAL, err, len, "'%s --%s' takes a common option's name", cmd->name,
 						o->name);
 	}
@@ -324,9 +159,10 @@ static int parse_opts(const struct cli_cmd *cmd, int argc, char **argv, void *op
 				shortopts[s++] = ':';
 		}
 	}
-	for (i = 0; i < sizeof(common_opts) / sizeof(common_opts[0]); i++) {
-		longopts[n + i] = (struct option){ common_opts[i].name, no_argument, NULL, common_opts[i].short_name };
-		shortopts[s++] = common_opts[i].short_name;
+	for (i = 0; i < CLI_COMMON_OPTS; i++) {
+		longopts[n + i] =
+			(struct option){ cli_common_opts[i].name, no_argument, NULL, cli_common_opts[i].short_name };
+		shortopts[s++] = cli_common_opts[i].short_name;
 	}
 	for (;;) {
 		int word;
@@ -473,7 +309,7 @@ static void vreport(const struct cli_cmd *cmd, const char *fmt, va_list ap)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (cli.json) {
 		json_t *o = json_pack("{s:s}", "error", msg);
-		char *usage = cmd ? usage_string(cmd) : NULL;
+		char *usage = cmd ? cli_usage_string(cmd) : NULL;
 
 		if (usage)
 			json_object_set_new(o, "usage", json_string(usage));
@@ -501,13 +337,8 @@ int cli_usage(const struct cli_cmd *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport(cmd, fmt, ap);
 	va_end(ap);
-	if (cmd && !cli.json) {
-		size_t col = (size_t)fprintf(stderr, "usage: xdp-ratelimit %s%s%s", cmd->parent ? cmd->parent : "",
-					     cmd->parent ? " " : "", cmd->name);
-
-		usage_args(stderr, cmd, col, 8);
-		fputc('\n', stderr);
-	}
+	if (cmd && !cli.json)
+		cli_usage_line(stderr, cmd);
 	return EXIT_USAGE;
 }
 

@@ -117,6 +117,19 @@ const struct cli_cmd *cli_find(const struct cli_cmd *const *table, const char *n
 /* The top-level usage (all commands), and one command's help. */
 void cli_usage_all(FILE *f);
 void cli_help(const struct cli_cmd *cmd);
+/* A command's usage line, from its tables, as one string (malloc'd; NULL when out of memory). */
+char *cli_usage_string(const struct cli_cmd *cmd);
+/* "usage: xdp-ratelimit CMD ARGS...", wrapped, as a usage error ends. */
+void cli_usage_line(FILE *f, const struct cli_cmd *cmd);
+
+/* Options every command takes besides its own: -j, -v, -h. */
+#define CLI_COMMON_OPTS 3
+struct cli_common_opt {
+	const char *name;
+	char short_name;
+	const char *help;
+};
+extern const struct cli_common_opt cli_common_opts[CLI_COMMON_OPTS];
 
 /* Reports an error (JSON on stdout with -j) and returns code. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
