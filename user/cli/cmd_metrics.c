@@ -415,6 +415,18 @@ static int metrics_prepare(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
+/* Where the server listens, said once it does. */
+static void listening_json(const char *name)
+{
+	cli.ndjson = true;
+	cli_json(json_pack("{s:s,s:s}", "listening", name, "path", "/metrics"));
+}
+
+static void listening_plain(const char *name)
+{
+	printf("serving the metrics at http://%s/metrics (SIGTERM or Ctrl-C ends it)\n", name);
+}
+
 static int metrics_listen(const struct metrics_opts *mo)
 {
 	char err[XRL_ERRLEN], name[80];
@@ -425,12 +437,10 @@ static int metrics_listen(const struct metrics_opts *mo)
 	if (fd < 0)
 		return cli_fail(EXIT_FAIL, "%s", err);
 	http_local_name(fd, name, sizeof(name));
-	if (cli.json) {
-		cli.ndjson = true;
-		cli_json(json_pack("{s:s,s:s}", "listening", name, "path", "/metrics"));
-	} else {
-		printf("serving the metrics at http://%s/metrics (SIGTERM or Ctrl-C ends it)\n", name);
-	}
+	if (cli.json)
+		listening_json(name);
+	else
+		listening_plain(name);
 	fflush(stdout);
 	ret = http_serve(fd, "/metrics", exposition);
 	if (ret)

@@ -11,31 +11,38 @@
 #include "config.h"
 #include "specialise.h"
 
-static int print_set(const char *iface, const struct xrl_ruleset *set, bool inline_)
+/* A rule set as dump shows it: its sets first, then its rules, in the grammar. */
+static void set_plain(const struct xrl_ruleset *set, bool inline_)
 {
-	json_t *arr = json_array(), *sets = json_array();
 	char line[256];
 	size_t i;
 
-	for (i = 0; i < set->nsets; i++) {
-		if (cli.json)
-			json_array_append_new(sets, cli_set_json(&set->sets[i]));
-		else
-			xrl_pset_fprint(stdout, &set->sets[i], inline_);
-	}
+	for (i = 0; i < set->nsets; i++)
+		xrl_pset_fprint(stdout, &set->sets[i], inline_);
 	for (i = 0; i < set->n; i++) {
 		xrl_spec_format(&set->v[i], line, sizeof(line));
-		if (cli.json)
-			json_array_append_new(arr, cli_rule_json(&set->v[i]));
-		else
-			printf("%s\n", line);
+		printf("%s\n", line);
 	}
-	if (cli.json) {
-		cli_json(json_pack("{s:s,s:o,s:o}", "interface", iface, "rules", arr, "sets", sets));
-	} else {
-		json_decref(arr);
-		json_decref(sets);
-	}
+}
+
+static void set_json(const char *iface, const struct xrl_ruleset *set)
+{
+	json_t *arr = json_array(), *sets = json_array();
+	size_t i;
+
+	for (i = 0; i < set->nsets; i++)
+		json_array_append_new(sets, cli_set_json(&set->sets[i]));
+	for (i = 0; i < set->n; i++)
+		json_array_append_new(arr, cli_rule_json(&set->v[i]));
+	cli_json(json_pack("{s:s,s:o,s:o}", "interface", iface, "rules", arr, "sets", sets));
+}
+
+static int print_set(const char *iface, const struct xrl_ruleset *set, bool inline_)
+{
+	if (cli.json)
+		set_json(iface, set);
+	else
+		set_plain(set, inline_);
 	return EXIT_OK;
 }
 
@@ -67,35 +74,57 @@ static const char *load_note(const char *iface, struct xrl_maps *m, const struct
 	return note;
 }
 
+/* What an apply did: the interface, what was done, its rules, the program's swap and the notes. */
+struct apply_report {
+	const char *iface, *what;
+	size_t rules;
+	const struct xrl_apply_swap *sw;
+	const char *note; /* the file's load line differs, or NULL */
+};
+
+static void apply_json(const struct apply_report *ar)
+{
+	const struct xrl_apply_swap *sw = ar->sw;
+	json_t *j = json_pack("{s:s,s:s,s:I,s:o,s:I,s:I}", "interface", ar->iface, "result", ar->what, "rule_count",
+			      (json_int_t)ar->rules, "features", cli_features_json(sw->after), "program_swaps",
+			      (json_int_t)sw->swaps, "prog_id", (json_int_t)sw->prog_id);
+
+	if (ar->note)
+		json_object_set_new(j, "note", json_string(ar->note));
+	if (sw->note[0])
+		json_object_set_new(j, "features_note", json_string(sw->note));
+	cli_json(j);
+}
+
+static void apply_plain(const struct apply_report *ar)
+{
+	const struct xrl_apply_swap *sw = ar->sw;
+	char feats[128];
+
+	printf("%s: %s; %zu rule%s in force", ar->iface, ar->what, ar->rules, ar->rules == 1 ? "" : "s");
+	if (sw->swaps)
+		printf("; the program now carries %s (swapped in place, program %u)",
+		       xrl_features_format(sw->after, feats, sizeof(feats)), sw->prog_id);
+	printf("\n");
+	if (ar->note)
+		fprintf(stderr, "xdp-ratelimit: note: %s\n", ar->note);
+	if (sw->note[0])
+		fprintf(stderr, "xdp-ratelimit: note: %s\n", sw->note);
+}
+
 static int apply_set(const char *iface, struct xrl_maps *m, struct xrl_ruleset *set, const char *what)
 {
-	char err[XRL_ERRLEN], buf[NOTE_LEN], feats[128];
-	const char *note = load_note(iface, m, set, buf);
+	char err[XRL_ERRLEN], buf[NOTE_LEN];
 	struct xrl_apply_swap sw;
+	struct apply_report ar = { .iface = iface, .what = what, .rules = set->n, .sw = &sw };
 
+	ar.note = load_note(iface, m, set, buf);
 	if (xrl_rules_apply(m, set, &sw, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
-	if (cli.json) {
-		json_t *j = json_pack("{s:s,s:s,s:I,s:o,s:I,s:I}", "interface", iface, "result", what, "rule_count",
-				      (json_int_t)set->n, "features", cli_features_json(sw.after), "program_swaps",
-				      (json_int_t)sw.swaps, "prog_id", (json_int_t)sw.prog_id);
-
-		if (note)
-			json_object_set_new(j, "note", json_string(note));
-		if (sw.note[0])
-			json_object_set_new(j, "features_note", json_string(sw.note));
-		cli_json(j);
-	} else {
-		printf("%s: %s; %zu rule%s in force", iface, what, set->n, set->n == 1 ? "" : "s");
-		if (sw.swaps)
-			printf("; the program now carries %s (swapped in place, program %u)",
-			       xrl_features_format(sw.after, feats, sizeof(feats)), sw.prog_id);
-		printf("\n");
-		if (note)
-			fprintf(stderr, "xdp-ratelimit: note: %s\n", note);
-		if (sw.note[0])
-			fprintf(stderr, "xdp-ratelimit: note: %s\n", sw.note);
-	}
+	if (cli.json)
+		apply_json(&ar);
+	else
+		apply_plain(&ar);
 	return EXIT_OK;
 }
 
@@ -323,6 +352,36 @@ static int apply_prepare(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
+/* A file found valid: by apply --check against iface, or by lint (iface NULL) against the grammar alone. */
+static void valid_json(const char *iface, const struct apply_opts *ao)
+{
+	json_t *j = json_object();
+
+	if (iface)
+		json_object_set_new(j, "interface", json_string(iface));
+	json_object_update_new(j, json_pack("{s:s,s:b,s:I}", "file", ao->file, "valid", 1, "rule_count",
+					    (json_int_t)ao->set.n));
+	cli_json(j);
+}
+
+static void valid_plain(const char *iface, const struct apply_opts *ao)
+{
+	if (iface)
+		printf("%s: %zu rule%s, all valid for %s: apply would replace its set\n", ao->file, ao->set.n,
+		       ao->set.n == 1 ? "" : "s", iface);
+	else
+		printf("%s: %zu rule%s, grammar valid (no interface checked)\n", ao->file, ao->set.n,
+		       ao->set.n == 1 ? "" : "s");
+}
+
+static void print_valid(const char *iface, const struct apply_opts *ao)
+{
+	if (cli.json)
+		valid_json(iface, ao);
+	else
+		valid_plain(iface, ao);
+}
+
 static int apply_run(struct cli_ctx *ctx)
 {
 	struct apply_opts *ao = ctx->opts;
@@ -337,12 +396,8 @@ static int apply_run(struct cli_ctx *ctx)
 	if (ao->check) {
 		if (xrl_rules_check(&ctx->maps, &ao->set, err, sizeof(err)))
 			code = cli_fail(EXIT_FAIL, "%s: %s", ao->file, err);
-		else if (cli.json)
-			cli_json(json_pack("{s:s,s:s,s:b,s:I}", "interface", ctx->iface, "file", ao->file, "valid", 1,
-					   "rule_count", (json_int_t)ao->set.n));
 		else
-			printf("%s: %zu rule%s, all valid for %s: apply would replace its set\n", ao->file, ao->set.n,
-			       ao->set.n == 1 ? "" : "s", ctx->iface);
+			print_valid(ctx->iface, ao);
 	} else {
 		code = apply_set(ctx->iface, &ctx->maps, &ao->set,
 				 strcmp(ctx->argv[0], "-") ? "applied the file" : "applied standard input");
@@ -378,13 +433,7 @@ const struct cli_cmd cmd_apply = {
 
 static int lint_run(struct cli_ctx *ctx)
 {
-	struct apply_opts *ao = ctx->opts;
-
-	if (cli.json)
-		cli_json(json_pack("{s:s,s:b,s:I}", "file", ao->file, "valid", 1, "rule_count", (json_int_t)ao->set.n));
-	else
-		printf("%s: %zu rule%s, grammar valid (no interface checked)\n", ao->file, ao->set.n,
-		       ao->set.n == 1 ? "" : "s");
+	print_valid(NULL, ctx->opts);
 	return EXIT_OK;
 }
 

@@ -104,30 +104,50 @@ static int sync_prepare(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
-static void render(const struct xrl_agent_rule *r, const char *why)
+/* A rule's line when its policy or node count changes (why: start, policy or nodes), in JSON and in text. */
+static void event_json(const struct xrl_agent_rule *r, const char *why, const char *ts)
 {
-	char line[256], ts[40];
+	json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:I,s:I,s:i,s:I,s:I}", "timestamp", ts, "event", why,
+			      "interface", r->iface, "rule", cli_rule_json(&r->spec), "key_tag", r->tag, "policy",
+			      xrl_policy_name(r->f.policy), "allowance", (json_int_t)xrl_limit(&r->spec.r, &r->f),
+			      "limit", (json_int_t)r->spec.r.threshold, "nodes", (int)r->f.nodes, "sync_failures",
+			      (json_int_t)r->f.failures, "demand", (json_int_t)r->demand);
+
+	if (r->err[0])
+		json_object_set_new(o, "error", json_string(r->err));
+	cli_json(o);
+}
+
+static void event_plain(const struct xrl_agent_rule *r, const char *ts)
+{
+	char line[256];
 
 	xrl_spec_format(&r->spec, line, sizeof(line));
-	cli_timestamp(ts, sizeof(ts));
-	if (cli.json) {
-		json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:I,s:I,s:i,s:I,s:I}", "timestamp", ts, "event", why,
-				      "interface", r->iface, "rule", cli_rule_json(&r->spec), "key_tag", r->tag,
-				      "policy", xrl_policy_name(r->f.policy), "allowance",
-				      (json_int_t)xrl_limit(&r->spec.r, &r->f), "limit",
-				      (json_int_t)r->spec.r.threshold, "nodes", (int)r->f.nodes, "sync_failures",
-				      (json_int_t)r->f.failures, "demand", (json_int_t)r->demand);
+	printf("%s %s: %s: %s, %u node%s, allowance %llu of %llu a window%s%s\n", ts, r->iface, line,
+	       xrl_policy_name(r->f.policy), r->f.nodes, r->f.nodes == 1 ? "" : "s",
+	       (unsigned long long)xrl_limit(&r->spec.r, &r->f), (unsigned long long)r->spec.r.threshold,
+	       r->err[0] ? "; " : "", r->err);
+}
 
-		if (r->err[0])
-			json_object_set_new(o, "error", json_string(r->err));
-		cli_json(o);
-	} else {
-		printf("%s %s: %s: %s, %u node%s, allowance %llu of %llu a window%s%s\n", ts, r->iface, line,
-		       xrl_policy_name(r->f.policy), r->f.nodes, r->f.nodes == 1 ? "" : "s",
-		       (unsigned long long)xrl_limit(&r->spec.r, &r->f), (unsigned long long)r->spec.r.threshold,
-		       r->err[0] ? "; " : "", r->err);
-	}
+static void print_event(const struct xrl_agent_rule *r, const char *why)
+{
+	char ts[40];
+
+	cli_timestamp(ts, sizeof(ts));
+	if (cli.json)
+		event_json(r, why, ts);
+	else
+		event_plain(r, ts);
 	fflush(stdout);
+}
+
+/* The cycle's first error, said once until it changes. */
+static void print_error(const char *err)
+{
+	if (cli.json)
+		cli_json(json_pack("{s:s,s:s}", "event", "error", "error", err));
+	else
+		fprintf(stderr, "xdp-ratelimit: %s\n", err);
 }
 
 static int sync_run(struct cli_ctx *ctx)
@@ -180,20 +200,16 @@ static int sync_run(struct cli_ctx *ctx)
 				snprintf(err, sizeof(err), "%s", rules[i].err);
 				ret = -EIO;
 			}
-		if (ret && strcmp(err, last_err)) {
-			if (cli.json)
-				cli_json(json_pack("{s:s,s:s}", "event", "error", "error", err));
-			else
-				fprintf(stderr, "xdp-ratelimit: %s\n", err);
-		}
+		if (ret && strcmp(err, last_err))
+			print_error(err);
 		snprintf(last_err, sizeof(last_err), "%s", ret ? err : "");
 		for (i = 0; i < n; i++) {
 			const struct xrl_agent_rule *r = &rules[i];
 
 			if (r->f.policy != r->prev_policy)
-				render(r, r->prev_policy == XRL_FLEET_NONE ? "start" : "policy");
+				print_event(r, r->prev_policy == XRL_FLEET_NONE ? "start" : "policy");
 			else if (r->f.nodes != r->prev_nodes && r->f.policy == XRL_FLEET_SHARED)
-				render(r, "nodes");
+				print_event(r, "nodes");
 		}
 		next.tv_nsec += (long)(interval % 1000) * 1000000L;
 		next.tv_sec += interval / 1000 + next.tv_nsec / 1000000000L;
