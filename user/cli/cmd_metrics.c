@@ -15,6 +15,7 @@
 #include "render.h"
 #include "atomic.h"
 #include "http.h"
+#include "http_socket.h"
 #include "atomic.h"
 #include "limit.h"
 #include "metrics.h"

@@ -14,6 +14,7 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include "err.h"
+#include "http.h"
 #include "http_server.h"
 
 #define ID_LISTEN UINT64_MAX

@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
-#include "http.h"
 #include "http_head.h"
 
 /*
@@ -65,7 +64,7 @@ struct http_src {
 struct http_server {
 	int lfd, ep, sfd;
 	const char *path;
-	http_page_fn page;
+	int (*page)(char **body, size_t *blen, const char **type, char *err, size_t len); /* an http_page_fn */
 	uint64_t seq;
 	unsigned int nconn;
 	int64_t paused; /* accepting stopped until then (out of fds); 0: it is not */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The metrics server's listening socket: parsed from --listen, made, or passed by systemd (http.h). */
+/* The metrics server's listening socket: parsed from --listen, made, or passed by systemd (http_socket.h). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "err.h"
-#include "http.h"
+#include "http_socket.h"
 
 int http_addr_parse(const char *arg, struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t len)
 {
