@@ -187,8 +187,9 @@ static void explain_limit(const struct xrl_maps *m, const struct xrl_ctl *ctl, i
 /* Reads what explain shows: 0, or -1 with errno set. */
 static int explain_read(const struct cli_ctx *ctx, struct explain_report *er)
 {
-	static const int order[4] = { EXPLAIN_PORT, EXPLAIN_PROTO, EXPLAIN_DST,
-				      EXPLAIN_PREFIX }; /* as the program judges */
+	/* As the program looks: an allow prefix, then an allow dst; then judges: port, protocol, dst, prefix. */
+	static const int allows[2] = { EXPLAIN_PREFIX, EXPLAIN_DST };
+	static const int order[4] = { EXPLAIN_PORT, EXPLAIN_PROTO, EXPLAIN_DST, EXPLAIN_PREFIX };
 	const struct explain_opts *eo = ctx->opts;
 	const struct xrl_maps *m = &ctx->maps;
 	const struct xrl_spec *match[EXPLAIN_KINDS];
@@ -205,26 +206,24 @@ static int explain_read(const struct cli_ctx *ctx, struct explain_report *er)
 	if (xrl_new_keys_capped(m, ctl.new_keys, &capped))
 		capped = 0;
 	explain_match(m, &ctl, &er->set, eo, match, er->held);
-	/* As the program looks: an allow prefix first, then an allow dst. */
-	for (i = EXPLAIN_PREFIX; i < EXPLAIN_KINDS; i += EXPLAIN_DST - EXPLAIN_PREFIX) {
-		struct explain_rule *x = &er->rules[er->n];
+	for (i = 0; i < 2; i++) {
+		const struct xrl_spec *a = match[allows[i]];
 
-		if (!match[i] || !(match[i]->r.flags & XRL_F_ALLOW) || er->why[0])
+		if (!a || !(a->r.flags & XRL_F_ALLOW) || er->why[0])
 			continue;
-		xrl_spec_format(match[i], line, sizeof(line));
+		xrl_spec_format(a, line, sizeof(line));
 		snprintf(er->why, sizeof(er->why), "allowed by '%s': it bypasses every limit", line);
-		*x = (struct explain_rule){ .s = match[i], .held = &er->held[i], .allow = true };
-		er->n++;
+		er->rules[er->n++] = (struct explain_rule){ .s = a, .held = &er->held[allows[i]], .allow = true };
 		memset(match, 0, sizeof(match));
 	}
 	for (i = 0; i < EXPLAIN_KINDS; i++) {
-		struct explain_rule *x = &er->rules[er->n];
+		struct explain_rule *x;
 
 		if (!match[order[i]])
 			continue;
+		x = &er->rules[er->n++];
 		*x = (struct explain_rule){ .s = match[order[i]], .held = &er->held[order[i]] };
 		explain_limit(m, &ctl, capped, now, er, x);
-		er->n++;
 	}
 	if (!er->n && !er->why[0])
 		snprintf(er->why, sizeof(er->why), "no rule matches: it passes unlimited");
