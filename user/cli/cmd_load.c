@@ -6,15 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/if_link.h>
-#include "rules_read.h"
 #include "chain.h"
-#include "cost.h"
 #include "cli.h"
 #include "render.h"
 #include "loader.h"
-#include "status.h"
 #include "memory.h"
-#include "specialise.h"
 #include "stats.h"
 #include "xrl_lpm.h"
 

@@ -11,7 +11,6 @@
 #include "render.h"
 #include "stats.h"
 #include "fleet/agent.h"
-#include "xrl_key.h"
 
 static volatile sig_atomic_t stop;
 

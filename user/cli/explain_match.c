@@ -3,7 +3,6 @@
 #include <string.h>
 #include "dsts.h"
 #include "explain.h"
-#include "rules_read.h"
 
 /*
  * The prefix or dst rule (kind) the program would find for addr, the range
