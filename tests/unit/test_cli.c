@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The command and option tables (user/cli/cli.c): every command is declared
+ * The command and option tables (user/cli/cli_run.c): every command is declared
  * consistently, and what the parser makes of arguments, from a test command
  * with one option of each type.
  */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The metrics server's own parts (user/cli/http.c, included whole for its
- * static functions): the request head judged byte by byte, what one source
- * is, and whose place a newcomer takes at a limit.
+ * static functions, http_head.c and http_limits.c): the request head judged byte by byte,
+ * what one source is, and whose place a newcomer takes at a limit.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -10,18 +10,21 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
 #include "../../user/cli/http.c"
+#include "../../user/cli/http_head.c"
+#include "../../user/cli/http_limits.c"
 
-static unsigned int feed(struct http_conn *c, const char *s)
+static unsigned int feed(struct http_head *c, const char *s)
 {
 	memset(c, 0, sizeof(*c));
-	return head_feed(c, (const unsigned char *)s, strlen(s));
+	return http_head_feed(c, (const unsigned char *)s, strlen(s));
 }
 
 static void test_head_whole(void **state)
 {
 	const char *req = "GET /metrics?name[]=x HTTP/1.1\r\nHost: a\r\nUser-Agent: Prometheus/2\r\n\r\nGET /";
-	struct http_conn c;
+	struct http_head c;
 	unsigned int st = 0;
 	size_t i;
 
@@ -33,7 +36,7 @@ static void test_head_whole(void **state)
 	/* Trickled, a byte at a time: the same, and what follows the head is never read. */
 	memset(&c, 0, sizeof(c));
 	for (i = 0; !st; i++)
-		st = head_feed(&c, (const unsigned char *)req + i, 1);
+		st = http_head_feed(&c, (const unsigned char *)req + i, 1);
 	assert_int_equal(st, HTTP_HEAD_DONE);
 	assert_int_equal(i, strlen(req) - strlen("GET /"));
 	/* Empty lines before it, bare LFs. */
@@ -64,7 +67,7 @@ static void test_head_refused_at_once(void **state)
 		{ "GET /metrics HTTP/2.0\r\n", 505 },
 	};
 	static const char nul[] = "GET /metrics HTTP/1.1\r\nHost: a\0";
-	struct http_conn c;
+	struct http_head c;
 	size_t i;
 
 	(void)state;
@@ -72,7 +75,7 @@ static void test_head_refused_at_once(void **state)
 		if (feed(&c, cases[i].in) != cases[i].st)
 			fail_msg("'%s': not refused with %u", cases[i].in, cases[i].st);
 	memset(&c, 0, sizeof(c));
-	assert_int_equal(head_feed(&c, (const unsigned char *)nul, sizeof(nul) - 1), 400);
+	assert_int_equal(http_head_feed(&c, (const unsigned char *)nul, sizeof(nul) - 1), 400);
 	/* At the first wrong byte: nothing after it is awaited. */
 	assert_int_equal(feed(&c, "\x16"), 400);
 }
@@ -80,7 +83,7 @@ static void test_head_refused_at_once(void **state)
 static void test_head_too_large(void **state)
 {
 	char *req = malloc(HTTP_HEAD_MAX + 64);
-	struct http_conn c;
+	struct http_head c;
 	int n;
 
 	(void)state;
@@ -103,7 +106,7 @@ static void key_of(const char *addr, unsigned char key[16])
 		ss.ss_family = AF_INET;
 		assert_int_equal(inet_pton(AF_INET, addr, &((struct sockaddr_in *)&ss)->sin_addr), 1);
 	}
-	src_key(&ss, key);
+	http_src_key(&ss, key);
 }
 
 static bool same_source(const char *a, const char *b)
@@ -155,33 +158,33 @@ static void test_victim(void **state)
 	s = server(HTTP_CONN_MAX, 9);
 	assert_int_equal(s->src[8].n, 56);
 	/* A newcomer from a new source: the oldest incomplete of a source holding the most. */
-	assert_int_equal(victim(s, -1), 0);
+	assert_int_equal(http_victim(s, -1), 0);
 	/* From source 8: the others hold more. */
-	assert_int_equal(victim(s, 8), 0);
+	assert_int_equal(http_victim(s, 8), 0);
 	/* From source 0, which holds as many as any: none to take the place of... */
-	assert_int_equal(victim(s, 0), -1);
+	assert_int_equal(http_victim(s, 0), -1);
 	/* ...but an answered connection, whoever holds it. */
 	s->conn[301].state = HTTP_LINGER;
-	assert_int_equal(victim(s, 0), 301);
+	assert_int_equal(http_victim(s, 0), 301);
 	/* Being answered: taken only when no source holding more has an incomplete one. */
 	for (i = 0; i < HTTP_CONN_MAX; i++)
 		if (s->conn[i].state == HTTP_READ)
 			s->conn[i].state = HTTP_WRITE;
 	s->conn[301].state = HTTP_WRITE;
 	s->conn[500].state = HTTP_READ; /* source 5 */
-	assert_int_equal(victim(s, 8), 500);
+	assert_int_equal(http_victim(s, 8), 500);
 	s->conn[500].state = HTTP_WRITE;
-	assert_int_equal(victim(s, 8), 0);
+	assert_int_equal(http_victim(s, 8), 0);
 	free(s);
 
 	/* A source at its limit replaces its own oldest incomplete, past older ones elsewhere. */
 	s = server(2 * HTTP_SRC_MAX, 2);
 	assert_int_equal(s->src[1].n, HTTP_SRC_MAX);
-	assert_int_equal(victim(s, 1), 3);
+	assert_int_equal(http_victim(s, 1), 3);
 	/* Past its incomplete ones, its oldest being answered. */
 	for (i = 1; i < 2 * HTTP_SRC_MAX; i += 2)
 		s->conn[i].state = HTTP_WRITE;
-	assert_int_equal(victim(s, 1), 1);
+	assert_int_equal(http_victim(s, 1), 1);
 	free(s);
 }
 

@@ -117,6 +117,19 @@ const struct cli_cmd *cli_find(const struct cli_cmd *const *table, const char *n
 /* The top-level usage (all commands), and one command's help. */
 void cli_usage_all(FILE *f);
 void cli_help(const struct cli_cmd *cmd);
+/* A command's usage line, from its tables, as one string (malloc'd; NULL when out of memory). */
+char *cli_usage_string(const struct cli_cmd *cmd);
+/* "usage: xdp-ratelimit CMD ARGS...", wrapped, as a usage error ends. */
+void cli_usage_line(FILE *f, const struct cli_cmd *cmd);
+
+/* Options every command takes besides its own: -j, -v, -h. */
+#define CLI_COMMON_OPTS 3
+struct cli_common_opt {
+	const char *name;
+	char short_name;
+	const char *help;
+};
+extern const struct cli_common_opt cli_common_opts[CLI_COMMON_OPTS];
 
 /* Reports an error (JSON on stdout with -j) and returns code. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -130,22 +143,6 @@ void cli_timestamp(char *buf, size_t len);
 void cli_json(json_t *v);
 /* Makes libbpf's own log visible with -v. */
 void cli_libbpf_log(void);
-
-/* A rule in JSON, as every command shows one: its line in the grammar, and its parts. */
-json_t *cli_rule_json(const struct xrl_spec *s);
-/* The names of features (XRL_HAS_*, XRL_FEAT_*: specialise.h), as a JSON array. */
-json_t *cli_features_json(__u32 f);
-/* A named set in JSON: its name, its file (or null) and its prefix count. */
-json_t *cli_set_json(const struct xrl_pset *ps);
-
-/* The global counters in JSON, as stats and metrics show them. */
-json_t *cli_counters_json(const struct xrl_counters *c);
-
-/* A global rule's fleet view (xrl_fleet, or NULL when no agent wrote one), in JSON and in one line. */
-json_t *cli_fleet_json(const struct xrl_spec *s, const struct xrl_fleet *f);
-void cli_fleet_text(const struct xrl_spec *s, const struct xrl_fleet *f, char *buf, size_t len);
-/* Prints an interface's figures (stats), with the top K keys when top > 0. Returns an exit code. */
-int xrl_stats_print(const char *iface, const struct xrl_maps *m, size_t top);
 
 /* The commands' declarations, in their files. */
 extern const struct cli_cmd cmd_load, cmd_unload, cmd_status, cmd_rule, cmd_apply, cmd_dump, cmd_stats, cmd_explain,

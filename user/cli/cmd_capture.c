@@ -2,7 +2,7 @@
 /*
  * capture: the frames the limiter drops (or passes), as pcap through
  * libpcap's dump API, or one line a frame. The program copies them into a
- * ring while the capture holds its lease (user/lib/capture/capture.c).
+ * ring while the capture holds its lease (user/lib/capture.c).
  */
 #include <errno.h>
 #include <poll.h>
@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 /* pcap/bpf.h and linux/bpf.h both define struct bpf_insn: pcap's dump API needs neither. */
@@ -23,8 +22,8 @@ struct bpf_program;
 #include "codec/rules_read.h"
 #include "base/atomic.h"
 #include "capture/capture.h"
+#include "capture_print.h"
 #include "cli.h"
-#include "read/stats.h"
 
 #define XRL_STR_(x) #x
 #define XRL_STR(x) XRL_STR_(x)
@@ -86,17 +85,6 @@ static void on_signal(int sig)
 	stop_sig = sig;
 }
 
-static const char *const why_names[XRL_CAP_WHY_MAX] = {
-	[XRL_CAP_WHY_NONE] = "none",	   [XRL_CAP_WHY_OVER] = "over",		  [XRL_CAP_WHY_UNDER] = "under",
-	[XRL_CAP_WHY_MONITOR] = "monitor", [XRL_CAP_WHY_ALLOW] = "allow",	  [XRL_CAP_WHY_NO_RULE] = "no-rule",
-	[XRL_CAP_WHY_NON_IP] = "non-ip",   [XRL_CAP_WHY_MALFORMED] = "malformed", [XRL_CAP_WHY_HIDDEN] = "hidden",
-};
-
-static const char *why_name(__u8 why)
-{
-	return why < XRL_CAP_WHY_MAX && why_names[why] ? why_names[why] : "unknown";
-}
-
 static const struct xrl_spec *rule_by_id(const struct xrl_ruleset *set, __u32 id)
 {
 	size_t i;
@@ -105,108 +93,6 @@ static const struct xrl_spec *rule_by_id(const struct xrl_ruleset *set, __u32 id
 		if (set->v[i].r.id == id)
 			return &set->v[i];
 	return NULL;
-}
-
-/* The frame's addresses and ports, as far as caplen goes: "10.0.0.2.4000 > 10.0.0.1.53 udp". */
-static void frame_text(const __u8 *d, __u32 caplen, char *buf, size_t len, json_t *j)
-{
-	char src[INET6_ADDRSTRLEN] = "", dst[INET6_ADDRSTRLEN] = "", proto[16] = "";
-	__u32 off = 14, l4 = 0, type, n;
-	int sport = -1, dport = -1, family = 0;
-	__u8 p = 0;
-
-	buf[0] = '\0';
-	if (caplen < 14) {
-		snprintf(buf, len, "(%u bytes)", caplen);
-		return;
-	}
-	type = (__u32)d[12] << 8 | d[13];
-	for (n = 0; n < 2 && (type == 0x8100 || type == 0x88a8) && off + 4 <= caplen; n++, off += 4)
-		type = (__u32)d[off + 2] << 8 | d[off + 3];
-	if (type == 0x0800 && off + 20 <= caplen) {
-		family = AF_INET;
-		inet_ntop(AF_INET, d + off + 12, src, sizeof(src));
-		inet_ntop(AF_INET, d + off + 16, dst, sizeof(dst));
-		p = d[off + 9];
-		if (!((d[off + 6] & 0x1f) | d[off + 7])) /* not a later fragment */
-			l4 = off + (d[off] & 0xf) * 4;
-	} else if (type == 0x86dd && off + 40 <= caplen) {
-		family = AF_INET6;
-		inet_ntop(AF_INET6, d + off + 8, src, sizeof(src));
-		inet_ntop(AF_INET6, d + off + 24, dst, sizeof(dst));
-		p = d[off + 6];
-		l4 = off + 40;
-	}
-	if (!family) {
-		snprintf(buf, len, "ethertype 0x%04x", type);
-		if (j)
-			json_object_set_new(j, "ethertype", json_integer(type));
-		return;
-	}
-	if ((p == 6 || p == 17) && l4 && l4 + 4 <= caplen) {
-		sport = (int)((__u32)d[l4] << 8 | d[l4 + 1]);
-		dport = (int)((__u32)d[l4 + 2] << 8 | d[l4 + 3]);
-	}
-	snprintf(proto, sizeof(proto), "%s",
-		 p == 6	 ? "tcp" :
-		 p == 17 ? "udp" :
-		 p == 1	 ? "icmp" :
-		 p == 58 ? "icmpv6" :
-			   "");
-	if (!proto[0])
-		snprintf(proto, sizeof(proto), "proto %u", p);
-	if (sport >= 0)
-		snprintf(buf, len, "%s.%d > %s.%d %s", src, sport, dst, dport, proto);
-	else
-		snprintf(buf, len, "%s > %s %s", src, dst, proto);
-	if (j) {
-		json_object_set_new(j, "src", json_string(src));
-		json_object_set_new(j, "dst", json_string(dst));
-		json_object_set_new(j, "proto", json_integer(p));
-		if (sport >= 0) {
-			json_object_set_new(j, "sport", json_integer(sport));
-			json_object_set_new(j, "dport", json_integer(dport));
-		}
-	}
-}
-
-/* One frame as a line, or as a JSON document a line (-j). */
-static void print_frame(struct cap_run *r, const struct xrl_cap_rec *rec, const __u8 *data, struct timespec *ts)
-{
-	const struct xrl_spec *s = rule_by_id(&r->set, rec->rule_id);
-	const char *verdict = rec->verdict == 1 ? "drop" : "pass";
-	char frame[160], rule[256] = "", when[40], stamp[80];
-	json_t *j = cli.json ? json_object() : NULL;
-	struct tm tm;
-
-	if (s)
-		xrl_spec_format(s, rule, sizeof(rule));
-	if (j) {
-		gmtime_r(&ts->tv_sec, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-		snprintf(stamp, sizeof(stamp), "%s.%06ldZ", when, (long)((unsigned long)ts->tv_nsec / 1000 % 1000000));
-		json_object_set_new(j, "time", json_string(stamp));
-		json_object_set_new(j, "interface", json_string(r->iface));
-		json_object_set_new(j, "verdict", json_string(verdict));
-		json_object_set_new(j, "why", json_string(why_name(rec->why)));
-		if (rec->why == XRL_CAP_WHY_MALFORMED || rec->why == XRL_CAP_WHY_HIDDEN)
-			json_object_set_new(j, "malformed", json_string(xrl_malformed_name(rec->reason)));
-		json_object_set_new(j, "rule", s ? cli_rule_json(s) : json_null());
-		json_object_set_new(j, "len", json_integer(rec->len));
-		json_object_set_new(j, "caplen", json_integer(rec->caplen));
-		json_object_set_new(j, "cpu", json_integer(rec->cpu));
-		frame_text(data, rec->caplen, frame, sizeof(frame), j);
-		cli_json(j);
-		return;
-	}
-	frame_text(data, rec->caplen, frame, sizeof(frame), NULL);
-	localtime_r(&ts->tv_sec, &tm);
-	strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	printf("%s.%06ld %s %s len %u, %s%s%s%s%s\n", when, ts->tv_nsec / 1000, verdict, frame, rec->len,
-	       why_name(rec->why), rec->why == XRL_CAP_WHY_MALFORMED || rec->why == XRL_CAP_WHY_HIDDEN ? " " : "",
-	       rec->why == XRL_CAP_WHY_MALFORMED || rec->why == XRL_CAP_WHY_HIDDEN ? xrl_malformed_name(rec->reason) :
-										     "",
-	       rule[0] ? ": " : "", rule);
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -233,7 +119,16 @@ static int on_record(void *ctx, void *data, size_t size)
 		h.len = rec->len;
 		pcap_dump((u_char *)r->dumper, &h, (const u_char *)(rec + 1));
 	} else {
-		print_frame(r, rec, (const __u8 *)(rec + 1), &ts);
+		struct cap_frame f = { .iface = r->iface,
+				       .rec = rec,
+				       .data = (const __u8 *)(rec + 1),
+				       .rule = rule_by_id(&r->set, rec->rule_id),
+				       .ts = ts };
+
+		if (cli.json)
+			cap_frame_json(&f);
+		else
+			cap_frame_plain(&f);
 	}
 	r->written++;
 	if (r->o->count && r->written >= r->o->count)
@@ -358,31 +253,99 @@ static int read_set(struct cli_ctx *ctx, struct cap_run *r)
 static void summary(struct cli_ctx *ctx, struct cap_run *r, const struct xrl_cap_counts *n, const char *ended)
 {
 	struct capture_opts *o = ctx->opts;
-	const char *to = !o->write ? "standard output" : !strcmp(o->write, "-") ? "standard output (pcap)" : o->write;
+	struct cap_summary cs = {
+		.iface = ctx->iface,
+		.passed = o->passed,
+		.to = !o->write		     ? "standard output" :
+		      !strcmp(o->write, "-") ? "standard output (pcap)" :
+					       o->write,
+		.pcap_stdout = o->write && !strcmp(o->write, "-"),
+		.n = *n,
+		.written = r->written,
+		.beyond = r->beyond,
+		.max_rate = o->max_rate,
+		.ended = ended,
+	};
 
-	if (cli.json) {
-		json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s}", "interface", ctx->iface,
-				      "verdict", o->passed ? "pass" : "drop", "output", to, "matched",
-				      (json_int_t)n->matched, "captured", (json_int_t)n->captured, "written",
-				      (json_int_t)r->written, "not_written", (json_int_t)r->beyond, "lost_rate",
-				      (json_int_t)n->lost_rate, "lost_full", (json_int_t)n->lost_full, "max_rate",
-				      (json_int_t)o->max_rate, "ended", ended);
+	if (cli.json)
+		cap_summary_json(&cs);
+	else
+		cap_summary_plain(&cs);
+}
 
-		if (o->write && !strcmp(o->write, "-")) {
-			json_dumpf(j, stderr, JSON_COMPACT | JSON_PRESERVE_ORDER);
-			fputc('\n', stderr);
-			json_decref(j);
-		} else {
-			cli_json(j);
+/*
+ * Copies frames until one of --count, --seconds, a signal, a write error,
+ * another capture, an unload or the rule's removal ends it: why, in words;
+ * *code set to EXIT_FAIL when another capture took over.
+ */
+static const char *capture_loop(struct cli_ctx *ctx, struct cap_run *r, struct xrl_capture *c,
+				const struct timespec *t0, int *code)
+{
+	struct capture_opts *o = ctx->opts;
+	const char *ended = "stopped";
+	char link[PATH_MAX + 8];
+	int ret, idx;
+
+	snprintf(link, sizeof(link), "%s/link", ctx->maps.dir);
+	while (!stop_sig && !r->full && !r->werr) {
+		struct stat st;
+
+		xrl_capture_poll(c);
+		if (r->dumper) {
+			pcap_dump_flush(r->dumper);
+			if (ferror(pcap_dump_file(r->dumper)))
+				r->werr = errno ? errno : EIO;
+		} else if (ferror(stdout)) {
+			r->werr = errno ? errno : EIO;
 		}
-		return;
+		if (r->full || r->werr)
+			break;
+		ret = xrl_capture_renew(c);
+		if (ret == -EOWNERDEAD) {
+			ended = "another capture took over";
+			fprintf(stderr,
+				"xdp-ratelimit: this capture was stopped longer than its lease (%d s) and another capture took %s over: ending\n",
+				XRL_CAP_LEASE_MS / 1000, ctx->iface);
+			*code = EXIT_FAIL;
+			break;
+		}
+		if (ret == 2)
+			fprintf(stderr,
+				"xdp-ratelimit: note: this capture was stopped longer than its lease (%d s): frames were not captured meanwhile\n",
+				XRL_CAP_LEASE_MS / 1000);
+		if (ret > 0) {
+			/* At each renewal: still loaded, and the rule still there (a new set may move it). */
+			if (stat(link, &st)) {
+				ended = "unloaded";
+				fprintf(stderr, "xdp-ratelimit: xdp-ratelimit was unloaded from %s: capture ends\n",
+					ctx->iface);
+				break;
+			}
+			/* The rules as they are now: a rule deleted and added again has another id. */
+			if (!read_set(ctx, r) && o->rule) {
+				idx = xrl_ruleset_find(&r->set, &o->match);
+				if (idx < 0) {
+					ended = "rule removed";
+					fprintf(stderr,
+						"xdp-ratelimit: the rule '%s' was removed from %s: capture ends\n",
+						o->rule, ctx->iface);
+					break;
+				}
+				xrl_capture_rule(c, r->set.v[idx].r.id + 1);
+			}
+		}
+		if (o->seconds) {
+			struct timespec now;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec - t0->tv_sec + (now.tv_nsec - t0->tv_nsec) / 1e9 >= o->seconds) {
+				ended = "--seconds";
+				break;
+			}
+		}
+		poll(NULL, 0, 10);
 	}
-	fprintf(stderr,
-		"%s: %llu frame%s captured, %llu written to %s%s; %llu lost to the rate bound (--max-rate %u a second a CPU), %llu lost to a full ring; %llu matched (%s)\n",
-		ctx->iface, (unsigned long long)n->captured, n->captured == 1 ? "" : "s",
-		(unsigned long long)r->written, to, r->beyond ? " (the rest after --count)" : "",
-		(unsigned long long)n->lost_rate, o->max_rate, (unsigned long long)n->lost_full,
-		(unsigned long long)n->matched, ended);
+	return ended;
 }
 
 static int capture_run(struct cli_ctx *ctx)
@@ -391,10 +354,10 @@ static int capture_run(struct cli_ctx *ctx)
 	struct cap_run r = { .o = o, .iface = ctx->iface };
 	struct xrl_capture c = { .ctl_fd = -1, .cpu_fd = -1, .ring_fd = -1 };
 	struct xrl_cap_counts n;
-	struct timespec mono, real, t0;
+	struct timespec mono, real;
 	struct sigaction sa = {};
-	char err[XRL_ERRLEN], release[128] = "", link[PATH_MAX + 8];
-	const char *ended = "stopped";
+	char err[XRL_ERRLEN], release[128] = "";
+	const char *ended;
 	int code = EXIT_OK, ret, idx;
 
 	cli.ndjson = true; /* -j: a document a frame, a line each */
@@ -438,7 +401,6 @@ static int capture_run(struct cli_ctx *ctx)
 		goto out;
 	}
 	r.session = c.session;
-	t0 = mono;
 	/* Once the capture is ours: a refused one leaves the file of the one running alone. */
 	if (o->write) {
 		r.dead = pcap_open_dead(DLT_EN10MB, (int)o->want.snaplen);
@@ -452,65 +414,7 @@ static int capture_run(struct cli_ctx *ctx)
 	fprintf(stderr, "capturing the frames %s %s%s%s%s%s, at most %u a second a CPU; Ctrl-C ends it\n", ctx->iface,
 		o->passed ? "passes" : "drops", o->rule ? ", rule " : "", o->rule ? o->rule : "",
 		o->src ? ", from " : "", o->src ? o->src : "", o->max_rate);
-	snprintf(link, sizeof(link), "%s/link", ctx->maps.dir);
-	while (!stop_sig && !r.full && !r.werr) {
-		struct stat st;
-
-		xrl_capture_poll(&c);
-		if (r.dumper) {
-			pcap_dump_flush(r.dumper);
-			if (ferror(pcap_dump_file(r.dumper)))
-				r.werr = errno ? errno : EIO;
-		} else if (ferror(stdout)) {
-			r.werr = errno ? errno : EIO;
-		}
-		if (r.full || r.werr)
-			break;
-		ret = xrl_capture_renew(&c);
-		if (ret == -EOWNERDEAD) {
-			ended = "another capture took over";
-			fprintf(stderr,
-				"xdp-ratelimit: this capture was stopped longer than its lease (%d s) and another capture took %s over: ending\n",
-				XRL_CAP_LEASE_MS / 1000, ctx->iface);
-			code = EXIT_FAIL;
-			break;
-		}
-		if (ret == 2)
-			fprintf(stderr,
-				"xdp-ratelimit: note: this capture was stopped longer than its lease (%d s): frames were not captured meanwhile\n",
-				XRL_CAP_LEASE_MS / 1000);
-		if (ret > 0) {
-			/* At each renewal: still loaded, and the rule still there (a new set may move it). */
-			if (stat(link, &st)) {
-				ended = "unloaded";
-				fprintf(stderr, "xdp-ratelimit: xdp-ratelimit was unloaded from %s: capture ends\n",
-					ctx->iface);
-				break;
-			}
-			/* The rules as they are now: a rule deleted and added again has another id. */
-			if (!read_set(ctx, &r) && o->rule) {
-				idx = xrl_ruleset_find(&r.set, &o->match);
-				if (idx < 0) {
-					ended = "rule removed";
-					fprintf(stderr,
-						"xdp-ratelimit: the rule '%s' was removed from %s: capture ends\n",
-						o->rule, ctx->iface);
-					break;
-				}
-				xrl_capture_rule(&c, r.set.v[idx].r.id + 1);
-			}
-		}
-		if (o->seconds) {
-			struct timespec now;
-
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9 >= o->seconds) {
-				ended = "--seconds";
-				break;
-			}
-		}
-		poll(NULL, 0, 10);
-	}
+	ended = capture_loop(ctx, &r, &c, &mono, &code);
 	if (stop_sig)
 		ended = stop_sig == SIGINT ? "interrupted" : stop_sig == SIGTERM ? "terminated" : "hung up";
 	else if (r.full)

@@ -7,6 +7,21 @@
 #include "cli.h"
 #include "base/objinfo.h"
 
+/* The program that follows the limiter on iface: id (0: none) and name. */
+static void show_json(const char *iface, __u32 id, const char *name)
+{
+	cli_json(json_pack("{s:s,s:o}", "interface", iface, "then",
+			   id ? json_pack("{s:I,s:s}", "prog_id", (json_int_t)id, "name", name) : json_null()));
+}
+
+static void show_plain(const char *iface, const char *verb, __u32 id, const char *name)
+{
+	if (id)
+		printf("%s: passed frames %s on to XDP program '%s' (id %u)\n", iface, verb, name, id);
+	else
+		printf("%s: passed frames %s on to the kernel (no program chained)\n", iface, verb);
+}
+
 /* What follows the limiter on ctx's interface; verb: "go" or "now go". */
 static void show(struct cli_ctx *ctx, const char *verb)
 {
@@ -14,12 +29,9 @@ static void show(struct cli_ctx *ctx, const char *verb)
 	__u32 id = xrl_chain_get(ctx->maps.then, name, sizeof(name));
 
 	if (cli.json)
-		cli_json(json_pack("{s:s,s:o}", "interface", ctx->iface, "then",
-				   id ? json_pack("{s:I,s:s}", "prog_id", (json_int_t)id, "name", name) : json_null()));
-	else if (id)
-		printf("%s: passed frames %s on to XDP program '%s' (id %u)\n", ctx->iface, verb, name, id);
+		show_json(ctx->iface, id, name);
 	else
-		printf("%s: passed frames %s on to the kernel (no program chained)\n", ctx->iface, verb);
+		show_plain(ctx->iface, verb, id, name);
 }
 
 static int chain_run(struct cli_ctx *ctx)

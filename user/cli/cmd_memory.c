@@ -35,14 +35,39 @@ static const struct cli_opt memory_opts[] = {
 	{},
 };
 
+static void memory_plain(const struct memory_opts *o, int ncpus, const struct xrl_mem *mem)
+{
+	size_t i;
+
+	printf("%d possible CPUs, %u keys, %u prefixes, %u narrowed port rules, a sketch %u wide, windows of up to %u buckets:\n",
+	       ncpus, o->max_keys, o->prefixes, o->dsts, o->sketch_width, o->buckets);
+	for (i = 0; i < mem->n; i++)
+		printf("  %-16s %12llu bytes\n", mem->map[i].name, (unsigned long long)mem->map[i].bytes);
+	printf("  %-16s %12llu bytes (%.1f MiB); %.0f bytes a key\n", "total", (unsigned long long)mem->total,
+	       (double)mem->total / (1024.0 * 1024.0), mem->per_key);
+}
+
+static void memory_json(const struct memory_opts *o, int ncpus, const struct xrl_mem *mem)
+{
+	json_t *maps = json_object();
+	size_t i;
+
+	for (i = 0; i < mem->n; i++)
+		json_object_set_new(maps, mem->map[i].name, json_integer((json_int_t)mem->map[i].bytes));
+	cli_json(json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I,s:I,s:I,s:I}", "cpus", ncpus, "max_keys",
+			   (json_int_t)o->max_keys, "prefixes", (json_int_t)o->prefixes, "dsts", (json_int_t)o->dsts,
+			   "sketch_width", (json_int_t)o->sketch_width, "buckets", (json_int_t)o->buckets, "rules",
+			   (json_int_t)o->rules, "maps", maps, "total_bytes", (json_int_t)mem->total, "state_bytes",
+			   (json_int_t)mem->state, "bytes_per_key", (json_int_t)mem->per_key, "sketch_bytes",
+			   (json_int_t)mem->sketch));
+}
+
 static int memory_run(struct cli_ctx *ctx)
 {
 	const struct memory_opts *o = ctx->opts;
 	int ncpus = o->cpus ? (int)o->cpus : libbpf_num_possible_cpus();
 	char err[XRL_ERRLEN];
 	struct xrl_mem mem;
-	json_t *maps;
-	size_t i;
 
 	if (xrl_sketch_width_check(o->sketch_width, err, sizeof(err)))
 		return cli_usage(ctx->cmd, "%s", err);
@@ -51,24 +76,10 @@ static int memory_run(struct cli_ctx *ctx)
 	if (xrl_memory(ncpus, o->max_keys, o->prefixes, o->dsts, o->sketch_width, xrl_cells_for(o->buckets),
 		       xrl_rule_ids_for(o->rules), &mem, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
-	if (!cli.json) {
-		printf("%d possible CPUs, %u keys, %u prefixes, %u narrowed port rules, a sketch %u wide, windows of up to %u buckets:\n",
-		       ncpus, o->max_keys, o->prefixes, o->dsts, o->sketch_width, o->buckets);
-		for (i = 0; i < mem.n; i++)
-			printf("  %-16s %12llu bytes\n", mem.map[i].name, (unsigned long long)mem.map[i].bytes);
-		printf("  %-16s %12llu bytes (%.1f MiB); %.0f bytes a key\n", "total", (unsigned long long)mem.total,
-		       (double)mem.total / (1024.0 * 1024.0), mem.per_key);
-		return EXIT_OK;
-	}
-	maps = json_object();
-	for (i = 0; i < mem.n; i++)
-		json_object_set_new(maps, mem.map[i].name, json_integer((json_int_t)mem.map[i].bytes));
-	cli_json(json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:I,s:I,s:I,s:I}", "cpus", ncpus, "max_keys",
-			   (json_int_t)o->max_keys, "prefixes", (json_int_t)o->prefixes, "dsts", (json_int_t)o->dsts,
-			   "sketch_width", (json_int_t)o->sketch_width, "buckets", (json_int_t)o->buckets, "rules",
-			   (json_int_t)o->rules, "maps", maps, "total_bytes", (json_int_t)mem.total, "state_bytes",
-			   (json_int_t)mem.state, "bytes_per_key", (json_int_t)mem.per_key, "sketch_bytes",
-			   (json_int_t)mem.sketch));
+	if (cli.json)
+		memory_json(o, ncpus, &mem);
+	else
+		memory_plain(o, ncpus, &mem);
 	return EXIT_OK;
 }
 

@@ -7,74 +7,42 @@
 #include "life/apply.h"
 #include "codec/lpm_set.h"
 #include "cli.h"
+#include "render.h"
 #include "rules/config.h"
 #include "codec/specialise.h"
 
-json_t *cli_rule_json(const struct xrl_spec *s)
+/* A rule set as dump shows it: its sets first, then its rules, in the grammar. */
+static void set_plain(const struct xrl_ruleset *set, bool inline_)
 {
-	bool allow = s->r.flags & XRL_F_ALLOW;
-	char line[256], match[128];
-	json_t *o;
+	char line[256];
+	size_t i;
 
-	xrl_spec_format(s, line, sizeof(line));
-	xrl_spec_format_match(s, match, sizeof(match));
-	o = json_pack("{s:s,s:s,s:s,s:s}", "rule", line, "match", match, "kind", xrl_kind_name(s->kind), "action",
-		      allow ? "allow" : "limit");
-	if (s->set[0])
-		json_object_set_new(o, "set", json_string(s->set));
-	if (allow)
-		return o;
-	if (!(s->r.flags & XRL_F_NO_PKT_RATE))
-		json_object_set_new(o, "threshold", json_integer((json_int_t)s->r.threshold));
-	if (s->r.byte_unit) {
-		char rate[64];
-
-		xrl_byte_rate_format(&s->r, rate, sizeof(rate));
-		json_object_set_new(o, "byte_rate", json_string(rate));
-		json_object_set_new(o, "byte_threshold", json_integer((json_int_t)s->r.byte_threshold));
+	for (i = 0; i < set->nsets; i++)
+		xrl_pset_fprint(stdout, &set->sets[i], inline_);
+	for (i = 0; i < set->n; i++) {
+		xrl_spec_format(&set->v[i], line, sizeof(line));
+		printf("%s\n", line);
 	}
-	if (s->r.warmup_ms)
-		json_object_set_new(o, "warmup_ms", json_integer((json_int_t)s->r.warmup_ms));
-	json_object_set_new(o, "window_ms", json_integer((json_int_t)(s->r.interval_ns / 1000000)));
-	json_object_set_new(o, "buckets", json_integer((json_int_t)s->r.buckets));
-	json_object_set_new(o, "scope", json_string(s->r.flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate"));
-	json_object_set_new(o, "monitor", json_boolean(s->r.flags & XRL_F_MONITOR));
-	json_object_set_new(o, "global", json_boolean(s->r.flags & XRL_F_GLOBAL));
-	return o;
 }
 
-/* A set in JSON: its name, its file (null when written inline) and how many prefixes it holds. */
-json_t *cli_set_json(const struct xrl_pset *ps)
+static void set_json(const char *iface, const struct xrl_ruleset *set)
 {
-	return json_pack("{s:s,s:s?,s:I}", "name", ps->name, "file", ps->path[0] ? ps->path : NULL, "prefixes",
-			 (json_int_t)ps->n);
+	json_t *arr = json_array(), *sets = json_array();
+	size_t i;
+
+	for (i = 0; i < set->nsets; i++)
+		json_array_append_new(sets, cli_set_json(&set->sets[i]));
+	for (i = 0; i < set->n; i++)
+		json_array_append_new(arr, cli_rule_json(&set->v[i]));
+	cli_json(json_pack("{s:s,s:o,s:o}", "interface", iface, "rules", arr, "sets", sets));
 }
 
 static int print_set(const char *iface, const struct xrl_ruleset *set, bool inline_)
 {
-	json_t *arr = json_array(), *sets = json_array();
-	char line[256];
-	size_t i;
-
-	for (i = 0; i < set->nsets; i++) {
-		if (cli.json)
-			json_array_append_new(sets, cli_set_json(&set->sets[i]));
-		else
-			xrl_pset_fprint(stdout, &set->sets[i], inline_);
-	}
-	for (i = 0; i < set->n; i++) {
-		xrl_spec_format(&set->v[i], line, sizeof(line));
-		if (cli.json)
-			json_array_append_new(arr, cli_rule_json(&set->v[i]));
-		else
-			printf("%s\n", line);
-	}
-	if (cli.json) {
-		cli_json(json_pack("{s:s,s:o,s:o}", "interface", iface, "rules", arr, "sets", sets));
-	} else {
-		json_decref(arr);
-		json_decref(sets);
-	}
+	if (cli.json)
+		set_json(iface, set);
+	else
+		set_plain(set, inline_);
 	return EXIT_OK;
 }
 
@@ -106,46 +74,57 @@ static const char *load_note(const char *iface, struct xrl_maps *m, const struct
 	return note;
 }
 
-json_t *cli_features_json(__u32 f)
-{
-	json_t *arr = json_array();
-	unsigned int b;
+/* What an apply did: the interface, what was done, its rules, the program's swap and the notes. */
+struct apply_report {
+	const char *iface, *what;
+	size_t rules;
+	const struct xrl_apply_swap *sw;
+	const char *note; /* the file's load line differs, or NULL */
+};
 
-	for (b = 0; b < XRL_FEATURE_BITS; b++)
-		if (f & (1U << b))
-			json_array_append_new(arr, json_string(xrl_feature_name(b)));
-	return arr;
+static void apply_json(const struct apply_report *ar)
+{
+	const struct xrl_apply_swap *sw = ar->sw;
+	json_t *j = json_pack("{s:s,s:s,s:I,s:o,s:I,s:I}", "interface", ar->iface, "result", ar->what, "rule_count",
+			      (json_int_t)ar->rules, "features", cli_features_json(sw->after), "program_swaps",
+			      (json_int_t)sw->swaps, "prog_id", (json_int_t)sw->prog_id);
+
+	if (ar->note)
+		json_object_set_new(j, "note", json_string(ar->note));
+	if (sw->note[0])
+		json_object_set_new(j, "features_note", json_string(sw->note));
+	cli_json(j);
+}
+
+static void apply_plain(const struct apply_report *ar)
+{
+	const struct xrl_apply_swap *sw = ar->sw;
+	char feats[128];
+
+	printf("%s: %s; %zu rule%s in force", ar->iface, ar->what, ar->rules, ar->rules == 1 ? "" : "s");
+	if (sw->swaps)
+		printf("; the program now carries %s (swapped in place, program %u)",
+		       xrl_features_format(sw->after, feats, sizeof(feats)), sw->prog_id);
+	printf("\n");
+	if (ar->note)
+		fprintf(stderr, "xdp-ratelimit: note: %s\n", ar->note);
+	if (sw->note[0])
+		fprintf(stderr, "xdp-ratelimit: note: %s\n", sw->note);
 }
 
 static int apply_set(const char *iface, struct xrl_maps *m, struct xrl_ruleset *set, const char *what)
 {
-	char err[XRL_ERRLEN], buf[NOTE_LEN], feats[128];
-	const char *note = load_note(iface, m, set, buf);
+	char err[XRL_ERRLEN], buf[NOTE_LEN];
 	struct xrl_apply_swap sw;
+	struct apply_report ar = { .iface = iface, .what = what, .rules = set->n, .sw = &sw };
 
+	ar.note = load_note(iface, m, set, buf);
 	if (xrl_rules_apply(m, set, &sw, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
-	if (cli.json) {
-		json_t *j = json_pack("{s:s,s:s,s:I,s:o,s:I,s:I}", "interface", iface, "result", what, "rule_count",
-				      (json_int_t)set->n, "features", cli_features_json(sw.after), "program_swaps",
-				      (json_int_t)sw.swaps, "prog_id", (json_int_t)sw.prog_id);
-
-		if (note)
-			json_object_set_new(j, "note", json_string(note));
-		if (sw.note[0])
-			json_object_set_new(j, "features_note", json_string(sw.note));
-		cli_json(j);
-	} else {
-		printf("%s: %s; %zu rule%s in force", iface, what, set->n, set->n == 1 ? "" : "s");
-		if (sw.swaps)
-			printf("; the program now carries %s (swapped in place, program %u)",
-			       xrl_features_format(sw.after, feats, sizeof(feats)), sw.prog_id);
-		printf("\n");
-		if (note)
-			fprintf(stderr, "xdp-ratelimit: note: %s\n", note);
-		if (sw.note[0])
-			fprintf(stderr, "xdp-ratelimit: note: %s\n", sw.note);
-	}
+	if (cli.json)
+		apply_json(&ar);
+	else
+		apply_plain(&ar);
 	return EXIT_OK;
 }
 
@@ -373,6 +352,36 @@ static int apply_prepare(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
+/* A file found valid: by apply --check against iface, or by lint (iface NULL) against the grammar alone. */
+static void valid_json(const char *iface, const struct apply_opts *ao)
+{
+	json_t *j = json_object();
+
+	if (iface)
+		json_object_set_new(j, "interface", json_string(iface));
+	json_object_update_new(j, json_pack("{s:s,s:b,s:I}", "file", ao->file, "valid", 1, "rule_count",
+					    (json_int_t)ao->set.n));
+	cli_json(j);
+}
+
+static void valid_plain(const char *iface, const struct apply_opts *ao)
+{
+	if (iface)
+		printf("%s: %zu rule%s, all valid for %s: apply would replace its set\n", ao->file, ao->set.n,
+		       ao->set.n == 1 ? "" : "s", iface);
+	else
+		printf("%s: %zu rule%s, grammar valid (no interface checked)\n", ao->file, ao->set.n,
+		       ao->set.n == 1 ? "" : "s");
+}
+
+static void print_valid(const char *iface, const struct apply_opts *ao)
+{
+	if (cli.json)
+		valid_json(iface, ao);
+	else
+		valid_plain(iface, ao);
+}
+
 static int apply_run(struct cli_ctx *ctx)
 {
 	struct apply_opts *ao = ctx->opts;
@@ -387,12 +396,8 @@ static int apply_run(struct cli_ctx *ctx)
 	if (ao->check) {
 		if (xrl_rules_check(&ctx->maps, &ao->set, err, sizeof(err)))
 			code = cli_fail(EXIT_FAIL, "%s: %s", ao->file, err);
-		else if (cli.json)
-			cli_json(json_pack("{s:s,s:s,s:b,s:I}", "interface", ctx->iface, "file", ao->file, "valid", 1,
-					   "rule_count", (json_int_t)ao->set.n));
 		else
-			printf("%s: %zu rule%s, all valid for %s: apply would replace its set\n", ao->file, ao->set.n,
-			       ao->set.n == 1 ? "" : "s", ctx->iface);
+			print_valid(ctx->iface, ao);
 	} else {
 		code = apply_set(ctx->iface, &ctx->maps, &ao->set,
 				 strcmp(ctx->argv[0], "-") ? "applied the file" : "applied standard input");
@@ -428,13 +433,7 @@ const struct cli_cmd cmd_apply = {
 
 static int lint_run(struct cli_ctx *ctx)
 {
-	struct apply_opts *ao = ctx->opts;
-
-	if (cli.json)
-		cli_json(json_pack("{s:s,s:b,s:I}", "file", ao->file, "valid", 1, "rule_count", (json_int_t)ao->set.n));
-	else
-		printf("%s: %zu rule%s, grammar valid (no interface checked)\n", ao->file, ao->set.n,
-		       ao->set.n == 1 ? "" : "s");
+	print_valid(NULL, ctx->opts);
 	return EXIT_OK;
 }
 

@@ -20,6 +20,19 @@ static const struct cli_opt save_opts[] = {
 	{},
 };
 
+/* What save wrote where, in JSON and in text. */
+static void saved_json(const char *iface, const char *path, const char *load, size_t rules)
+{
+	cli_json(json_pack("{s:s,s:s,s:s,s:I}", "interface", iface, "file", path, "load", load, "rule_count",
+			   (json_int_t)rules));
+}
+
+static void saved_plain(const char *iface, const char *path, size_t rules)
+{
+	printf("saved %s's load options and %zu rule%s to %s: 'xdp-ratelimit load %s --config %s' restores them\n",
+	       iface, rules, rules == 1 ? "" : "s", path, iface, path);
+}
+
 static int save_run(struct cli_ctx *ctx)
 {
 	const struct save_opts *so = ctx->opts;
@@ -55,11 +68,9 @@ static int save_run(struct cli_ctx *ctx)
 	}
 	xrl_load_line_format(&l, line, sizeof(line));
 	if (cli.json)
-		cli_json(json_pack("{s:s,s:s,s:s,s:I}", "interface", iface, "file", path, "load", line, "rule_count",
-				   (json_int_t)set.n));
+		saved_json(iface, path, line, set.n);
 	else
-		printf("saved %s's load options and %zu rule%s to %s: 'xdp-ratelimit load %s --config %s' restores them\n",
-		       iface, set.n, set.n == 1 ? "" : "s", path, iface, path);
+		saved_plain(iface, path, set.n);
 out:
 	xrl_ruleset_free(&set);
 	return code;

@@ -44,12 +44,35 @@ static int update_prepare(struct cli_ctx *ctx)
  * (/tmp/abusers.new), and a saved 'set NAME file FILE' would then load
  * nothing.
  */
+/* What set update did: the set, where its prefixes came from, and the rules in force. */
+struct update_report {
+	const char *iface, *name, *file;
+	bool own; /* the set's file is the one read: dump and save keep naming it */
+	const struct xrl_pset *ps;
+	size_t rules;
+};
+
+static void update_json(const struct update_report *ur)
+{
+	cli_json(json_pack("{s:s,s:s,s:s,s:b,s:I,s:I}", "interface", ur->iface, "set", ur->name, "file", ur->file,
+			   "inline", !ur->own, "prefixes", (json_int_t)ur->ps->n, "rule_count", (json_int_t)ur->rules));
+}
+
+static void update_plain(const struct update_report *ur)
+{
+	printf("%s: set %s now holds the %zu prefix%s of %s%s; %zu rule%s in force\n", ur->iface, ur->name, ur->ps->n,
+	       ur->ps->n == 1 ? "" : "es", ur->file,
+	       ur->own ? ", its file" : " (dump and save write them inline: the file may go)", ur->rules,
+	       ur->rules == 1 ? "" : "s");
+}
+
 static int update_run(struct cli_ctx *ctx)
 {
 	struct set_opts *so = ctx->opts;
 	const char *name = ctx->argv[0];
 	struct xrl_ruleset set = {};
 	struct xrl_pset *ps;
+	struct update_report ur;
 	char err[XRL_ERRLEN];
 	int code, ret;
 	bool own;
@@ -83,14 +106,13 @@ static int update_run(struct cli_ctx *ctx)
 		code = cli_fail(EXIT_FAIL, "%s; nothing was changed", err);
 		goto out;
 	}
+	ur = (struct update_report){
+		.iface = ctx->iface, .name = name, .file = so->file, .own = own, .ps = ps, .rules = set.n
+	};
 	if (cli.json)
-		cli_json(json_pack("{s:s,s:s,s:s,s:b,s:I,s:I}", "interface", ctx->iface, "set", name, "file", so->file,
-				   "inline", !own, "prefixes", (json_int_t)ps->n, "rule_count", (json_int_t)set.n));
+		update_json(&ur);
 	else
-		printf("%s: set %s now holds the %zu prefix%s of %s%s; %zu rule%s in force\n", ctx->iface, name, ps->n,
-		       ps->n == 1 ? "" : "es", so->file,
-		       own ? ", its file" : " (dump and save write them inline: the file may go)", set.n,
-		       set.n == 1 ? "" : "s");
+		update_plain(&ur);
 out:
 	xrl_ruleset_free(&set);
 	return code;

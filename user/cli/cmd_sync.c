@@ -9,7 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "render.h"
 #include "fleet/agent.h"
+#include "read/limit.h"
 
 static volatile sig_atomic_t stop;
 
@@ -17,76 +19,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static __u64 realtime_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (__u64)ts.tv_sec * 1000 + (__u64)ts.tv_nsec / 1000000;
-}
-
-static void rfc3339_ms(__u64 ms, char *buf, size_t len)
-{
-	time_t t = (time_t)(ms / 1000);
-	char sec[32];
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%.20s.%03uZ", sec, (unsigned int)(ms % 1000));
-}
-
-json_t *cli_fleet_json(const struct xrl_spec *s, const struct xrl_fleet *f)
-{
-	__u64 now = realtime_ms();
-	char ts[40];
-	json_t *o;
-
-	if (!f)
-		return json_pack("{s:s,s:I,s:I,s:n,s:n,s:I,s:I}", "policy", "none", "allowance",
-				 (json_int_t)s->r.threshold, "limit", (json_int_t)s->r.threshold, "nodes", "last_sync",
-				 "sync_failures", (json_int_t)0, "sync_failures_total", (json_int_t)0);
-	o = json_pack("{s:s,s:I,s:I,s:i,s:I,s:I,s:I,s:i,s:i}", "policy", xrl_policy_name(f->policy), "allowance",
-		      (json_int_t)(f->allowance ? f->allowance : s->r.threshold), "limit", (json_int_t)s->r.threshold,
-		      "nodes", (int)f->nodes, "sync_failures", (json_int_t)f->failures, "sync_failures_total",
-		      (json_int_t)f->total_fails, "fleet_demand", (json_int_t)f->fleet_demand, "interval_ms",
-		      (int)f->interval_ms, "agent_pid", (int)f->agent_pid);
-	if (f->synced_ms) {
-		rfc3339_ms(f->synced_ms, ts, sizeof(ts));
-		json_object_set_new(o, "last_sync", json_string(ts));
-		json_object_set_new(o, "last_sync_age_ms",
-				    json_integer(now > f->synced_ms ? (json_int_t)(now - f->synced_ms) : 0));
-	} else {
-		json_object_set_new(o, "last_sync", json_null());
-	}
-	return o;
-}
-
-void cli_fleet_text(const struct xrl_spec *s, const struct xrl_fleet *f, char *buf, size_t len)
-{
-	__u64 now = realtime_ms();
-	char when[48];
-
-	if (!f) {
-		snprintf(
-			buf, len,
-			"fleet: no agent has synced it, so this node passes the whole limit (see 'xdp-ratelimit sync')");
-		return;
-	}
-	if (f->synced_ms)
-		snprintf(when, sizeof(when), "%.1f s ago",
-			 now > f->synced_ms ? (double)(now - f->synced_ms) / 1000.0 : 0.0);
-	else
-		snprintf(when, sizeof(when), "never");
-	snprintf(buf, len, "fleet: %s%s, %u nodes, allowance %llu of %llu a window, last sync %s, %u failures in a row",
-		 xrl_policy_name(f->policy),
-		 f->policy == XRL_FLEET_SHARED && f->failures ?
-			 " (the last good sync's allowance, held while it retries)" :
-			 "",
-		 f->nodes, (unsigned long long)(f->allowance ? f->allowance : s->r.threshold),
-		 (unsigned long long)s->r.threshold, when, f->failures);
 }
 
 struct sync_opts {
@@ -172,30 +104,50 @@ static int sync_prepare(struct cli_ctx *ctx)
 	return EXIT_OK;
 }
 
-static void render(const struct xrl_agent_rule *r, const char *why)
+/* A rule's line when its policy or node count changes (why: start, policy or nodes), in JSON and in text. */
+static void event_json(const struct xrl_agent_rule *r, const char *why, const char *ts)
 {
-	char line[256], ts[40];
+	json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:I,s:I,s:i,s:I,s:I}", "timestamp", ts, "event", why,
+			      "interface", r->iface, "rule", cli_rule_json(&r->spec), "key_tag", r->tag, "policy",
+			      xrl_policy_name(r->f.policy), "allowance", (json_int_t)xrl_limit(&r->spec.r, &r->f),
+			      "limit", (json_int_t)r->spec.r.threshold, "nodes", (int)r->f.nodes, "sync_failures",
+			      (json_int_t)r->f.failures, "demand", (json_int_t)r->demand);
+
+	if (r->err[0])
+		json_object_set_new(o, "error", json_string(r->err));
+	cli_json(o);
+}
+
+static void event_plain(const struct xrl_agent_rule *r, const char *ts)
+{
+	char line[256];
 
 	xrl_spec_format(&r->spec, line, sizeof(line));
-	cli_timestamp(ts, sizeof(ts));
-	if (cli.json) {
-		json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:I,s:I,s:i,s:I,s:I}", "timestamp", ts, "event", why,
-				      "interface", r->iface, "rule", cli_rule_json(&r->spec), "key_tag", r->tag,
-				      "policy", xrl_policy_name(r->f.policy), "allowance",
-				      (json_int_t)(r->f.allowance ? r->f.allowance : r->spec.r.threshold), "limit",
-				      (json_int_t)r->spec.r.threshold, "nodes", (int)r->f.nodes, "sync_failures",
-				      (json_int_t)r->f.failures, "demand", (json_int_t)r->demand);
+	printf("%s %s: %s: %s, %u node%s, allowance %llu of %llu a window%s%s\n", ts, r->iface, line,
+	       xrl_policy_name(r->f.policy), r->f.nodes, r->f.nodes == 1 ? "" : "s",
+	       (unsigned long long)xrl_limit(&r->spec.r, &r->f), (unsigned long long)r->spec.r.threshold,
+	       r->err[0] ? "; " : "", r->err);
+}
 
-		if (r->err[0])
-			json_object_set_new(o, "error", json_string(r->err));
-		cli_json(o);
-	} else {
-		printf("%s %s: %s: %s, %u node%s, allowance %llu of %llu a window%s%s\n", ts, r->iface, line,
-		       xrl_policy_name(r->f.policy), r->f.nodes, r->f.nodes == 1 ? "" : "s",
-		       (unsigned long long)(r->f.allowance ? r->f.allowance : r->spec.r.threshold),
-		       (unsigned long long)r->spec.r.threshold, r->err[0] ? "; " : "", r->err);
-	}
+static void print_event(const struct xrl_agent_rule *r, const char *why)
+{
+	char ts[40];
+
+	cli_timestamp(ts, sizeof(ts));
+	if (cli.json)
+		event_json(r, why, ts);
+	else
+		event_plain(r, ts);
 	fflush(stdout);
+}
+
+/* The cycle's first error, said once until it changes. */
+static void print_error(const char *err)
+{
+	if (cli.json)
+		cli_json(json_pack("{s:s,s:s}", "event", "error", "error", err));
+	else
+		fprintf(stderr, "xdp-ratelimit: %s\n", err);
 }
 
 static int sync_run(struct cli_ctx *ctx)
@@ -248,20 +200,16 @@ static int sync_run(struct cli_ctx *ctx)
 				snprintf(err, sizeof(err), "%s", rules[i].err);
 				ret = -EIO;
 			}
-		if (ret && strcmp(err, last_err)) {
-			if (cli.json)
-				cli_json(json_pack("{s:s,s:s}", "event", "error", "error", err));
-			else
-				fprintf(stderr, "xdp-ratelimit: %s\n", err);
-		}
+		if (ret && strcmp(err, last_err))
+			print_error(err);
 		snprintf(last_err, sizeof(last_err), "%s", ret ? err : "");
 		for (i = 0; i < n; i++) {
 			const struct xrl_agent_rule *r = &rules[i];
 
 			if (r->f.policy != r->prev_policy)
-				render(r, r->prev_policy == XRL_FLEET_NONE ? "start" : "policy");
+				print_event(r, r->prev_policy == XRL_FLEET_NONE ? "start" : "policy");
 			else if (r->f.nodes != r->prev_nodes && r->f.policy == XRL_FLEET_SHARED)
-				render(r, "nodes");
+				print_event(r, "nodes");
 		}
 		next.tv_nsec += (long)(interval % 1000) * 1000000L;
 		next.tv_sec += interval / 1000 + next.tv_nsec / 1000000000L;

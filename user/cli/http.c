@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The metrics server's loop: its connections, read, answered and closed (http.h). */
 #define _GNU_SOURCE /* vasprintf, accept4 */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -17,208 +15,7 @@
 #include <sys/signalfd.h>
 #include "base/err.h"
 #include "http.h"
-
-/*
- * Connections at once (with the server's own few fds, under the usual soft
- * limit of 1024), and from one source: an IPv4 address, or an IPv6 /64 (which
- * one host holds whole). Not lower: on the loopback (the socket unit's
- * default) every client, scrapers included, shares one address.
- */
-#define HTTP_CONN_MAX 512
-#define HTTP_SRC_MAX 64
-#define HTTP_HEAD_MAX 16384 /* a request's head past this is refused (431): a scrape's is a few hundred bytes */
-/*
- * Deadlines from the accept, which no byte renews: the whole request head
- * (a scraper sends it with its handshake's last ACK; the slack is for
- * retransmissions), and the whole exchange (Prometheus's default
- * scrape_timeout: it has given up by then).
- */
-#define HTTP_HEAD_MS 3000
-#define HTTP_CONN_MS 10000
-/* After the answer and our FIN: what the client still sends is read and dropped, so close sends no RST over the answer. */
-#define HTTP_LINGER_MS 1000
-#define HTTP_PATH_MAX 256
-
-int http_addr_parse(const char *arg, struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t len)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE };
-	struct addrinfo *ai = NULL;
-	char host[64], *end;
-	const char *colon, *port;
-	unsigned long p;
-	size_t hl;
-	int ret;
-
-	colon = strrchr(arg, ':');
-	if (!colon)
-		goto bad;
-	port = colon + 1;
-	hl = (size_t)(colon - arg);
-	if (hl >= 2 && arg[0] == '[' && arg[hl - 1] == ']') {
-		arg++;
-		hl -= 2;
-		hints.ai_family = AF_INET6;
-	} else if (memchr(arg, ':', hl)) {
-		goto bad; /* an IPv6 address without its brackets: where the port starts is a guess */
-	}
-	if (hl >= sizeof(host) || !*port)
-		goto bad;
-	errno = 0;
-	p = strtoul(port, &end, 10);
-	if (*end || errno || p > 65535 || port[0] < '0' || port[0] > '9')
-		goto bad;
-	memcpy(host, arg, hl);
-	host[hl] = '\0';
-	ret = getaddrinfo(hl ? host : NULL, port, &hints, &ai);
-	if (ret || !ai)
-		goto bad;
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*sslen = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	return 0;
-bad:
-	return xrl_fail(
-		-EINVAL, err, len,
-		"'%s' is not ADDR:PORT: expected an address and a port like 127.0.0.1:9617, [::1]:9617 or :9617 (every address)",
-		arg);
-}
-
-void http_local_name(int fd, char *buf, size_t len)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	char host[INET6_ADDRSTRLEN] = "?";
-	unsigned int port = 0;
-
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl)) {
-		snprintf(buf, len, "?");
-		return;
-	}
-	if (ss.ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const void *)&ss;
-
-		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
-		port = ntohs(s6->sin6_port);
-		snprintf(buf, len, "[%s]:%u", host, port);
-		return;
-	}
-	inet_ntop(AF_INET, &((const struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
-	port = ntohs(((const struct sockaddr_in *)&ss)->sin_port);
-	snprintf(buf, len, "%s:%u", host, port);
-}
-
-int http_listen(const struct sockaddr_storage *ss, socklen_t sslen, char *err, size_t len)
-{
-	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1, ret;
-	char host[INET6_ADDRSTRLEN + 8] = "";
-
-	if (fd < 0)
-		return xrl_fail(-errno, err, len, "cannot make a TCP socket: %s", strerror(errno));
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	/* A full backlog drops SYNs, which clients retry a second later: a scrape so delayed. */
-	if (bind(fd, (const struct sockaddr *)ss, sslen) || listen(fd, SOMAXCONN)) {
-		ret = -errno;
-		getnameinfo((const struct sockaddr *)ss, sslen, host, sizeof(host), NULL, 0, NI_NUMERICHOST);
-		close(fd);
-		if (ret == -EADDRINUSE)
-			return xrl_fail(ret, err, len, "port %u of %s is in use: pick another --listen ADDR:PORT",
-					ntohs(ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port :
-									  ((const struct sockaddr_in *)ss)->sin_port),
-					host);
-		if (ret == -EADDRNOTAVAIL)
-			return xrl_fail(ret, err, len,
-					"%s is not an address of this machine: give one of its addresses to --listen",
-					host);
-		return xrl_fail(ret, err, len, "cannot listen on %s: %s", host, strerror(-ret));
-	}
-	return fd;
-}
-
-#define SD_LISTEN_FDS_START 3
-
-int http_systemd_socket(char *err, size_t len)
-{
-	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
-	int fd = SD_LISTEN_FDS_START, listening = 0, type = 0;
-	socklen_t sl = sizeof(listening);
-
-	if (!pid || !fds || strtol(pid, NULL, 10) != (long)getpid() || strtol(fds, NULL, 10) < 1)
-		return xrl_fail(
-			-ENOENT, err, len,
-			"no socket from systemd (LISTEN_PID and LISTEN_FDS do not name this process): run it from a .socket unit, or give --listen ADDR:PORT");
-	/* As sd_listen_fds does: the sockets are this process's, not its children's. */
-	unsetenv("LISTEN_PID");
-	unsetenv("LISTEN_FDS");
-	unsetenv("LISTEN_FDNAMES");
-	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &sl) || !listening ||
-	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &sl) || type != SOCK_STREAM)
-		return xrl_fail(
-			-ENOTSOCK, err, len,
-			"the socket systemd passed is not a listening TCP socket: give the .socket unit ListenStream= (and Accept=no)");
-	if (fcntl(fd, F_SETFD, FD_CLOEXEC) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK))
-		return xrl_fail(-errno, err, len, "cannot set up the socket systemd passed: %s", strerror(errno));
-	return fd;
-}
-
-/*
- * The server: one thread, one epoll set, every socket non-blocking, one
- * request a connection. Not libmicrohttpd (0.5.0's server): its
- * timeout starts again at every byte, it counts connections by whole address,
- * it stops accepting when full rather than make room, and it reads a request
- * line to its end before judging it.
- */
-enum http_state {
-	HTTP_FREE,
-	HTTP_READ,   /* the request head is coming */
-	HTTP_WRITE,  /* the answer is going */
-	HTTP_LINGER, /* answered and our FIN sent: what the client still sends is read and dropped */
-};
-
-enum http_parse {
-	P_LEAD, /* empty lines before the request line (RFC 9112, 2.2) */
-	P_METHOD,
-	P_TARGET,
-	P_VERSION,
-	P_LINE_LF,
-	P_FIELD,
-	P_FIELD_LF,
-};
-
-#define HTTP_HEAD_DONE 1
-
-struct http_conn {
-	int fd;
-	enum http_state state;
-	uint32_t gen; /* in its epoll events: a slot reused within one batch is not taken for the one before */
-	uint32_t events;
-	int src;		/* in http_server.src */
-	uint64_t seq;		/* accept order */
-	int64_t born, deadline; /* ms, CLOCK_MONOTONIC */
-	enum http_parse ps;
-	unsigned int head, line, mlen, plen;
-	bool method_long, path_long, query, head_only;
-	char method[8], version[8], path[HTTP_PATH_MAX];
-	char *out;
-	size_t out_len, out_off;
-};
-
-/* A source: an IPv4 address, or an IPv6 /64, and how many connections it holds (0: a free entry). */
-struct http_src {
-	unsigned char key[16];
-	unsigned int n;
-};
-
-struct http_server {
-	int lfd, ep, sfd;
-	const char *path;
-	http_page_fn page;
-	uint64_t seq;
-	unsigned int nconn;
-	int64_t paused; /* accepting stopped until then (out of fds); 0: it is not */
-	struct http_conn conn[HTTP_CONN_MAX];
-	struct http_src src[HTTP_CONN_MAX]; /* as many as connections: each holds one */
-};
+#include "http_server.h"
 
 #define ID_LISTEN UINT64_MAX
 #define ID_SIGNAL (UINT64_MAX - 1)
@@ -422,13 +219,13 @@ static void respond(struct http_server *s, struct http_conn *c, unsigned int st)
 		answer_text(s, c, st, "only HTTP/1.0 and HTTP/1.1\n");
 		return;
 	}
-	c->head_only = !c->method_long && !strcmp(c->method, "HEAD");
-	if (c->method_long || (strcmp(c->method, "GET") && !c->head_only)) {
+	c->head_only = !c->req.method_long && !strcmp(c->req.method, "HEAD");
+	if (c->req.method_long || (strcmp(c->req.method, "GET") && !c->head_only)) {
 		answer_text(s, c, 405, "only GET and HEAD\n");
 		return;
 	}
 	/* The query string is not in path: Prometheus may add parameters, there are none to honour. */
-	if (c->path_long || strcmp(c->path, s->path)) {
+	if (c->req.path_long || strcmp(c->req.path, s->path)) {
 		answer_text(s, c, 404, "not found: the metrics are at %s\n", s->path);
 		return;
 	}
@@ -437,130 +234,6 @@ static void respond(struct http_server *s, struct http_conn *c, unsigned int st)
 		return;
 	}
 	answer(s, c, 200, type, body, blen);
-}
-
-static bool tchar(unsigned char ch)
-{
-	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-	       (ch && strchr("!#$%&'*+-.^_`|~", ch));
-}
-
-/* HTTP/D.D, the byte at i. */
-static bool version_char(unsigned int i, unsigned char ch)
-{
-	if (i < 5)
-		return ch == (unsigned char)"HTTP/"[i];
-	return i == 6 ? ch == '.' : ch >= '0' && ch <= '9';
-}
-
-/* A line of the head has ended: HTTP_HEAD_DONE at the empty one. */
-static unsigned int line_end(struct http_conn *c)
-{
-	if (c->ps == P_VERSION || c->ps == P_LINE_LF) {
-		c->ps = P_FIELD;
-		c->line = 0;
-		return c->version[5] == '1' ? 0 : 505;
-	}
-	if (!c->line)
-		return HTTP_HEAD_DONE;
-	c->ps = P_FIELD;
-	c->line = 0;
-	return 0;
-}
-
-/*
- * Feeds the request head's bytes to its parser, which judges each as it
- * comes: 0 while the head goes on, HTTP_HEAD_DONE at its end (what follows
- * it is never read), else the status to refuse it with now. A request line
- * that is not METHOD SP TARGET SP HTTP/D.D (binary, a TLS hello, a space
- * too many) is refused at its first wrong byte.
- */
-static unsigned int head_feed(struct http_conn *c, const unsigned char *b, size_t n)
-{
-	unsigned int ret;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		unsigned char ch = b[i];
-
-		if (++c->head > HTTP_HEAD_MAX)
-			return 431;
-		switch (c->ps) {
-		case P_LEAD:
-			if (ch == '\r' || ch == '\n')
-				break;
-			c->ps = P_METHOD;
-			/* fall through */
-		case P_METHOD:
-			if (ch == ' ' && c->mlen) {
-				c->ps = P_TARGET;
-				break;
-			}
-			if (!tchar(ch))
-				return 400;
-			if (c->mlen < sizeof(c->method) - 1)
-				c->method[c->mlen++] = (char)ch;
-			else
-				c->method_long = true;
-			break;
-		case P_TARGET:
-			if (ch == ' ' && c->line) {
-				c->ps = P_VERSION;
-				c->line = 0;
-				break;
-			}
-			if (ch <= ' ' || ch >= 0x7f)
-				return 400;
-			c->line++;
-			if (ch == '?' || ch == '#')
-				c->query = true;
-			else if (c->query)
-				;
-			else if (c->plen < sizeof(c->path) - 1)
-				c->path[c->plen++] = (char)ch;
-			else
-				c->path_long = true;
-			break;
-		case P_VERSION:
-			if (c->line < sizeof(c->version)) {
-				if (!version_char(c->line, ch))
-					return 400;
-				c->version[c->line++] = (char)ch;
-				break;
-			}
-			if (ch == '\r') {
-				c->ps = P_LINE_LF;
-				break;
-			}
-			if (ch != '\n')
-				return 400;
-			if ((ret = line_end(c)))
-				return ret;
-			break;
-		case P_LINE_LF:
-		case P_FIELD_LF:
-			if (ch != '\n')
-				return 400;
-			if ((ret = line_end(c)))
-				return ret;
-			break;
-		case P_FIELD:
-			if (ch == '\r') {
-				c->ps = P_FIELD_LF;
-				break;
-			}
-			if (ch == '\n') {
-				if ((ret = line_end(c)))
-					return ret;
-				break;
-			}
-			if ((ch < ' ' && ch != '\t') || ch == 0x7f)
-				return 400;
-			c->line++;
-			break;
-		}
-	}
-	return 0;
 }
 
 static void conn_read(struct http_server *s, struct http_conn *c)
@@ -579,63 +252,12 @@ static void conn_read(struct http_server *s, struct http_conn *c)
 			conn_close(s, c, true); /* gone before its request was whole */
 			return;
 		}
-		st = head_feed(c, buf, (size_t)r);
+		st = http_head_feed(&c->req, buf, (size_t)r);
 		if (st) {
 			respond(s, c, st);
 			return;
 		}
 	}
-}
-
-/* An IPv4 address (as IPv4-mapped IPv6, which a dual-stack socket reports it as), or an IPv6 /64. */
-static void src_key(const struct sockaddr_storage *ss, unsigned char key[16])
-{
-	const struct in6_addr *a6 = &((const struct sockaddr_in6 *)ss)->sin6_addr;
-
-	memset(key, 0, 16);
-	if (ss->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(a6)) {
-		memcpy(key, a6->s6_addr, 16);
-	} else if (ss->ss_family == AF_INET6) {
-		memcpy(key, a6->s6_addr, 8);
-	} else if (ss->ss_family == AF_INET) {
-		key[10] = key[11] = 0xff;
-		memcpy(key + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-	} /* else a unix socket from systemd: its clients are one source */
-}
-
-/*
- * The connection a newcomer from source si (-1: one that holds none) takes the
- * place of, at a limit: one answered already, else the oldest that has not
- * sent its whole request, else the oldest being answered; of its own source
- * when that holds HTTP_SRC_MAX, else of the source holding the most, if it
- * holds more than the newcomer's. -1: none, and the newcomer is refused.
- * So a scraper is let in by every flood that comes from more connections
- * a source than its own, and a source at its limit only ever replaces its own.
- */
-static int victim(const struct http_server *s, int si)
-{
-	unsigned int mine = si < 0 ? 0 : s->src[si].n, cls, n, bcls = 0, bn = 0;
-	bool own = mine >= HTTP_SRC_MAX;
-	int best = -1, i;
-
-	for (i = 0; i < HTTP_CONN_MAX; i++) {
-		const struct http_conn *c = &s->conn[i];
-
-		if (c->state == HTTP_FREE || (own && c->src != si))
-			continue;
-		cls = c->state == HTTP_LINGER ? 3 : c->state == HTTP_READ ? 2 : 1;
-		n = s->src[c->src].n;
-		if (!own && cls < 3 && n <= mine)
-			continue;
-		if (cls == 3)
-			n = 0; /* answered: the oldest goes, whoever it is */
-		if (best < 0 || cls > bcls || (cls == bcls && (n > bn || (n == bn && c->seq < s->conn[best].seq)))) {
-			best = i;
-			bcls = cls;
-			bn = n;
-		}
-	}
-	return best;
 }
 
 static void admit(struct http_server *s, int fd, const struct sockaddr_storage *ss)
@@ -645,12 +267,12 @@ static void admit(struct http_server *s, int fd, const struct sockaddr_storage *
 	struct http_conn *c;
 	int si = -1, i, v;
 
-	src_key(ss, key);
+	http_src_key(ss, key);
 	for (i = 0; i < HTTP_CONN_MAX && si < 0; i++)
 		if (s->src[i].n && !memcmp(s->src[i].key, key, sizeof(key)))
 			si = i;
 	if (s->nconn >= HTTP_CONN_MAX || (si >= 0 && s->src[si].n >= HTTP_SRC_MAX)) {
-		v = victim(s, si);
+		v = http_victim(s, si);
 		if (v < 0) {
 			close_abort(fd);
 			return;

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* explain: which rules a packet meets, their windows now, and whether the next such packet passes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include "codec/rules_read.h"
+#include "cli.h"
+#include "explain.h"
+#include "render.h"
+#include "read/stats.h"
+#include "read/fleet.h"
+#include "xrl_key.h"
+
+static const struct cli_opt explain_opts[] = {
+	CLI_OPT(struct explain_opts, src_arg, "src", STRING, .short_name = 's', .arg = "ADDR", .required = true,
+		.help = "the source address of the packet to explain"),
+	CLI_OPT(struct explain_opts, dst_arg, "dst", STRING, .short_name = 'D', .arg = "ADDR",
+		.help = "its destination address: dst rules, and port rules narrowed to a destination,\n"
+			"match only a packet given one"),
+	CLI_OPT(struct explain_opts, port_arg, "dport", STRING, .short_name = 'd', .arg = "PORT/PROTO",
+		.help = "its destination port, like 53/udp"),
+	CLI_OPT(struct explain_opts, proto_arg, "proto", STRING, .short_name = 'p', .arg = "NAME",
+		.help = "its protocol: tcp-syn (SYN without ACK), tcp, udp, icmp, icmpv6 or a number;\n"
+			"the protocol of --dport when not given"),
+	CLI_OPT(struct explain_opts, type_arg, "type", STRING, .short_name = 't', .arg = "N",
+		.help = "its ICMP or ICMPv6 type, with --proto icmp or icmpv6 (8: echo request)"),
+	CLI_OPT(struct explain_opts, fragment, "fragment", FLAG, .short_name = 'f',
+		.help = "a later fragment (no transport header: no port, no SYN, no type)"),
+	CLI_OPT(struct explain_opts, size, "size", UINT, .short_name = 'b', .arg = "BYTES", .min = XRL_MIN_JUDGED_FRAME,
+		.max = 65535, .what = "a frame length",
+		.help = "its frame's length as XDP sees it, Ethernet header included, for byte rates (default 64)"),
+	{},
+};
+
+static int explain_prepare(struct cli_ctx *ctx)
+{
+	struct explain_opts *eo = ctx->opts;
+	char err[XRL_ERRLEN];
+
+	if (xrl_parse_prefix(eo->src_arg, &eo->src.family, eo->src.addr, &eo->src.plen, err, sizeof(err)) ||
+	    eo->src.plen != (eo->src.family == XRL_FAMILY_V4 ? 32 : 128))
+		return cli_usage(ctx->cmd,
+				 "--src '%s' is not one address: expected an address like 192.0.2.1 or 2001:db8::1",
+				 eo->src_arg);
+	if (eo->dst_arg &&
+	    (xrl_parse_prefix(eo->dst_arg, &eo->dst.family, eo->dst.addr, &eo->dst.plen, err, sizeof(err)) ||
+	     eo->dst.plen != (eo->dst.family == XRL_FAMILY_V4 ? 32 : 128)))
+		return cli_usage(ctx->cmd,
+				 "--dst '%s' is not one address: expected an address like 203.0.113.5 or 2001:db8::5",
+				 eo->dst_arg);
+	if (eo->dst_arg && eo->dst.family != eo->src.family)
+		return cli_usage(ctx->cmd,
+				 "--src %s and --dst %s are not of one family: give two IPv4 or two IPv6 addresses",
+				 eo->src_arg, eo->dst_arg);
+	if (eo->port_arg) {
+		char *words[2] = { "port", (char *)eo->port_arg };
+
+		if (xrl_spec_parse_match(2, words, &eo->port, err, sizeof(err)))
+			return cli_usage(ctx->cmd, "--dport: %s", err);
+		eo->proto = eo->port.proto;
+	}
+	eo->sel = 0xffff;
+	if (eo->proto_arg) {
+		char *words[4] = { "proto", (char *)eo->proto_arg, "type", (char *)eo->type_arg };
+		struct xrl_spec t;
+
+		if (xrl_spec_parse_match(eo->type_arg ? 4 : 2, words, &t, err, sizeof(err)))
+			return cli_usage(ctx->cmd, "--proto%s: %s", eo->type_arg ? " --type" : "", err);
+		if (eo->port_arg && t.proto != eo->port.proto)
+			return cli_usage(ctx->cmd, "--proto %s and --dport %s disagree: give the protocol once",
+					 eo->proto_arg, eo->port_arg);
+		eo->proto = t.proto;
+		if (t.sel != t.proto)
+			eo->sel = t.sel;
+	} else if (eo->type_arg) {
+		return cli_usage(ctx->cmd, "--type needs --proto icmp or --proto icmpv6");
+	}
+	if (eo->fragment) {
+		if (eo->port_arg || eo->sel != 0xffff)
+			return cli_usage(
+				ctx->cmd,
+				"--fragment: a later fragment carries no transport header, so no port, SYN or type: give --proto alone");
+		eo->sel = XRL_SEL_FRAGMENTS;
+	}
+	eo->label = eo->port_arg ? eo->port_arg : eo->proto_arg;
+	if (eo->fragment || (eo->proto_arg && eo->port_arg) || eo->type_arg) {
+		snprintf(eo->label_buf, sizeof(eo->label_buf), "%s%s%s%s%s", eo->fragment ? "a later fragment" : "",
+			 eo->fragment && eo->label ? " of " : "", eo->label ? eo->label : "",
+			 eo->type_arg ? " type " : "", eo->type_arg ? eo->type_arg : "");
+		eo->label = eo->label_buf;
+	}
+	return EXIT_OK;
+}
+
+/* The frame explain judges byte rates against when --size is not given: a minimum Ethernet frame. */
+#define XRL_EXPLAIN_SIZE 64
+
+/* A rule the packet meets, and what its next such packet meets there. */
+struct explain_rule {
+	const struct xrl_spec *s;
+	const struct xrl_pfx *held; /* the prefix of its set that holds the address */
+	bool allow;		    /* an allow rule: nothing below is read */
+	struct xrl_sum sum, bsum;   /* the packet and the byte windows */
+	bool over, pover, bover, tracked, sketched, has_fleet;
+	__u64 thr, thr_now, bthr_now, elapsed, est;
+	struct xrl_fleet f;
+	const char *res;
+	char state[320];
+};
+
+/* What explain found, read once: what the text and the JSON printer show. */
+struct explain_report {
+	const char *iface;
+	const struct explain_opts *eo;
+	__u32 size;
+	struct xrl_ruleset set;
+	struct xrl_pfx held[EXPLAIN_KINDS];
+	struct explain_rule rules[EXPLAIN_KINDS]; /* in the order the program judges them */
+	size_t n;
+	const char *verdict;
+	char why[300];
+};
+
+/* A limit rule's window, warm-up and sketch for the packet: what its next such packet meets. */
+static void explain_limit(const struct xrl_maps *m, const struct xrl_ctl *ctl, int capped, __u64 now,
+			  struct explain_report *er, struct explain_rule *x)
+{
+	const struct xrl_spec *s = x->s, *src = &er->eo->src;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	struct xrl_key key = {}, bkey;
+	char line[256], sk[48] = "";
+
+	xrl_key_make(&key, &s->r, src->family, src->addr, s->kind == XRL_KIND_PORT ? s->port : 0, s->proto);
+	x->tracked = !xrl_key_window(m, &key, &s->r, now, &x->sum);
+	x->thr = xrl_fleet_threshold(m, s); /* a global rule: this node's share */
+	/* A warm-up rule: where the key is on its ramp (the threshold the next packet meets). */
+	if (xrl_warm_point(m, &key, &s->r, x->thr, now, &x->thr_now, &x->elapsed))
+		x->thr_now = x->thr;
+	x->pover = !(s->r.flags & XRL_F_NO_PKT_RATE) && xrl_over(x->sum.pass, x->thr_now);
+	if (s->r.byte_unit) {
+		bool btracked;
+
+		bkey = key;
+		bkey.rule_id |= XRL_KEY_BYTES;
+		btracked = !xrl_key_window(m, &bkey, &s->r, now, &x->bsum);
+		if (xrl_warm_point(m, &bkey, &s->r, s->r.byte_threshold, now, &x->bthr_now, &x->elapsed))
+			x->bthr_now = s->r.byte_threshold;
+		x->bover = xrl_over_cost(x->bsum.pass, er->size, x->bthr_now);
+		if (s->r.flags & XRL_F_NO_PKT_RATE)
+			x->tracked = btracked;
+	}
+	x->over = x->pover || x->bover;
+	/*
+	 * A new source on a CPU past the cap on new states is judged by the
+	 * sketch: say what it estimates. Whether the next packet gets a state
+	 * of its own depends on the cap at that moment (and on the CPU it
+	 * lands on), so the verdict stays the fresh window's.
+	 */
+	if (!x->tracked && (s->r.flags & XRL_F_PER_SOURCE) && capped) {
+		if (!(s->r.flags & XRL_F_NO_PKT_RATE) &&
+		    !xrl_sketch_estimate(m, ctl->sketch_width, &key, &s->r, now, &x->est)) {
+			x->sketched = true;
+			snprintf(sk, sizeof(sk), ", %s its limit at %llu",
+				 xrl_over(x->est, s->r.threshold) ? "over" : "under", (unsigned long long)x->est);
+		}
+		snprintf(
+			x->state, sizeof(x->state),
+			" (no window: past the cap of %u new sources a second (load --new-keys) on %d CPU%s now, where the sketch judges it%s%s)",
+			ctl->new_keys, capped, capped == 1 ? "" : "s", sk,
+			capped < online ? "; elsewhere its next packet creates a window" : "");
+	} else if (!x->tracked) {
+		snprintf(x->state, sizeof(x->state), " (no window yet: its next packet creates one)");
+	}
+	x->res = !x->over ? "passes" : (s->r.flags & XRL_F_MONITOR) ? "would block (monitor: passes)" : "blocks";
+	if (x->over && !(s->r.flags & XRL_F_MONITOR)) {
+		xrl_spec_format(s, line, sizeof(line));
+		er->verdict = "is dropped";
+		snprintf(er->why, sizeof(er->why), "over the %s limit of '%s'", x->pover ? "packet" : "byte", line);
+	}
+	if (s->r.flags & XRL_F_GLOBAL)
+		x->has_fleet = !xrl_fleet_read(m, s, &x->f);
+}
+
+/* Reads what explain shows: 0, or -1 with errno set. */
+static int explain_read(const struct cli_ctx *ctx, struct explain_report *er)
+{
+	/* As the program looks: an allow prefix, then an allow dst; then judges: port, protocol, dst, prefix. */
+	static const int allows[2] = { EXPLAIN_PREFIX, EXPLAIN_DST };
+	static const int order[4] = { EXPLAIN_PORT, EXPLAIN_PROTO, EXPLAIN_DST, EXPLAIN_PREFIX };
+	const struct explain_opts *eo = ctx->opts;
+	const struct xrl_maps *m = &ctx->maps;
+	const struct xrl_spec *match[EXPLAIN_KINDS];
+	struct xrl_ctl ctl;
+	char line[256];
+	int i, capped = 0;
+	__u64 now;
+
+	*er = (struct explain_report){ .iface = ctx->iface, .eo = eo, .verdict = "passes" };
+	er->size = eo->size ? eo->size : XRL_EXPLAIN_SIZE;
+	if (xrl_ctl_read(m, &ctl) || xrl_rules_read(m, &er->set) || xrl_clock_now(ctl.clock, &now))
+		return -1;
+	/* Where the cap on new sources is reached this second, a new source is the sketch's to judge. */
+	if (xrl_new_keys_capped(m, ctl.new_keys, &capped))
+		capped = 0;
+	explain_match(m, &ctl, &er->set, eo, match, er->held);
+	for (i = 0; i < 2; i++) {
+		const struct xrl_spec *a = match[allows[i]];
+
+		if (!a || !(a->r.flags & XRL_F_ALLOW) || er->why[0])
+			continue;
+		xrl_spec_format(a, line, sizeof(line));
+		snprintf(er->why, sizeof(er->why), "allowed by '%s': it bypasses every limit", line);
+		er->rules[er->n++] = (struct explain_rule){ .s = a, .held = &er->held[allows[i]], .allow = true };
+		memset(match, 0, sizeof(match));
+	}
+	for (i = 0; i < EXPLAIN_KINDS; i++) {
+		struct explain_rule *x;
+
+		if (!match[order[i]])
+			continue;
+		x = &er->rules[er->n++];
+		*x = (struct explain_rule){ .s = match[order[i]], .held = &er->held[order[i]] };
+		explain_limit(m, &ctl, capped, now, er, x);
+	}
+	if (!er->n && !er->why[0])
+		snprintf(er->why, sizeof(er->why), "no rule matches: it passes unlimited");
+	return 0;
+}
+
+/* The prefix of a set's rule's set that held the address, as ADDR/LEN: false for another rule. */
+static bool held_prefix(const struct explain_rule *x, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (!x->s->set[0] || !x->held->family)
+		return false;
+	xrl_format_addr(x->held->family, x->held->addr, a, sizeof(a));
+	snprintf(buf, len, "%s/%u", a, x->held->plen);
+	return true;
+}
+
+static void explain_rule_plain(const struct explain_report *er, const struct explain_rule *x)
+{
+	const struct xrl_spec *s = x->s;
+	char line[256], p[INET6_ADDRSTRLEN + 8];
+
+	xrl_spec_format(s, line, sizeof(line));
+	if (x->allow)
+		printf("  %s\n      matches: allowed traffic bypasses every limit\n", line);
+	else
+		printf("  %s\n", line);
+	if (held_prefix(x, p, sizeof(p))) {
+		const struct xrl_pset *ps = xrl_ruleset_set(&er->set, s->set);
+
+		printf("      set %s: %s holds it (of %zu prefixes)\n", s->set, p, ps ? ps->n : (size_t)0);
+	}
+	if (x->allow)
+		return;
+	if (!(s->r.flags & XRL_F_NO_PKT_RATE))
+		printf("      window: %llu passed, %llu blocked of %llu allowed per %llums%s%s; next packet %s\n",
+		       (unsigned long long)x->sum.pass, (unsigned long long)x->sum.block,
+		       (unsigned long long)x->thr_now, (unsigned long long)(s->r.interval_ns / 1000000),
+		       (s->r.flags & XRL_F_GLOBAL) ? " (this node's share of the fleet's limit)" : "", x->state,
+		       !x->pover ? "passes" : x->res);
+	if (s->r.byte_unit)
+		printf("      bytes: %llu passed (%llu packets blocked) of %llu allowed per %llums%s; next %u-byte frame %s\n",
+		       (unsigned long long)x->bsum.pass, (unsigned long long)x->bsum.block,
+		       (unsigned long long)x->bthr_now, (unsigned long long)(s->r.interval_ns / 1000000),
+		       (s->r.flags & XRL_F_NO_PKT_RATE) ? x->state : "", er->size, !x->bover ? "passes" : x->res);
+	if (s->r.warmup_ms) {
+		__u64 el_ms = x->elapsed / 1000000;
+		char pk[64] = "", by[64] = "";
+
+		if (!(s->r.flags & XRL_F_NO_PKT_RATE))
+			snprintf(pk, sizeof(pk), "%llu of %llu packets", (unsigned long long)x->thr_now,
+				 (unsigned long long)x->thr);
+		if (s->r.byte_unit)
+			snprintf(by, sizeof(by), "%s%llu of %llu bytes", pk[0] ? ", " : "",
+				 (unsigned long long)x->bthr_now, (unsigned long long)s->r.byte_threshold);
+		if (el_ms >= s->r.warmup_ms)
+			printf("      warm-up of %ums: over, the full threshold (%s%s a window)\n", s->r.warmup_ms, pk,
+			       by);
+		else
+			printf("      warm-up of %ums: %llums in%s, climbing from a third: %s%s a window now\n",
+			       s->r.warmup_ms, (unsigned long long)el_ms,
+			       x->tracked ? "" : " (the next packet starts it)", pk, by);
+	}
+}
+
+static void explain_plain(const struct explain_report *er)
+{
+	const struct explain_opts *eo = er->eo;
+	size_t i;
+
+	printf("a packet from %s%s%s%s%s on %s:\n", eo->src_arg, eo->dst_arg ? " to " : "",
+	       eo->dst_arg ? eo->dst_arg : "", eo->label ? (eo->dst_arg ? " " : " to ") : "",
+	       eo->label ? eo->label : "", er->iface);
+	for (i = 0; i < er->n; i++)
+		explain_rule_plain(er, &er->rules[i]);
+	printf("verdict: the next such packet %s%s%s\n", er->verdict, er->why[0] ? ": " : "", er->why);
+}
+
+static json_t *explain_rule_json(const struct explain_report *er, const struct explain_rule *x)
+{
+	const struct xrl_spec *s = x->s;
+	json_t *o = cli_rule_json(s);
+	char p[INET6_ADDRSTRLEN + 8];
+
+	if (x->allow) {
+		json_object_set_new(o, "result", json_string("allow"));
+	} else {
+		/* What the next such packet meets here: pass, block, or monitor (would block, passes). */
+		json_object_update_new(o, json_pack("{s:I,s:I,s:b,s:s}", "window_passed", (json_int_t)x->sum.pass,
+						    "window_blocked", (json_int_t)x->sum.block, "tracked", x->tracked,
+						    "result",
+						    !x->over			 ? "pass" :
+						    (s->r.flags & XRL_F_MONITOR) ? "monitor" :
+										   "block"));
+		if (!(s->r.flags & XRL_F_NO_PKT_RATE))
+			json_object_set_new(o, "threshold_now", json_integer((json_int_t)x->thr_now));
+		if (s->r.byte_unit)
+			json_object_update_new(
+				o, json_pack("{s:I,s:I,s:I,s:I}", "bytes_window_passed", (json_int_t)x->bsum.pass,
+					     "bytes_window_blocked", (json_int_t)x->bsum.block, "byte_threshold_now",
+					     (json_int_t)x->bthr_now, "frame_size", (json_int_t)er->size));
+		if (s->r.warmup_ms)
+			json_object_set_new(o, "warmup_elapsed_ms", json_integer((json_int_t)(x->elapsed / 1000000)));
+		if (x->sketched)
+			json_object_set_new(o, "sketch_estimate", json_integer((json_int_t)x->est));
+		if (s->r.flags & XRL_F_GLOBAL)
+			json_object_set_new(o, "fleet", cli_fleet_json(s, x->has_fleet ? &x->f : NULL));
+	}
+	if (held_prefix(x, p, sizeof(p))) {
+		json_object_set_new(o, "set", json_string(s->set));
+		json_object_set_new(o, "set_prefix", json_string(p));
+	}
+	return o;
+}
+
+static void explain_json(const struct explain_report *er)
+{
+	json_t *arr = json_array(), *o;
+	size_t i;
+
+	for (i = 0; i < er->n; i++)
+		json_array_append_new(arr, explain_rule_json(er, &er->rules[i]));
+	o = json_pack("{s:s,s:s,s:o,s:s,s:s}", "interface", er->iface, "source", er->eo->src_arg, "rules", arr,
+		      "verdict", strcmp(er->verdict, "passes") ? "block" : "pass", "why", er->why);
+	if (er->eo->dst_arg)
+		json_object_set_new(o, "destination", json_string(er->eo->dst_arg));
+	cli_json(o);
+}
+
+static int explain_run(struct cli_ctx *ctx)
+{
+	struct explain_report er;
+
+	if (explain_read(ctx, &er)) {
+		int e = errno;
+
+		xrl_ruleset_free(&er.set);
+		return cli_fail(EXIT_FAIL, "cannot read the rules of %s: %s", ctx->iface, strerror(e));
+	}
+	if (cli.json)
+		explain_json(&er);
+	else
+		explain_plain(&er);
+	xrl_ruleset_free(&er.set);
+	return EXIT_OK;
+}
+
+const struct cli_cmd cmd_explain = {
+	.name = "explain",
+	.summary =
+		"Which rules match a packet from ADDR (to an address, to PORT/PROTO, of a protocol, ICMP type or a later\n"
+		"fragment), their current windows, and whether the next such packet passes.",
+	CLI_ONE_IFACE(CLI_MAPS | CLI_READS),
+	.opts = explain_opts,
+	.opts_size = sizeof(struct explain_opts),
+	.prepare = explain_prepare,
+	.run = explain_run,
+};

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The renderers more than one command uses (render.h). */
+#include <stdio.h>
+#include <time.h>
+#include "fleet/share.h"
+#include "read/limit.h"
+#include "render.h"
+#include "codec/specialise.h"
+#include "read/stats.h"
+
+json_t *cli_rule_json(const struct xrl_spec *s)
+{
+	bool allow = s->r.flags & XRL_F_ALLOW;
+	char line[256], match[128];
+	json_t *o;
+
+	xrl_spec_format(s, line, sizeof(line));
+	xrl_spec_format_match(s, match, sizeof(match));
+	o = json_pack("{s:s,s:s,s:s,s:s}", "rule", line, "match", match, "kind", xrl_kind_name(s->kind), "action",
+		      allow ? "allow" : "limit");
+	if (s->set[0])
+		json_object_set_new(o, "set", json_string(s->set));
+	if (allow)
+		return o;
+	if (!(s->r.flags & XRL_F_NO_PKT_RATE))
+		json_object_set_new(o, "threshold", json_integer((json_int_t)s->r.threshold));
+	if (s->r.byte_unit) {
+		char rate[64];
+
+		xrl_byte_rate_format(&s->r, rate, sizeof(rate));
+		json_object_set_new(o, "byte_rate", json_string(rate));
+		json_object_set_new(o, "byte_threshold", json_integer((json_int_t)s->r.byte_threshold));
+	}
+	if (s->r.warmup_ms)
+		json_object_set_new(o, "warmup_ms", json_integer((json_int_t)s->r.warmup_ms));
+	json_object_set_new(o, "window_ms", json_integer((json_int_t)(s->r.interval_ns / 1000000)));
+	json_object_set_new(o, "buckets", json_integer((json_int_t)s->r.buckets));
+	json_object_set_new(o, "scope", json_string(s->r.flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate"));
+	json_object_set_new(o, "monitor", json_boolean(s->r.flags & XRL_F_MONITOR));
+	json_object_set_new(o, "global", json_boolean(s->r.flags & XRL_F_GLOBAL));
+	return o;
+}
+
+/* A set in JSON: its name, its file (null when written inline) and how many prefixes it holds. */
+json_t *cli_set_json(const struct xrl_pset *ps)
+{
+	return json_pack("{s:s,s:s?,s:I}", "name", ps->name, "file", ps->path[0] ? ps->path : NULL, "prefixes",
+			 (json_int_t)ps->n);
+}
+
+json_t *cli_features_json(__u32 f)
+{
+	json_t *arr = json_array();
+	unsigned int b;
+
+	for (b = 0; b < XRL_FEATURE_BITS; b++)
+		if (f & (1U << b))
+			json_array_append_new(arr, json_string(xrl_feature_name(b)));
+	return arr;
+}
+
+json_t *cli_counters_json(const struct xrl_counters *c)
+{
+	json_t *mal = json_object();
+	int i;
+
+	for (i = 0; i < XRL_MAL_MAX; i++)
+		json_object_set_new(mal, xrl_malformed_name(i), json_integer((json_int_t)c->malformed[i]));
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "seen", (json_int_t)c->seen, "passed",
+			 (json_int_t)c->passed, "dropped", (json_int_t)c->dropped, "non_ip", (json_int_t)c->non_ip,
+			 "no_rule", (json_int_t)c->no_rule, "allowed", (json_int_t)c->allowed, "monitored",
+			 (json_int_t)c->monitored, "keys_new", (json_int_t)c->keys_new, "keys_failed",
+			 (json_int_t)c->keys_failed, "sketch_judged", (json_int_t)c->sketch_judged, "sketch_blocked",
+			 (json_int_t)c->sketch_blocked, "malformed", mal);
+}
+
+static __u64 realtime_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__u64)ts.tv_sec * 1000 + (__u64)ts.tv_nsec / 1000000;
+}
+
+static void rfc3339_ms(__u64 ms, char *buf, size_t len)
+{
+	time_t t = (time_t)(ms / 1000);
+	char sec[32];
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%.20s.%03uZ", sec, (unsigned int)(ms % 1000));
+}
+
+json_t *cli_fleet_json(const struct xrl_spec *s, const struct xrl_fleet *f)
+{
+	__u64 now = realtime_ms();
+	char ts[40];
+	json_t *o;
+
+	if (!f)
+		return json_pack("{s:s,s:I,s:I,s:n,s:n,s:I,s:I}", "policy", "none", "allowance",
+				 (json_int_t)xrl_limit(&s->r, NULL), "limit", (json_int_t)s->r.threshold, "nodes",
+				 "last_sync", "sync_failures", (json_int_t)0, "sync_failures_total", (json_int_t)0);
+	o = json_pack("{s:s,s:I,s:I,s:i,s:I,s:I,s:I,s:i,s:i}", "policy", xrl_policy_name(f->policy), "allowance",
+		      (json_int_t)xrl_limit(&s->r, f), "limit", (json_int_t)s->r.threshold, "nodes", (int)f->nodes,
+		      "sync_failures", (json_int_t)f->failures, "sync_failures_total", (json_int_t)f->total_fails,
+		      "fleet_demand", (json_int_t)f->fleet_demand, "interval_ms", (int)f->interval_ms, "agent_pid",
+		      (int)f->agent_pid);
+	if (f->synced_ms) {
+		rfc3339_ms(f->synced_ms, ts, sizeof(ts));
+		json_object_set_new(o, "last_sync", json_string(ts));
+		json_object_set_new(o, "last_sync_age_ms",
+				    json_integer(now > f->synced_ms ? (json_int_t)(now - f->synced_ms) : 0));
+	} else {
+		json_object_set_new(o, "last_sync", json_null());
+	}
+	return o;
+}
+
+void cli_fleet_text(const struct xrl_spec *s, const struct xrl_fleet *f, char *buf, size_t len)
+{
+	__u64 now = realtime_ms();
+	char when[48];
+
+	if (!f) {
+		snprintf(
+			buf, len,
+			"fleet: no agent has synced it, so this node passes the whole limit (see 'xdp-ratelimit sync')");
+		return;
+	}
+	if (f->synced_ms)
+		snprintf(when, sizeof(when), "%.1f s ago",
+			 now > f->synced_ms ? (double)(now - f->synced_ms) / 1000.0 : 0.0);
+	else
+		snprintf(when, sizeof(when), "never");
+	snprintf(buf, len, "fleet: %s%s, %u nodes, allowance %llu of %llu a window, last sync %s, %u failures in a row",
+		 xrl_policy_name(f->policy),
+		 f->policy == XRL_FLEET_SHARED && f->failures ?
+			 " (the last good sync's allowance, held while it retries)" :
+			 "",
+		 f->nodes, (unsigned long long)xrl_limit(&s->r, f), (unsigned long long)s->r.threshold, when,
+		 f->failures);
+}
+
+const char *cli_clock_name(__u32 c)
+{
+	return c == XRL_CLOCK_COARSE ? "coarse" : c == XRL_CLOCK_TEST ? "test" : "precise";
+}
