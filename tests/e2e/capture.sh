@@ -8,14 +8,10 @@
 # through a symlink or a hard link.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root capture
 if ! command -v tcpdump >/dev/null; then skip capture "needs tcpdump (scripts/deps.sh installs it)"; exit 0; fi
 
 NS=xrle-cap
-veth_lab $NS xrlcap0 xrlcap1 10.231.0 fd00:231
-lab_undo "$XRL unload xrlcap0"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue capture $NS xrlcap0 xrlcap1 10.231.0 fd00:231
 check "load" "$XRL" load xrlcap0
 printf '%s\n' "port 5000/udp rate 100/s per-source" "port 6000/udp rate 50/s aggregate" | "$XRL" apply xrlcap0 - >/dev/null
 PIN=$(pin_dir xrlcap0)

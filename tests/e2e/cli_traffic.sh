@@ -3,18 +3,17 @@
 # explain, dump | apply, two interfaces, unload.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root cli_traffic
 
 NS=xrle-a
-veth_lab $NS xrle0 xrle1 10.210.0 fd00:210
+lab_prologue cli_traffic $NS xrle0 xrle1 10.210.0 fd00:210
 veth_lab $NS xrle2 xrle3 10.211.0 fd00:211
-lab_undo "$XRL unload xrle0; $XRL unload xrle2"
+lab_undo "$XRL unload xrle2"
 
 check "load attaches natively" "$XRL" load xrle0
 check "the program is attached" sh -c "ip -d link show xrle0 | grep -q 'xdp'"
 expect_eq "status lists the interface" "$($XRL -j status | json '.interfaces[] | select(.interface=="xrle0") | .state')" attached
 
-rules=$(mktemp); lab_undo "rm -f $rules"
+rules=$dir/rules
 cat >"$rules" <<'R'
 # per-source limit on the service port
 port 6000/udp rate 200/s window 1s buckets 2 per-source
@@ -25,8 +24,8 @@ check "apply a rules file" "$XRL" apply xrle0 "$rules"
 expect_eq "dump shows three rules" "$($XRL dump xrle0 | wc -l)" 3
 
 # Traffic: .2 at 5x its limit, .3 at 10x the prefix limit, .5 allowed, for 2 seconds.
-out=$(mktemp); lab_undo "rm -f $out"
-sent5=$(mktemp); lab_undo "rm -f $sent5"
+out=$dir/recv
+sent5=$dir/sent5
 recv_bg "$out" 10.210.0.1 6000 4
 $UDP send -n $NS 10.210.0.2 10.210.0.1 6000 1000 2 >/dev/null &
 $UDP send -n $NS 10.210.0.3 10.210.0.1 6000 500 2 >/dev/null &

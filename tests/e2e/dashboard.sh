@@ -11,7 +11,6 @@
 # family they name is one Prometheus scraped.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root dashboard
 for tool in prometheus curl python3; do
 	command -v $tool >/dev/null || { skip dashboard "needs $tool (scripts/deps.sh installs it)"; exit 0; }
 done
@@ -20,10 +19,7 @@ rules=$ROOT/dist/prometheus/xdp-ratelimit.rules.yml
 
 NS=xrle-gf
 IF=xrlgf0
-veth_lab $NS $IF xrlgf1 10.234.0 fd00:234
-lab_undo "$XRL unload $IF"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue dashboard $NS $IF xrlgf1 10.234.0 fd00:234
 check "load" "$XRL" load $IF
 printf '%s\n' "port 7000/udp rate 100/s per-source" "port 7001/udp rate 50/s aggregate monitor" \
 	"port 7100/udp rate 1k/s aggregate global" >"$dir/rules"

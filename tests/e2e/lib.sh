@@ -58,6 +58,18 @@ needs_root() {
 # root namespace; PEER_IF and addresses .2 .. .5 (and NET6::2) go to NS.
 veth_lab() { lab_clients "$@" || fail "lab" "cannot build the veth lab in $1"; }
 
+# lab_prologue SUITE NS HOST_IF PEER_IF NET4 NET6: what most suites start with. needs_root SUITE,
+# veth_lab NS HOST_IF PEER_IF NET4 NET6, the limiter unloaded from HOST_IF at the end, and dir: a
+# temporary folder removed at the end.
+lab_prologue() {
+	needs_root "$1"
+	shift
+	veth_lab "$@"
+	lab_undo "$XRL unload $2"
+	dir=$(mktemp -d)
+	lab_undo "rm -rf $dir"
+}
+
 # recv_bg FILE ADDR PORT SECONDS: "xrl-udp recv ADDR PORT SECONDS" in the background into FILE,
 # its pid in rx. Returns once the receiver has bound its port (it prints "ready" first), so
 # that nothing sent afterwards is lost for want of a socket, however slowly it started; its

@@ -4,13 +4,9 @@
 # values equal to what 'stats -j' reports after real traffic on a veth lab.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root metrics
 
 NS=xrle-p
-veth_lab $NS xrlp0 xrlp1 10.219.0 fd00:219
-lab_undo "$XRL unload xrlp0"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue metrics $NS xrlp0 xrlp1 10.219.0 fd00:219
 
 check "load" "$XRL" load xrlp0
 printf '%s\n' "port 7000/udp rate 100/s window 1s per-source" \

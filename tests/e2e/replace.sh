@@ -9,14 +9,10 @@
 # leave the running program in place.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root replace
 
 NS=xrle-rp
 IF=xrlrp0
-veth_lab $NS $IF xrlrp1 10.234.0 fd00:234
-lab_undo "$XRL unload $IF"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue replace $NS $IF xrlrp1 10.234.0 fd00:234
 
 options() { "$XRL" -j status | jq -c --arg i "$1" '.interfaces[] | select(.interface == $i) | [.mode, .clock, .max_keys, .new_keys_per_second, .sketch_width, .malformed]'; }
 prog_id() { "$XRL" -j status | jq -r --arg i "$1" '.interfaces[] | select(.interface == $i) | .prog_id'; }

@@ -7,14 +7,10 @@
 # with the rule count.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root rings_grow
 
 NS=xrle-rg
 IF=xrlrg0
-veth_lab $NS $IF xrlrg1 10.236.0 fd00:236
-lab_undo "$XRL unload $IF"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue rings_grow $NS $IF xrlrg1 10.236.0 fd00:236
 
 st() { "$XRL" -j status | jq -r --arg i "$IF" ".interfaces[] | select(.interface == \$i) | $1"; }
 

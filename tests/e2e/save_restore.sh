@@ -6,14 +6,10 @@
 # a bad file loads nothing; a set 'set update' refreshed from a file since removed comes back.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root save_restore
 
 NS=xrle-sv
 IF=xrlsv0
-veth_lab $NS $IF xrlsv1 10.231.0 fd00:231
-lab_undo "$XRL unload $IF"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue save_restore $NS $IF xrlsv1 10.231.0 fd00:231
 
 # The options load shows in status -j, and the rules in force.
 options() { "$XRL" -j status | jq -c --arg i "$1" '.interfaces[] | select(.interface == $i) | [.mode, .clock, .max_keys, .new_keys_per_second, .sketch_width, .malformed]'; }

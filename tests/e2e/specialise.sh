@@ -10,14 +10,10 @@
 # running one takes two swaps (one carrying both for the flip, then the new set's own).
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root specialise
 
 NS=xrle-sp
 IF=xrlsp0
-veth_lab $NS $IF xrlsp1 10.239.0 fd00:239
-lab_undo "$XRL unload $IF"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue specialise $NS $IF xrlsp1 10.239.0 fd00:239
 
 prog_id() { "$XRL" -j status | jq -r --arg i "$1" '.interfaces[] | select(.interface == $i) | .prog_id'; }
 features() { "$XRL" -j status | jq -c --arg i "$1" '.interfaces[] | select(.interface == $i) | .features'; }

@@ -7,13 +7,9 @@
 # their rule counts them by.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root stats_figures
 
 NS=xrle-f
-veth_lab $NS xrlf0 xrlf1 10.220.0 fd00:220
-lab_undo "$XRL unload xrlf0"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue stats_figures $NS xrlf0 xrlf1 10.220.0 fd00:220
 check "load" "$XRL" load xrlf0
 printf '%s\n' "port 7100/udp rate 100/s window 1s buckets 2 per-source" \
 	"port 7101/udp rate 100/s window 1s buckets 4 per-source" \

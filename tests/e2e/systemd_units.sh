@@ -11,18 +11,14 @@
 # start loads cleanly.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root systemd_units
+NS=xrle-sd
+IF=xrlsd0
+lab_prologue systemd_units $NS $IF xrlsd1 10.232.0 fd00:232
 if ! command -v systemd-analyze >/dev/null || ! command -v man >/dev/null; then
 	skip systemd_units "needs systemd-analyze (package systemd) and man-db (scripts/deps.sh installs them)"
 	exit 0
 fi
-
-NS=xrle-sd
-IF=xrlsd0
-veth_lab $NS $IF xrlsd1 10.232.0 fd00:232
-lab_undo "$XRL unload $IF"
-root=$(mktemp -d)
-lab_undo "rm -rf $root"
+root=$dir # make install's DESTDIR
 make -s --no-print-directory -C "$ROOT" install DESTDIR="$root" PREFIX=/usr >"$root.log" 2>&1 ||
 	fail "make install DESTDIR=$root" "$(cat "$root.log")"
 rm -f "$root.log"
