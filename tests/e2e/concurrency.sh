@@ -49,7 +49,8 @@ holder=$!
 lab_wait 5 sh -c "! flock -n '$lockdir' true" || fail "flock takes the lock" "it did not within 5 s"
 $XRL apply xrleq0 "$dir/a" >"$dir/apply.out" 2>&1 &
 applier=$!
-sleep 0.2
+# The apply queued first: /proc/locks shows a process blocked in flock(2) behind "->".
+lab_wait 5 grep -q -- "-> FLOCK .* $applier " /proc/locks || fail "apply waits for the lock" "not within 5 s"
 $XRL unload xrleq0 >/dev/null 2>&1
 end=$(date +%s%N)
 wait $holder

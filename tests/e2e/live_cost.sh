@@ -29,10 +29,7 @@ lab_undo "kill $sender 2>/dev/null"
 # Against what the program counted meanwhile, not the 2000/s asked of a sender that a busy
 # machine may start late or hold up; traffic waited for, not slept for.
 seen() { "$XRL" -j stats $IF | jq .counters.seen; }
-s0=$(seen)
-# shellcheck disable=SC2317 # run by lab_wait
-flowing() { [ "$(seen)" -ge $((s0 + 200)) ]; }
-lab_wait 3 flowing || fail "traffic on $IF" "no 200 frames within 3 s"
+traffic_on $IF
 s0=$(seen) t0=$(date +%s%N)
 c=$(cost --cost 2)
 rate=$((($(seen) - s0) * 1000000000 / ($(date +%s%N) - t0)))

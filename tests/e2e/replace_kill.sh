@@ -24,7 +24,7 @@ rx=$!
 lab_wait 10 grep -qx ready "$dir/recv" || fail "receiver" "not ready within 10 s"
 "$UDP" send -n $NS 10.212.0.2 10.212.0.1 5009 2500 $secs >"$dir/sent" &
 tx=$!
-sleep 1
+traffic_on $IF
 
 # whole WHAT: the instance on $IF is as a finished command leaves it: no NAME-new pin, no
 # journal, the program pinned is the one running, and each map it uses is pinned under its name.
@@ -61,7 +61,7 @@ done
 for i in 1 2 3; do
 	keys=$((keys == 65536 ? 70000 : 65536))
 	check "a replace whose carry is slow ($i)" env XRL_TEST_PAUSE_AT=carrying "$XRL" load $IF --max-keys $keys
-	sleep 0.5
+	traffic_on $IF
 done
 out=$("$XRL" load $IF --max-keys 65536 2>&1)
 expect_eq "a load after all that replaces in place" "$(grep -c 'replaced the program' <<<"$out")" 1

@@ -25,7 +25,7 @@ recv_bg "$dir/rx" 10.236.0.1 9 7
 $UDP send -n $NS 10.236.0.2 10.236.0.1 9 2000 4 >"$dir/sent" 2>&1 &
 sender=$!
 lab_undo "kill $sender 2>/dev/null"
-sleep 1.5
+traffic_on $IF
 printf '%s\n' 'port 9/udp rate 50/s window 10s buckets 2 per-source' \
 	'port 10/udp rate 5/s window 2s buckets 10 per-source' >"$dir/rules2"
 check "apply a 10-bucket window: the rings grow in place" "$XRL" apply $IF "$dir/rules2"

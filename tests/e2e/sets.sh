@@ -40,11 +40,11 @@ expect_eq "memory --prefixes 1000000 is what the kernel charges the instance" \
 	"$($XRL -j status | jq -r --arg i $H '.interfaces[] | select(.interface == $i) | .memory_bytes')"
 check "apply a set of 1000 prefixes" "$XRL" apply $H "$dir/small.rules"
 
-# 1. A flood from .2 at 1000/s for 5 s; 1.5 s in, the set of a million replaces the set of 1000.
+# 1. A flood from .2 at 1000/s for 5 s; once it flows, the set of a million replaces the set of 1000.
 recv_bg "$dir/rx" 10.236.0.1 7000 7
 $UDP send -n $NS 10.236.0.2 10.236.0.1 7000 1000 5 >"$dir/sent" &
 sender=$!
-sleep 1.5
+traffic_on $H
 t0=$(date +%s%N)
 check "apply the set of a million under the flood" "$XRL" apply $H "$dir/big.rules"
 ms=$((($(date +%s%N) - t0) / 1000000))

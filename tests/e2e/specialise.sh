@@ -40,7 +40,7 @@ rx9=$rx
 $UDP send -n $NS 10.239.0.2 10.239.0.1 9 2000 6 >"$dir/sent" 2>&1 &
 sender=$!
 lab_undo "kill $sender 2>/dev/null"
-sleep 1
+traffic_on $IF
 
 out=$("$XRL" -j apply $IF "$dir/three")
 expect_eq "apply adding prefix and protocol rules swaps one program in, carrying them" "$(swaps "$out")" \

@@ -95,7 +95,7 @@ check "ExecReload with a rule for the flood" exec_line ExecReload
 recv_bg "$root/rx" 10.232.0.1 9 5
 $UDP send -n $NS 10.232.0.2 10.232.0.1 9 2000 3 >"$root/sent" 2>&1 &
 sender=$!
-sleep 1
+traffic_on $IF
 seen0=$("$XRL" -j stats $IF | json .counters.seen)
 check "a restart: ExecStart after stop" exec_line ExecStart
 seen1=$("$XRL" -j stats $IF | json .counters.seen)
