@@ -5,13 +5,9 @@
 # force and the next), and a set too large for that is refused by lint, --check and apply alike.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root apply_check
 
 NS=xrle-a
-veth_lab $NS xrlea0 xrlea1 10.217.0 fd00:217
-lab_undo "$XRL unload xrlea0"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue apply_check $NS xrlea0 xrlea1 10.217.0 fd00:217
 
 # The largest sets: 100 ports and prefixes up to the limit; b has the same ports, other prefixes.
 max=4096

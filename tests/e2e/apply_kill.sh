@@ -4,14 +4,11 @@
 # and the limit held throughout. Also: the pins are root's alone.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root apply_kill
 
 NS=xrle-c
-veth_lab $NS xrle6 xrle7 10.214.0 fd00:214
-lab_undo "$XRL unload xrle6"
+lab_prologue apply_kill $NS xrle6 xrle7 10.214.0 fd00:214
 check "load" "$XRL" load xrle6
 
-dir=$(mktemp -d); lab_undo "rm -rf $dir"
 # Two sets that share the limited rule and differ in 300 others.
 { echo "port 6000/udp rate 100/s aggregate"
   for i in $(seq 1 150); do echo "prefix 172.16.$i.0/24 rate ${i}0/s"; done

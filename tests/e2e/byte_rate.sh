@@ -7,22 +7,19 @@
 # 2, naming the fix) and dump | apply with byte rates and warm-up.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root byte_rate
 
 NS=xrlb8-a H=xrlb80 P=xrlb81
-veth_lab $NS $H $P 10.248.0 fd00:248
-lab_undo "$XRL unload $H"
+lab_prologue byte_rate $NS $H $P 10.248.0 fd00:248
 check "load attaches natively" "$XRL" load $H
-tmp=$(mktemp -d); lab_undo "rm -rf $tmp"
 
 T=1000000   # 1MB/s over a 1s window: bytes a window
 FRAME=1042  # 14 Ethernet + 20 IPv4 + 8 UDP + 1000 payload: what XDP sees (data_end - data)
 SECS=3
-cat >"$tmp/rules" <<'R'
+cat >"$dir/rules" <<'R'
 port 7200/udp rate 1MB/s window 1s buckets 10 aggregate
 port 7201/udp rate 500/s rate 100KB/s window 1s buckets 10 per-source warmup 30s
 R
-check "apply byte-rate rules" "$XRL" apply $H "$tmp/rules"
+check "apply byte-rate rules" "$XRL" apply $H "$dir/rules"
 expect_eq "dump prints them in the grammar" "$($XRL dump $H)" "port 7200/udp rate 1MB/s window 1s buckets 10 aggregate
 port 7201/udp rate 500/s rate 100KB/s window 1s buckets 10 per-source warmup 30s"
 dump=$($XRL dump $H)
@@ -31,8 +28,8 @@ expect_eq "dump | apply round-trips" "$($XRL dump $H)" "$dump"
 expect_eq "dump -j: the byte threshold" "$($XRL -j dump $H | json '.rules[0].byte_threshold')" $T
 
 # The bulk sender: 3000 frames a second for SECS seconds, about 3.1 MB/s.
-recv_bg "$tmp/recv" 10.248.0.1 7200 $((SECS + 2))
-$UDP send -n $NS -s 1000 10.248.0.2 10.248.0.1 7200 3000 $SECS >"$tmp/sent" &
+recv_bg "$dir/recv" 10.248.0.1 7200 $((SECS + 2))
+$UDP send -n $NS -s 1000 10.248.0.2 10.248.0.1 7200 3000 $SECS >"$dir/sent" &
 sender=$!
 # While it runs the window is full or filling: never over its threshold.
 max=0 samples=0
@@ -47,8 +44,8 @@ while kill -0 $sender 2>/dev/null; do
 done
 wait $sender
 wait $rx
-sent=$(cat "$tmp/sent")
-received=$(tail -1 "$tmp/recv")
+sent=$(cat "$dir/sent")
+received=$(tail -1 "$dir/recv")
 rbytes=$((received * FRAME))
 expect_range "explain sampled the byte window during the run" "$samples" 5 1000
 expect_range "the byte window never held more than its threshold (largest sample)" "$max" 1 $T
@@ -73,13 +70,13 @@ e=$($XRL -j explain $H --src 10.248.0.3 --dport 7201/udp --size $FRAME)
 expect_eq "explain: a new source starts at a third of the packet rate" \
 	"$(echo "$e" | json '.rules[0].threshold_now')" 166
 expect_eq "explain: and at a third of the byte rate" "$(echo "$e" | json '.rules[0].byte_threshold_now')" 33333
-recv_bg "$tmp/recv2" 10.248.0.1 7201 2
+recv_bg "$dir/recv2" 10.248.0.1 7201 2
 $UDP send -n $NS -s 1000 10.248.0.3 10.248.0.1 7201 400 0.5 >/dev/null
 # At once, while the half second sent is still in the 1s window. The largest frame: the ramp
 # may have climbed a little since the last refusal, never by 1514 bytes in this time.
 e=$($XRL -j explain $H --src 10.248.0.3 --dport 7201/udp --size 1514)
 wait $rx
-big=$(tail -1 "$tmp/recv2")
+big=$(tail -1 "$dir/recv2")
 # 31 frames fit in 33333 bytes; the ramp adds 66667 * t / 30s, about 1100 bytes in the run.
 expect_range "large frames: the byte rate binds, at a third of 100KB a window and climbing" "$big" 31 34
 expect_eq "explain: the byte window holds what passed" "$(echo "$e" | json '.rules[0].bytes_window_passed')" $((big * FRAME))

@@ -8,19 +8,25 @@
 # through a symlink or a hard link.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root capture
 if ! command -v tcpdump >/dev/null; then skip capture "needs tcpdump (scripts/deps.sh installs it)"; exit 0; fi
 
 NS=xrle-cap
-veth_lab $NS xrlcap0 xrlcap1 10.231.0 fd00:231
-lab_undo "$XRL unload xrlcap0"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue capture $NS xrlcap0 xrlcap1 10.231.0 fd00:231
 check "load" "$XRL" load xrlcap0
 printf '%s\n' "port 5000/udp rate 100/s per-source" "port 6000/udp rate 50/s aggregate" | "$XRL" apply xrlcap0 - >/dev/null
 PIN=$(pin_dir xrlcap0)
 
-send() { $UDP send -n $NS "$1" 10.231.0.1 "$2" "$3" "$4" >/dev/null; } # SRC PORT PPS SECONDS
+# send SRC PORT PPS SECONDS: what it sent is added to $dir/sent.
+send() { $UDP send -n $NS "$1" 10.231.0.1 "$2" "$3" "$4" >>"$dir/sent"; }
+# mark, then all_judged: returns once the two rules have judged every frame send() sent since the
+# mark, so that the figures read next are final (a sender's last frames may still be on the veth).
+mark() {
+	: >"$dir/sent"
+	j0=$(judged xrlcap0 "port 5000/udp" "port 6000/udp")
+}
+all_judged() {
+	judged_wait $((j0 + $(awk '{ n += $1 } END { print n + 0 }' "$dir/sent"))) xrlcap0 "port 5000/udp" "port 6000/udp"
+}
 # blocked MATCH: the rule's blocked total from stats -j.
 blocked() { "$XRL" -j stats xrlcap0 | jq -r --arg m "$1" '.rules[] | select(.match == $m) | .blocked'; }
 passed() { "$XRL" -j stats xrlcap0 | jq -r --arg m "$1" '.rules[] | select(.match == $m) | .passed'; }
@@ -50,11 +56,12 @@ session() { bpftool -j map dump pinned "$PIN/xrl_cap_ctl" | jq -r '.[0].formatte
 start src --src 10.231.0.2 -w "$dir/src.pcap"
 expect_eq "status names the capture running, by its pid" \
 	"$("$XRL" -j status | jq -r '.interfaces[] | select(.interface == "xrlcap0") | .capture.pid')" "$cap"
+mark
 b0=$(blocked "port 5000/udp")
 send 10.231.0.2 5000 400 2 &
 send 10.231.0.3 5000 50 2
 wait %2 2>/dev/null
-sleep 0.3
+all_judged
 b1=$(blocked "port 5000/udp")
 finish_cap src
 expect_eq "--src: SIGINT ends the capture with exit 0" "$rc" 0
@@ -69,11 +76,12 @@ else fail "--src: the summary" "$(cat "$dir/src.err")"; fi
 
 # No filter, both sources over: both sources' frames, all the rule blocked; SIGTERM ends it as well.
 start both -w "$dir/both.pcap"
+mark
 b0=$(blocked "port 5000/udp")
 send 10.231.0.2 5000 300 1 &
 send 10.231.0.3 5000 200 1
 wait %2 2>/dev/null
-sleep 0.3
+all_judged
 b1=$(blocked "port 5000/udp")
 finish_cap both TERM
 expect_eq "no filter: SIGTERM ends the capture with exit 0" "$rc" 0
@@ -85,11 +93,12 @@ expect_eq "no filter: the frames are the two sources', each dropped" "$((n2 > 0 
 # --rule, as lines of JSON (-j without -w): every frame is that rule's, dropped over its limit, and
 # there are as many as it blocked while the other rule blocked too.
 start rule -j --rule 'port 6000/udp'
+mark
 b0=$(blocked "port 6000/udp") o0=$(blocked "port 5000/udp")
 send 10.231.0.2 6000 200 1 &
 send 10.231.0.2 5000 300 1
 wait %2 2>/dev/null
-sleep 0.3
+all_judged
 b1=$(blocked "port 6000/udp") o1=$(blocked "port 5000/udp")
 finish_cap rule
 expect_range "--rule: the other rule blocked frames meanwhile" $((o1 - o0)) 100 300
@@ -119,9 +128,10 @@ fi
 
 # --passed: the frames passed, here a source under its limit, as many as the rule passed.
 start passed --passed --src 10.231.0.3 -w "$dir/passed.pcap"
+mark
 p0=$(passed "port 5000/udp")
 send 10.231.0.3 5000 50 1
-sleep 0.3
+all_judged
 p1=$(passed "port 5000/udp")
 finish_cap passed
 expect_eq "--passed: every frame the rule passed, none other" "$(frames "$dir/passed.pcap"):$(frames "$dir/passed.pcap" src host 10.231.0.3)" \
@@ -152,9 +162,10 @@ wait
 # The budget under a flood: --max-rate 50 a second a CPU, 2 s of a source far over its limit: what is
 # copied stays within the budget, and every frame the capture was asked for is counted somewhere.
 start flood -j --max-rate 50 --seconds 3 -w "$dir/flood.pcap"
+mark
 b0=$(blocked "port 5000/udp")
 send 10.231.0.4 5000 20000 2
-sleep 0.2
+all_judged
 b1=$(blocked "port 5000/udp")
 wait "$cap"
 cp "$dir/flood.out" "$dir/flood.json"
@@ -184,7 +195,7 @@ expect_err "a second capture is refused, naming the first (its file left alone)"
 	wait "$cap"
 } 2>/dev/null # no "Killed" from the shell
 expect_err "right after a SIGKILL the lease still holds" 1 "already running on xrlcap0" "$XRL" capture xrlcap0 --count 1
-sleep 3.2
+sleep 3.2 # the lease runs out: what is tested
 send 10.231.0.2 5000 100 0.2
 expect_eq "its lease over, the program turned the flag off at the next frame" "$(session)" 0
 check "a new capture starts" "$XRL" capture xrlcap0 --seconds 1

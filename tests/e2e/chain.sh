@@ -8,14 +8,10 @@
 # leads back to the limiter (another instance chained back, a program array) is refused.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root chain
 
 NS=xrle-ch
 IF=xrlch0
-veth_lab $NS $IF xrlch1 10.236.0 fd00:236
-lab_undo "$XRL unload $IF"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue chain $NS $IF xrlch1 10.236.0 fd00:236
 pins=/sys/fs/bpf/xrl-test-chain
 rm -rf $pins
 mkdir -p $pins

@@ -4,11 +4,10 @@
 # either a complete load or nothing.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root cli_errors
 
 NS=xrle-b
-veth_lab $NS xrle4 xrle5 10.213.0 fd00:213
-lab_undo "$XRL unload xrle4; rm -f /sys/fs/bpf/xrle_other"
+lab_prologue cli_errors $NS xrle4 xrle5 10.213.0 fd00:213
+lab_undo "rm -f /sys/fs/bpf/xrle_other"
 
 expect_err "unknown command" 2 "unknown command 'frobnicate'" "$XRL" frobnicate
 expect_err "ambiguous prefix" 2 "ambiguous" "$XRL" st

@@ -3,18 +3,17 @@
 # explain, dump | apply, two interfaces, unload.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root cli_traffic
 
 NS=xrle-a
-veth_lab $NS xrle0 xrle1 10.210.0 fd00:210
+lab_prologue cli_traffic $NS xrle0 xrle1 10.210.0 fd00:210
 veth_lab $NS xrle2 xrle3 10.211.0 fd00:211
-lab_undo "$XRL unload xrle0; $XRL unload xrle2"
+lab_undo "$XRL unload xrle2"
 
 check "load attaches natively" "$XRL" load xrle0
 check "the program is attached" sh -c "ip -d link show xrle0 | grep -q 'xdp'"
 expect_eq "status lists the interface" "$($XRL -j status | json '.interfaces[] | select(.interface=="xrle0") | .state')" attached
 
-rules=$(mktemp); lab_undo "rm -f $rules"
+rules=$dir/rules
 cat >"$rules" <<'R'
 # per-source limit on the service port
 port 6000/udp rate 200/s window 1s buckets 2 per-source
@@ -25,24 +24,24 @@ check "apply a rules file" "$XRL" apply xrle0 "$rules"
 expect_eq "dump shows three rules" "$($XRL dump xrle0 | wc -l)" 3
 
 # Traffic: .2 at 5x its limit, .3 at 10x the prefix limit, .5 allowed, for 2 seconds.
-out=$(mktemp); lab_undo "rm -f $out"
-sent5=$(mktemp); lab_undo "rm -f $sent5"
+out=$dir/recv
+sent5=$dir/sent5
 recv_bg "$out" 10.210.0.1 6000 4
 $UDP send -n $NS 10.210.0.2 10.210.0.1 6000 1000 2 >/dev/null &
 $UDP send -n $NS 10.210.0.3 10.210.0.1 6000 500 2 >/dev/null &
 # 600 datagrams at 300/s: the sender stops at the count, or at 3 s if it was held up so long
 # that it could not catch up; it prints what it sent, which is what the allow rule must pass.
 $UDP send -n $NS 10.210.0.5 10.210.0.1 6000 300 3 600 >"$sent5" &
-sleep 0.5
-# While the flood runs, the window holds the threshold's worth, except just after the bucket
-# holding the passes expires, while the next 50 packets (0.1 s at 500/s) pass: so look up to 50
-# times, 10 ms apart, well inside the 2 s flood.
-for _ in $(seq 50); do
+# Once the flood filled it, the window holds the threshold's worth, except just after the bucket
+# holding the passes expires, while the next 50 packets (0.1 s at 500/s) pass: so look until the
+# next packet is blocked, well inside the 2 s flood.
+# shellcheck disable=SC2317 # run by lab_wait
+blocked_next() {
 	e=$($XRL -j explain xrle0 --src 10.210.0.3 --dport 6000/udp)
 	verdict=$(echo "$e" | json .verdict)
-	[ "$verdict" = block ] && break
-	sleep 0.01
-done
+	[ "$verdict" = block ]
+}
+lab_wait 3 blocked_next
 expect_eq "explain: the flooding source's next packet is blocked" "$verdict" block
 expect_eq "explain: its prefix window holds the threshold" \
 	"$(echo "$e" | json '.rules[] | select(.rule | startswith("prefix")) | .window_passed')" 50
@@ -116,8 +115,10 @@ expect_eq "explain: the /8 elsewhere" "$(longest 10.9.9.9)" 10.0.0.0/8
 expect_eq "explain: no prefix outside them all" "$(longest 192.0.2.1)" none
 
 # Killing a command never stops enforcement: nothing runs after load.
-$XRL stats xrle0 --watch >/dev/null 2>&1 &
-sleep 0.5; kill -9 $! 2>/dev/null; wait $! 2>/dev/null
+$XRL stats xrle0 --watch >"$dir/watch" 2>&1 &
+watcher=$!
+lab_wait 5 test -s "$dir/watch" || fail "stats --watch" "printed nothing within 5 s"
+kill -9 $watcher 2>/dev/null; wait $watcher 2>/dev/null
 sleep 1.2 # let the earlier flood's window pass
 recv_bg "$out" 10.210.0.1 6000 2.5
 $UDP send -n $NS 10.210.0.2 10.210.0.1 6000 1000 1 >/dev/null

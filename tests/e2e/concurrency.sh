@@ -5,15 +5,11 @@
 # instead of reporting rules in force on an interface that was just unloaded.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root concurrency
 
 NS=xrle-q
-veth_lab $NS xrleq0 xrleq1 10.215.0 fd00:215
-lab_undo "$XRL unload xrleq0"
+lab_prologue concurrency $NS xrleq0 xrleq1 10.215.0 fd00:215
 check "load" "$XRL" load xrleq0
 
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
 { echo "port 53/udp rate 100/s"
   for i in $(seq 1 60); do echo "prefix 172.17.$i.0/24 rate ${i}0/s"; done
   for i in $(seq 1 60); do echo "port $((10000 + i))/tcp rate ${i}/s"; done; } >"$dir/a"
@@ -53,7 +49,8 @@ holder=$!
 lab_wait 5 sh -c "! flock -n '$lockdir' true" || fail "flock takes the lock" "it did not within 5 s"
 $XRL apply xrleq0 "$dir/a" >"$dir/apply.out" 2>&1 &
 applier=$!
-sleep 0.2
+# The apply queued first: /proc/locks shows a process blocked in flock(2) behind "->".
+lab_wait 5 grep -q -- "-> FLOCK .* $applier " /proc/locks || fail "apply waits for the lock" "not within 5 s"
 $XRL unload xrleq0 >/dev/null 2>&1
 end=$(date +%s%N)
 wait $holder

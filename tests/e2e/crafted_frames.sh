@@ -11,16 +11,12 @@
 # The frames are built by python3 and sent raw (build/xrl-rawsend).
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root crafted_frames
+NS=xrlc-a H=xrlc0 P=xrlc1
+lab_prologue crafted_frames $NS $H $P 10.243.0 fd00:243
 RAW=$BUILD/xrl-rawsend
 if [ ! -x "$RAW" ]; then fail crafted_frames "$RAW is missing: build it first (make)"; finish; fi
 if ! command -v python3 >/dev/null; then skip crafted_frames "needs python3 (scripts/deps.sh installs it)"; exit 0; fi
 
-NS=xrlc-a H=xrlc0 P=xrlc1
-veth_lab $NS $H $P 10.243.0 fd00:243
-lab_undo "$XRL unload $H"
-tmp=$(mktemp -d)
-lab_undo "rm -rf $tmp"
 HMAC=$(cat /sys/class/net/$H/address)
 PMAC=$(ip netns exec $NS cat /sys/class/net/$P/address)
 N=200
@@ -70,15 +66,15 @@ PY
 send() { xargs "$RAW" -n $NS $P <"$1" >/dev/null; }
 counter() { "$XRL" -j stats $H | json ".counters.$1"; }
 
-frames v6chain >"$tmp/v6chain"
-frames synfrag >"$tmp/synfrag"
+frames v6chain >"$dir/v6chain"
+frames synfrag >"$dir/synfrag"
 expect_eq "the builder made $N IPv6 frames and $((2 * N)) fragments" \
-	"$(wc -l <"$tmp/v6chain") $(wc -l <"$tmp/synfrag")" "$N $((2 * N))"
+	"$(wc -l <"$dir/v6chain") $(wc -l <"$dir/synfrag")" "$N $((2 * N))"
 
 # synacks IFACE SECONDS: counts, in the namespace, the connections the host answers with a
 # SYN-ACK from port 7000 for SECONDS (its retransmissions counted once); prints "ready" once
 # listening, then the count.
-cat >"$tmp/synacks.py" <<'PY'
+cat >"$dir/synacks.py" <<'PY'
 import socket, struct, sys, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
 s.bind((sys.argv[1], 0))
@@ -96,17 +92,17 @@ while time.time() < end:
         ports.add(dport)
 print(len(ports), flush=True)
 PY
-cat >"$tmp/listen.py" <<'PY'
+cat >"$dir/listen.py" <<'PY'
 import socket, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("10.243.0.1", 7000)); s.listen(4096)
 print("ready", flush=True)
 time.sleep(600)
 PY
-python3 "$tmp/listen.py" >"$tmp/listen.out" &
+python3 "$dir/listen.py" >"$dir/listen.out" &
 listener=$!
 lab_undo "kill $listener"
-lab_wait 10 grep -qx ready "$tmp/listen.out" || fail "tcp listener" "not ready within 10 s"
+lab_wait 10 grep -qx ready "$dir/listen.out" || fail "tcp listener" "not ready within 10 s"
 # No SYN cookies, no per-source throttling of SYN-ACKs: each SYN the host accepts is answered.
 ip netns exec $NS sysctl -qw net.ipv4.tcp_syncookies=0 2>/dev/null || true
 
@@ -117,17 +113,17 @@ run() {
 	check "rules: port 5000/udp and port 7000/tcp at 10/s, proto tcp-syn at 10/s" sh -c "printf '%s\n' \
 		'port 5000/udp rate 10/s window 10s aggregate' 'port 7000/tcp rate 10/s window 10s aggregate' \
 		'proto tcp-syn rate 10/s window 10s aggregate' | $XRL apply $H -"
-	recv_bg "$tmp/recv6" fd00:243::1 5000 4
-	send "$tmp/v6chain"
+	recv_bg "$dir/recv6" fd00:243::1 5000 4
+	send "$dir/v6chain"
 	wait "$rx"
-	got6=$(tail -n 1 "$tmp/recv6")
-	rm -f "$tmp/synacks" # run again: the last one's "ready" must not pass the wait (recv_bg)
-	ip netns exec $NS python3 "$tmp/synacks.py" $P 3 >"$tmp/synacks" &
+	got6=$(tail -n 1 "$dir/recv6")
+	rm -f "$dir/synacks" # run again: the last one's "ready" must not pass the wait (recv_bg)
+	ip netns exec $NS python3 "$dir/synacks.py" $P 3 >"$dir/synacks" &
 	local sniff=$!
-	lab_wait 10 grep -qx ready "$tmp/synacks" || fail "syn-ack counter" "not ready within 10 s"
-	send "$tmp/synfrag"
+	lab_wait 10 grep -qx ready "$dir/synacks" || fail "syn-ack counter" "not ready within 10 s"
+	send "$dir/synfrag"
 	wait $sniff
-	gotsyn=$(tail -n 1 "$tmp/synacks")
+	gotsyn=$(tail -n 1 "$dir/synacks")
 }
 
 run drop-evasive

@@ -11,7 +11,6 @@
 # family they name is one Prometheus scraped.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root dashboard
 for tool in prometheus curl python3; do
 	command -v $tool >/dev/null || { skip dashboard "needs $tool (scripts/deps.sh installs it)"; exit 0; }
 done
@@ -20,10 +19,7 @@ rules=$ROOT/dist/prometheus/xdp-ratelimit.rules.yml
 
 NS=xrle-gf
 IF=xrlgf0
-veth_lab $NS $IF xrlgf1 10.234.0 fd00:234
-lab_undo "$XRL unload $IF"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue dashboard $NS $IF xrlgf1 10.234.0 fd00:234
 check "load" "$XRL" load $IF
 printf '%s\n' "port 7000/udp rate 100/s per-source" "port 7001/udp rate 50/s aggregate monitor" \
 	"port 7100/udp rate 1k/s aggregate global" >"$dir/rules"
@@ -64,12 +60,15 @@ $UDP send -n $NS 10.234.0.3 10.234.0.1 7001 200 6 >/dev/null 2>&1 &
 senders+=($!)
 $UDP send -n $NS 10.234.0.4 10.234.0.1 7002 100 6 >/dev/null 2>&1 &
 senders+=($!)
-wait "${senders[@]}"
-sleep 2 # two more scrapes
-sysctl -qw kernel.bpf_stats_enabled="$old_stats"
-
 # query EXPR: the result of the instant query EXPR, as JSON.
 query() { curl -sf --get --data-urlencode "query=$1" "$api/query"; }
+wait "${senders[@]}"
+# Two more scrapes, the second begun a second after the senders ended: it holds their last frames.
+end=$(date +%s)
+# shellcheck disable=SC2317 # run by lab_wait
+scraped() { query 'timestamp(up{job="xdp-ratelimit"})' | jq -e --argjson t $((end + 1)) '.data.result[0].value[1] | tonumber > $t' >/dev/null; }
+lab_wait 10 scraped || fail "prometheus scrapes after the traffic" "no scrape within 10 s"
+sysctl -qw kernel.bpf_stats_enabled="$old_stats"
 expect_eq "the dashboard: unique panel ids, each panel and query on the \$datasource variable" \
 	"$(jq '([.panels[].id] | length == (unique | length)) and ([.. | objects | select(has("datasource")) | .datasource.uid] | unique == ["${datasource}"])' "$dash" 2>&1)" true
 jq -c '.panels[] | .title as $t | .targets[] | {title: $t, expr, legend: .legendFormat}' "$dash" >"$dir/targets"

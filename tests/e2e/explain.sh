@@ -5,13 +5,9 @@
 # sketch only where the cap is reached, which tests/e2e/source_flood.sh checks during its flood).
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root explain
 
 NS=xrle-x
-veth_lab $NS xrlx0 xrlx1 10.224.0 fd00:224
-lab_undo "$XRL unload xrlx0"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue explain $NS xrlx0 xrlx1 10.224.0 fd00:224
 RULE=(port 7000/udp rate 100/s window 1s per-source)
 
 # explain_ok WHAT ARGS...: explain ARGS exits 0 with nothing on stderr; its stdout in $dir/out.

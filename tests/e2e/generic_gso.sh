@@ -6,20 +6,16 @@
 # within what 200 segments a second carry.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root generic_gso
+NS=xrlo-a H=xrlo0 P=xrlo1
+lab_prologue generic_gso $NS $H $P 10.245.0 fd00:245
 if ! command -v python3 >/dev/null; then skip generic_gso "needs python3 (scripts/deps.sh installs it)"; exit 0; fi
 
-NS=xrlo-a H=xrlo0 P=xrlo1
-veth_lab $NS $H $P 10.245.0 fd00:245
-lab_undo "$XRL unload $H"
-tmp=$(mktemp -d)
-lab_undo "rm -rf $tmp"
 SECS=3
 check "the peer sends with TSO (the default)" sh -c "ip netns exec $NS ethtool -k $P 2>/dev/null | grep -q '^tcp-segmentation-offload: on' || ! command -v ethtool >/dev/null"
 check "load --mode generic" "$XRL" load $H --mode generic
 check "a rule of 200 segments a second" "$XRL" rule add $H port 7001/tcp rate 200/s aggregate
 
-cat >"$tmp/server.py" <<'PY'
+cat >"$dir/server.py" <<'PY'
 import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("10.245.0.1", 7001)); s.listen(1)
@@ -37,7 +33,7 @@ while time.time() < end:
     n += len(b)
 print(n, flush=True)
 PY
-cat >"$tmp/client.py" <<'PY'
+cat >"$dir/client.py" <<'PY'
 import socket, sys, time
 c = socket.create_connection(("10.245.0.1", 7001), timeout=5)
 c.settimeout(0.5)
@@ -50,13 +46,13 @@ while time.time() < end:
     except OSError:
         break
 PY
-python3 "$tmp/server.py" $((SECS + 1)) >"$tmp/server.out" &
+python3 "$dir/server.py" $((SECS + 1)) >"$dir/server.out" &
 server=$!
 lab_undo "kill $server 2>/dev/null"
-lab_wait 10 grep -qx ready "$tmp/server.out" || fail "tcp server" "not ready within 10 s"
-timeout $((SECS + 10)) ip netns exec $NS python3 "$tmp/client.py" $SECS >/dev/null 2>&1
+lab_wait 10 grep -qx ready "$dir/server.out" || fail "tcp server" "not ready within 10 s"
+timeout $((SECS + 10)) ip netns exec $NS python3 "$dir/client.py" $SECS >/dev/null 2>&1
 wait $server
-got=$(tail -n 1 "$tmp/server.out")
+got=$(tail -n 1 "$dir/server.out")
 # 200 segments a second of at most 1448 bytes, for the seconds sent and two windows more (the
 # buckets' edges); 661df77 passed 39.7 MB in 3 s here, this build 1.07 MB.
 bound=$(((SECS + 2) * 200 * 1448))

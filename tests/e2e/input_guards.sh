@@ -9,29 +9,25 @@
 #   - set update of a FIFO waited forever, and of a symlink to /etc/shadow quoted its first line.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root input_guards
 
 NS=xrlg-a H=xrlg0 P=xrlg1
-veth_lab $NS $H $P 10.244.0 fd00:244
-lab_undo "$XRL unload $H"
-tmp=$(mktemp -d)
-lab_undo "rm -rf $tmp"
+lab_prologue input_guards $NS $H $P 10.244.0 fd00:244
 check "load" "$XRL" load $H
 check "two rules in force" sh -c "printf 'port 53/udp rate 10/s\nprefix 10.0.0.0/8 rate 5/s\n' | $XRL apply $H -"
 rules() { "$XRL" dump $H | wc -l; }
 
-: >"$tmp/empty"
+: >"$dir/empty"
 expect_err "apply of an empty file is refused, naming the file and the way to say so" 2 \
-	"$tmp/empty holds no rule: applying it would remove every rule from $H; nothing was applied.*--allow-empty" \
-	"$XRL" apply $H "$tmp/empty"
+	"$dir/empty holds no rule: applying it would remove every rule from $H; nothing was applied.*--allow-empty" \
+	"$XRL" apply $H "$dir/empty"
 expect_eq "the rules stay" "$(rules)" 2
 expect_err "a generator that died before writing: refused" 2 "<stdin> holds no rule" \
 	sh -c "(exit 1) | $XRL apply $H -"
-printf '# nothing but comments\n\n   \n' >"$tmp/comments"
-expect_err "comments alone are no rule either" 2 "holds no rule" "$XRL" apply $H "$tmp/comments"
-expect_err "apply --check of it says the same" 2 "holds no rule" "$XRL" apply $H "$tmp/empty" --check
+printf '# nothing but comments\n\n   \n' >"$dir/comments"
+expect_err "comments alone are no rule either" 2 "holds no rule" "$XRL" apply $H "$dir/comments"
+expect_err "apply --check of it says the same" 2 "holds no rule" "$XRL" apply $H "$dir/empty" --check
 expect_eq "the rules stay after all of these" "$(rules)" 2
-check "--allow-empty removes them, as asked" "$XRL" apply $H "$tmp/empty" --allow-empty
+check "--allow-empty removes them, as asked" "$XRL" apply $H "$dir/empty" --allow-empty
 expect_eq "no rule left" "$(rules)" 0
 check "two rules again" sh -c "printf 'port 53/udp rate 10/s\nprefix 10.0.0.0/8 rate 5/s\n' | $XRL apply $H -"
 
@@ -51,24 +47,24 @@ expect_eq "the rules stay after all of these" "$(rules)" 2
 # forever, a device read; and a path to a file that is no set file (a symlink to /etc/shadow)
 # had its first line quoted in the error.
 check "a set in force" sh -c "printf 'set feed { 192.0.2.0/24 }\nprefix @feed rate 5/s\n' | $XRL apply $H -"
-mkfifo "$tmp/fifo"
-expect_err "set update of a FIFO is refused at once" 2 "set file $tmp/fifo is a FIFO, not a regular file.*nothing was changed" \
-	timeout 10 "$XRL" set update $H feed "$tmp/fifo"
-expect_err "... as apply refuses it as a set's file" 2 "set file $tmp/fifo is a FIFO, not a regular file" \
-	sh -c "printf 'set feed file $tmp/fifo\nprefix @feed rate 5/s\n' | timeout 10 $XRL apply $H -"
+mkfifo "$dir/fifo"
+expect_err "set update of a FIFO is refused at once" 2 "set file $dir/fifo is a FIFO, not a regular file.*nothing was changed" \
+	timeout 10 "$XRL" set update $H feed "$dir/fifo"
+expect_err "... as apply refuses it as a set's file" 2 "set file $dir/fifo is a FIFO, not a regular file" \
+	sh -c "printf 'set feed file $dir/fifo\nprefix @feed rate 5/s\n' | timeout 10 $XRL apply $H -"
 expect_err "set update of a device is refused" 2 "set file /dev/zero is a device" \
 	timeout 10 "$XRL" set update $H feed /dev/zero
-printf 'root:x6.Xq9.secret.hash:20228:0:99999:7:::\n' >"$tmp/shadow"
-chmod 600 "$tmp/shadow"
-ln -s "$tmp/shadow" "$tmp/feed.txt"
-out=$("$XRL" set update $H feed "$tmp/feed.txt" 2>&1)
+printf 'root:x6.Xq9.secret.hash:20228:0:99999:7:::\n' >"$dir/shadow"
+chmod 600 "$dir/shadow"
+ln -s "$dir/shadow" "$dir/feed.txt"
+out=$("$XRL" set update $H feed "$dir/feed.txt" 2>&1)
 expect_eq "set update of a file that is no set file: refused, its line not quoted" \
-	"$?:$(grep -c 'secret' <<<"$out"):$(grep -c "$tmp/feed.txt:1: not a prefix, and not shown" <<<"$out")" "2:0:1"
-out=$("$XRL" apply $H "$tmp/feed.txt" 2>&1)
+	"$?:$(grep -c 'secret' <<<"$out"):$(grep -c "$dir/feed.txt:1: not a prefix, and not shown" <<<"$out")" "2:0:1"
+out=$("$XRL" apply $H "$dir/feed.txt" 2>&1)
 expect_eq "apply of it: refused, not quoted either" \
 	"$?:$(grep -c 'secret' <<<"$out"):$(grep -c "feed.txt:1: not a rule, and not shown" <<<"$out")" "2:0:1"
-printf '192.0.2.0/24\n10.1.2.300/24\n' >"$tmp/typo.txt"
+printf '192.0.2.0/24\n10.1.2.300/24\n' >"$dir/typo.txt"
 expect_err "a mistyped prefix is still quoted" 2 "typo.txt:2: '10.1.2.300' is not an IPv4 or IPv6 address" \
-	"$XRL" set update $H feed "$tmp/typo.txt"
+	"$XRL" set update $H feed "$dir/typo.txt"
 expect_eq "the set is as it was after all of these" "$("$XRL" dump $H | head -n 1)" "set feed { 192.0.2.0/24 }"
 finish

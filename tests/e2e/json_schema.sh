@@ -4,14 +4,10 @@
 # --count print NDJSON, each line with a timestamp; -j anywhere on the line counts.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root json_schema
 
 SCHEMA=$ROOT/docs/json-schema.json
 NS=xrle-j
-veth_lab $NS xrlej0 xrlej1 10.218.0 fd00:218
-lab_undo "$XRL unload xrlej0"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue json_schema $NS xrlej0 xrlej1 10.218.0 fd00:218
 printf '%s\n' "port 53/udp rate 10/s" "prefix 10.218.0.0/24 rate 5/s aggregate monitor" \
 	"prefix 192.0.2.0/24 allow" "port 7000/udp rate 1k/s aggregate global" \
 	"port 8000/udp rate 100/s rate 10Mbit/s warmup 30s" "port 8001/udp rate 12MB/s aggregate" \

@@ -58,6 +58,18 @@ needs_root() {
 # root namespace; PEER_IF and addresses .2 .. .5 (and NET6::2) go to NS.
 veth_lab() { lab_clients "$@" || fail "lab" "cannot build the veth lab in $1"; }
 
+# lab_prologue SUITE NS HOST_IF PEER_IF NET4 NET6: what most suites start with. needs_root SUITE,
+# veth_lab NS HOST_IF PEER_IF NET4 NET6, the limiter unloaded from HOST_IF at the end, and dir: a
+# temporary folder removed at the end.
+lab_prologue() {
+	needs_root "$1"
+	shift
+	veth_lab "$@"
+	lab_undo "$XRL unload $2"
+	dir=$(mktemp -d)
+	lab_undo "rm -rf $dir"
+}
+
 # recv_bg FILE ADDR PORT SECONDS: "xrl-udp recv ADDR PORT SECONDS" in the background into FILE,
 # its pid in rx. Returns once the receiver has bound its port (it prints "ready" first), so
 # that nothing sent afterwards is lost for want of a socket, however slowly it started; its
@@ -80,6 +92,36 @@ pin_dir() {
 	local in=()
 	[ -n "${2:-}" ] && in=(nsenter --net="/run/netns/$2")
 	"${in[@]}" "$XRL" -j status | jq -r --arg i "$1" '.interfaces[] | select(.interface == $i and .this_netns) | .pin_dir // empty'
+}
+
+# traffic_on IFACE [N]: returns once the program on IFACE has seen N frames (200 unless told)
+# more than when called: a sender started in the background is going through it, however late a
+# busy machine started it. A FAIL if not within 5 s.
+traffic_on() {
+	local want
+	want=$(($("$XRL" -j stats "$1" | json .counters.seen) + ${2:-200}))
+	lab_wait 5 seen_reach "$1" "$want" || fail "traffic on $1" "fewer than ${2:-200} frames within 5 s"
+}
+seen_reach() { [ "$("$XRL" -j stats "$1" | json .counters.seen)" -ge "$2" ]; }
+
+# judged IFACE MATCH...: the frames the rules of IFACE with these matches have judged (passed and
+# blocked, from stats -j).
+judged() {
+	local i=$1
+	shift
+	"$XRL" -j stats "$i" | jq '[.rules[] | select(.match | IN($ARGS.positional[])) | .passed + .blocked] | add // 0' --args "$@"
+}
+# judged_wait N IFACE MATCH...: returns once those rules have judged N frames in all, the frames a
+# test sent: the figures it reads next are final. A FAIL if not within 5 s.
+judged_wait() {
+	local n=$1
+	shift
+	lab_wait 5 judged_reach "$n" "$@" || fail "frames judged on $1" "$(judged "$@") of $n within 5 s"
+}
+judged_reach() {
+	local n=$1
+	shift
+	[ "$(judged "$@")" -ge "$n" ]
 }
 
 # free_port: a TCP port free on the loopback now, for a server the test starts.

@@ -5,16 +5,13 @@
 # them on; with the sysctl on, status shows the run time since. The sysctl is left as it was.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root live_cost
+NS=xrle-lc
+IF=xrllc0
+lab_prologue live_cost $NS $IF xrllc1 10.238.0 fd00:238
 if [ ! -e /proc/sys/kernel/bpf_stats_enabled ]; then
 	skip live_cost "the kernel has no kernel.bpf_stats_enabled"
 	exit 0
 fi
-
-NS=xrle-lc
-IF=xrllc0
-veth_lab $NS $IF xrllc1 10.238.0 fd00:238
-lab_undo "$XRL unload $IF"
 was=$(cat /proc/sys/kernel/bpf_stats_enabled)
 lab_undo "sysctl -qw kernel.bpf_stats_enabled=$was"
 sysctl -qw kernel.bpf_stats_enabled=0
@@ -32,10 +29,7 @@ lab_undo "kill $sender 2>/dev/null"
 # Against what the program counted meanwhile, not the 2000/s asked of a sender that a busy
 # machine may start late or hold up; traffic waited for, not slept for.
 seen() { "$XRL" -j stats $IF | jq .counters.seen; }
-s0=$(seen)
-# shellcheck disable=SC2317 # run by lab_wait
-flowing() { [ "$(seen)" -ge $((s0 + 200)) ]; }
-lab_wait 3 flowing || fail "traffic on $IF" "no 200 frames within 3 s"
+traffic_on $IF
 s0=$(seen) t0=$(date +%s%N)
 c=$(cost --cost 2)
 rate=$((($(seen) - s0) * 1000000000 / ($(date +%s%N) - t0)))

@@ -4,11 +4,9 @@
 # key costs the same at 2, 64 and 256 possible CPUs.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root memory
 
 NS=xrle-m
-veth_lab $NS xrlm0 xrlm1 10.215.0 fd00:215
-lab_undo "$XRL unload xrlm0"
+lab_prologue memory $NS xrlm0 xrlm1 10.215.0 fd00:215
 check "load with 4096 keys" "$XRL" load xrlm0 --max-keys 4096
 
 st=$("$XRL" -j status | jq -c '.interfaces[] | select(.interface == "xrlm0")')

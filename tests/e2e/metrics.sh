@@ -4,13 +4,9 @@
 # values equal to what 'stats -j' reports after real traffic on a veth lab.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root metrics
 
 NS=xrle-p
-veth_lab $NS xrlp0 xrlp1 10.219.0 fd00:219
-lab_undo "$XRL unload xrlp0"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue metrics $NS xrlp0 xrlp1 10.219.0 fd00:219
 
 check "load" "$XRL" load xrlp0
 printf '%s\n' "port 7000/udp rate 100/s window 1s per-source" \
@@ -18,11 +14,11 @@ printf '%s\n' "port 7000/udp rate 100/s window 1s per-source" \
 check "apply" "$XRL" apply xrlp0 "$dir/rules"
 
 # Real traffic: .2 at 5x its port limit, .4 at 4x a monitor limit, .3 to a port no rule names.
-$UDP send -n $NS 10.219.0.2 10.219.0.1 7000 500 1 >/dev/null &
-$UDP send -n $NS 10.219.0.4 10.219.0.1 7002 200 1 >/dev/null &
+$UDP send -n $NS 10.219.0.2 10.219.0.1 7000 500 1 >"$dir/sent2" &
+$UDP send -n $NS 10.219.0.4 10.219.0.1 7002 200 1 >"$dir/sent4" &
 $UDP send -n $NS 10.219.0.3 10.219.0.1 7003 100 1 >/dev/null &
 wait
-sleep 0.2 # the last frames through the program
+judged_wait $(($(cat "$dir/sent2") + $(cat "$dir/sent4"))) xrlp0 "port 7000/udp" "prefix 10.219.0.4/32"
 
 "$XRL" -j stats xrlp0 >"$dir/before.json"
 "$XRL" metrics >"$dir/out.prom"
@@ -103,8 +99,8 @@ expect_eq "no capture running: capture_lost_total 0, by reason rate and full" \
 cap=$!
 lab_undo "kill $cap 2>/dev/null"
 if lab_wait 10 grep -qs '^capturing' "$dir/cap.err"; then
-	$UDP send -n $NS 10.219.0.2 10.219.0.1 7000 2000 1 >/dev/null
-	sleep 0.2
+	j0=$(judged xrlp0 "port 7000/udp")
+	judged_wait $((j0 + $($UDP send -n $NS 10.219.0.2 10.219.0.1 7000 2000 1))) xrlp0 "port 7000/udp"
 	"$XRL" metrics xrlp0 >"$dir/cap.prom"
 	wait "$cap"
 	lost=$(value "$dir/cap.prom" xdp_ratelimit_capture_lost_total ',reason="rate"')
@@ -133,8 +129,11 @@ if [ "$old_stats" = 0 ]; then
 fi
 sysctl -qw kernel.bpf_stats_enabled=1
 lab_undo "sysctl -qw kernel.bpf_stats_enabled=$old_stats"
-$UDP send -n $NS 10.219.0.3 10.219.0.1 7003 500 1 >/dev/null
-sleep 0.2
+read -r _ r0 < <(cost)
+n=$($UDP send -n $NS 10.219.0.3 10.219.0.1 7003 500 1)
+# shellcheck disable=SC2317 # run by lab_wait
+ran() { read -r _ r < <(cost) && [ "$r" -ge $((r0 + n)) ]; }
+lab_wait 5 ran || fail "the program's runs" "fewer than the $n frames sent within 5 s"
 read -r ns0 runs0 < <(cost)
 "$XRL" metrics xrlp0 >"$dir/cost.prom"
 read -r ns1 runs1 < <(cost)

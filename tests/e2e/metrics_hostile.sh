@@ -11,15 +11,11 @@
 # left no scrape answered, each renewing its 5 s timeout with a byte every 2 s.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root metrics_hostile
 command -v python3 >/dev/null || { skip metrics_hostile "needs python3 (scripts/deps.sh installs it)"; exit 0; }
 command -v curl >/dev/null || { skip metrics_hostile "needs curl (scripts/deps.sh installs it)"; exit 0; }
 
 NS=xrle-w
-veth_lab $NS xrlw0 xrlw1 10.223.0 fd00:223
-lab_undo "$XRL unload xrlw0"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue metrics_hostile $NS xrlw0 xrlw1 10.223.0 fd00:223
 hostile=(python3 "$ROOT/tests/e2e/hostile_http.py")
 # One /64 of many addresses, on the lab's interface (gone with it): fd00:223:0:64::1 to ::64.
 for i in $(seq 1 100); do printf 'addr add fd00:223:0:64::%x/128 dev xrlw0 nodad\n' "$i"; done |

@@ -7,16 +7,13 @@
 # The floods are raw frames (build/xrl-rawsend); the connection and the UDP stream are real sockets.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root proto_rules
+NS=xrlr-a H=xrlr0 P=xrlr1
+lab_prologue proto_rules $NS $H $P 10.241.0 fd00:241
 RAW=$BUILD/xrl-rawsend
 if [ ! -x "$RAW" ]; then fail proto_rules "$RAW is missing: build it first (make)"; finish; fi
 if ! command -v python3 >/dev/null; then skip proto_rules "needs python3 (scripts/deps.sh installs it)"; exit 0; fi
 
-NS=xrlr-a H=xrlr0 P=xrlr1
-veth_lab $NS $H $P 10.241.0 fd00:241
-lab_undo "$XRL unload $H"
 check "load attaches natively" "$XRL" load $H
-tmp=$(mktemp -d); lab_undo "rm -rf $tmp"
 HMAC=$(cat /sys/class/net/$H/address)
 PMAC=$(ip netns exec $NS cat /sys/class/net/$P/address)
 
@@ -55,7 +52,7 @@ send() { "$RAW" -n $NS -c "$1" $P "$2" >/dev/null; }
 rule_stat() { "$XRL" -j stats $H | jq -r --arg r "$1" ".rules[] | select(.rule | startswith(\$r)) | .$2"; }
 counter() { "$XRL" -j stats $H | json ".counters.$1"; }
 
-rules=$tmp/rules
+rules=$dir/rules
 cat >"$rules" <<'R'
 proto tcp-syn         rate 5/s  window 2s per-source
 proto icmp type 8     rate 10/s window 2s per-source
@@ -71,7 +68,7 @@ expect_eq "dump | apply round-trips" "$($XRL dump $H)" "$dump"
 expect_eq "dump -j names their kind" "$($XRL -j dump $H | json '[.rules[].kind] | join(",")')" "port,proto,proto"
 
 # 1. A TCP connection from .2, established before the flood (its SYN is one of the 5 a window).
-cat >"$tmp/server.py" <<'PY'
+cat >"$dir/server.py" <<'PY'
 import socket, sys
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("10.241.0.1", 7000)); s.listen(16)
@@ -84,7 +81,7 @@ while True:
     n += len(b)
 print(n, flush=True)
 PY
-cat >"$tmp/client.py" <<'PY'
+cat >"$dir/client.py" <<'PY'
 import socket, sys, time
 c = socket.create_connection(("10.241.0.1", 7000), source_address=(sys.argv[1], 0), timeout=5)
 print("connected", flush=True)
@@ -93,21 +90,21 @@ for _ in range(int(sys.argv[2])):
     c.sendall(b"y" * 100)
 c.close()
 PY
-python3 "$tmp/server.py" >"$tmp/server.out" &
-lab_wait 10 grep -qx ready "$tmp/server.out" || fail "tcp server" "not ready within 10 s"
+python3 "$dir/server.py" >"$dir/server.out" &
+lab_wait 10 grep -qx ready "$dir/server.out" || fail "tcp server" "not ready within 10 s"
 # 100 segments of 100 bytes, 20 ms apart: 2 s of ACK/PSH segments through the flood below.
-ip netns exec $NS python3 "$tmp/client.py" 10.241.0.2 100 0.02 >"$tmp/client.out" 2>&1 &
+ip netns exec $NS python3 "$dir/client.py" 10.241.0.2 100 0.02 >"$dir/client.out" 2>&1 &
 client=$!
-lab_wait 10 grep -qx connected "$tmp/client.out" || fail "tcp client" "did not connect: $(cat "$tmp/client.out")"
+lab_wait 10 grep -qx connected "$dir/client.out" || fail "tcp client" "did not connect: $(cat "$dir/client.out")"
 syn=$(frame tcp 10.241.0.2 7000 02)
 send 2000 "$syn"
 # At once: the window is 2 s and the connection runs 2 s more.
 expect_eq "explain: the flooding source's next SYN is blocked" \
 	"$($XRL -j explain $H --src 10.241.0.2 --proto tcp-syn | json .verdict)" block
 wait $client
-lab_wait 10 sh -c "[ \$(wc -l <'$tmp/server.out') -ge 2 ]"
+lab_wait 10 sh -c "[ \$(wc -l <'$dir/server.out') -ge 2 ]"
 expect_eq "the established connection from the flooding source delivered every byte" \
-	"$(tail -n 1 "$tmp/server.out")" 10000
+	"$(tail -n 1 "$dir/server.out")" 10000
 passed=$(rule_stat "proto tcp-syn" passed) blocked=$(rule_stat "proto tcp-syn" blocked)
 expect_range "the SYN flood's frames were blocked but for the window's 10" "$blocked" 1990 2000
 expect_range "... of which the connection's own SYN and at most 9 flood SYNs passed" "$passed" 1 10
@@ -119,9 +116,9 @@ expect_eq "SYN+ACK, ACK, RST, FIN+ACK, PSH+ACK frames from the flooding source n
 	"$(rule_stat "proto tcp-syn" blocked)" "$blocked"
 expect_eq "explain: its next ACK meets no rule and passes" \
 	"$($XRL -j explain $H --src 10.241.0.2 --proto tcp | json .verdict)" pass
-python3 "$tmp/server.py" >"$tmp/server2.out" &
-lab_wait 10 grep -qx ready "$tmp/server2.out"
-if ip netns exec $NS python3 "$tmp/client.py" 10.241.0.3 1 0 >/dev/null 2>&1; then
+python3 "$dir/server.py" >"$dir/server2.out" &
+lab_wait 10 grep -qx ready "$dir/server2.out"
+if ip netns exec $NS python3 "$dir/client.py" 10.241.0.3 1 0 >/dev/null 2>&1; then
 	pass "another source connects to the same port during the flood (a window per source)"
 else
 	fail "another source connects" "10.241.0.3 could not connect"
@@ -129,13 +126,13 @@ fi
 wait
 
 # 2. An ICMP echo flood from .2 while UDP from .2 passes whole.
-recv_bg "$tmp/udp.out" 10.241.0.1 6000 4
-$UDP send -n $NS 10.241.0.2 10.241.0.1 6000 200 1 200 >"$tmp/udp.sent" &
+recv_bg "$dir/udp.out" 10.241.0.1 6000 4
+$UDP send -n $NS 10.241.0.2 10.241.0.1 6000 200 1 200 >"$dir/udp.sent" &
 send 1000 "$(frame icmp 10.241.0.2 8)"
 wait
 expect_range "the echo flood was held to its window (20 a 2s window)" "$(rule_stat "proto icmp type 8" passed)" 1 20
 expect_range "... the rest blocked" "$(rule_stat "proto icmp type 8" blocked)" 980 999
-expect_eq "UDP from the flooding source arrived whole" "$(tail -n 1 "$tmp/udp.out")" "$(tail -n 1 "$tmp/udp.sent")"
+expect_eq "UDP from the flooding source arrived whole" "$(tail -n 1 "$dir/udp.out")" "$(tail -n 1 "$dir/udp.sent")"
 before=$(rule_stat "proto icmp type 8" blocked)
 send 50 "$(frame icmp 10.241.0.2 0)"
 expect_eq "echo replies (type 0) do not meet the type 8 rule" "$(rule_stat "proto icmp type 8" blocked)" "$before"

@@ -9,14 +9,10 @@
 # leave the running program in place.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root replace
 
 NS=xrle-rp
 IF=xrlrp0
-veth_lab $NS $IF xrlrp1 10.234.0 fd00:234
-lab_undo "$XRL unload $IF"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue replace $NS $IF xrlrp1 10.234.0 fd00:234
 
 options() { "$XRL" -j status | jq -c --arg i "$1" '.interfaces[] | select(.interface == $i) | [.mode, .clock, .max_keys, .new_keys_per_second, .sketch_width, .malformed]'; }
 prog_id() { "$XRL" -j status | jq -r --arg i "$1" '.interfaces[] | select(.interface == $i) | .prog_id'; }
@@ -31,7 +27,7 @@ recv_bg "$dir/rx" 10.234.0.1 9 9
 $UDP send -n $NS 10.234.0.2 10.234.0.1 9 2000 6 >"$dir/sent" 2>&1 &
 sender=$!
 lab_undo "kill $sender 2>/dev/null"
-sleep 1
+traffic_on $IF
 last=$(seen $IF)
 grow=ok
 step() {
@@ -44,13 +40,13 @@ expect_err "load --malformed drop on the loaded interface replaces the program i
 	"replaced the program on $IF in place \(native mode, coarse clock, 1024 keys, malformed drop\)" \
 	"$XRL" load $IF --malformed drop
 step "over a replace"
-sleep 0.7
+traffic_on $IF
 check "load --max-keys 4096 replaces, with the window states in a new table" "$XRL" load $IF --max-keys 4096
 step "over a resize"
-sleep 0.7
+traffic_on $IF
 check "load --sketch-width 1024 replaces, with a new sketch" "$XRL" load $IF --sketch-width 1024
 step "over a sketch resize"
-sleep 0.7
+traffic_on $IF
 expect_err "load --config on the loaded interface replaces and applies" 0 "replaced .*; $dir/rules: 1 rule in force" \
 	"$XRL" load $IF --config "$dir/rules"
 step "over a --config"

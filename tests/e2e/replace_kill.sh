@@ -9,25 +9,22 @@
 # on those stale windows: twice the limit got through.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root replace_kill
+IF=xrlrk0 NS=xrlrk-a
+lab_prologue replace_kill $NS $IF xrlrk1 10.212.0 fd00:212
 command -v bpftool >/dev/null || { skip replace_kill "needs bpftool"; exit 0; }
 
-IF=xrlrk0 NS=xrlrk-a
-veth_lab $NS $IF xrlrk1 10.212.0 fd00:212
-lab_undo "$XRL unload $IF"
-tmp=$(mktemp -d); lab_undo "rm -rf $tmp"
 check "load" "$XRL" load $IF
 # 500 a 2 s window in 10 buckets; a flood of 2500/s at it.
-echo "port 5009/udp rate 500/s window 2s buckets 10 aggregate" >"$tmp/rules"
-check "apply" "$XRL" apply $IF "$tmp/rules"
+echo "port 5009/udp rate 500/s window 2s buckets 10 aggregate" >"$dir/rules"
+check "apply" "$XRL" apply $IF "$dir/rules"
 KILLS=${XRL_REPLACE_KILLS:-60}
 secs=$((14 + KILLS / 6))
-"$UDP" recv -t 10.212.0.1 5009 $((secs + 2)) >"$tmp/recv" &
+"$UDP" recv -t 10.212.0.1 5009 $((secs + 2)) >"$dir/recv" &
 rx=$!
-lab_wait 10 grep -qx ready "$tmp/recv" || fail "receiver" "not ready within 10 s"
-"$UDP" send -n $NS 10.212.0.2 10.212.0.1 5009 2500 $secs >"$tmp/sent" &
+lab_wait 10 grep -qx ready "$dir/recv" || fail "receiver" "not ready within 10 s"
+"$UDP" send -n $NS 10.212.0.2 10.212.0.1 5009 2500 $secs >"$dir/sent" &
 tx=$!
-sleep 1
+traffic_on $IF
 
 # whole WHAT: the instance on $IF is as a finished command leaves it: no NAME-new pin, no
 # journal, the program pinned is the one running, and each map it uses is pinned under its name.
@@ -52,7 +49,7 @@ whole() {
 keys=65536
 for step in pinned journal swapped merged renaming renamed; do
 	keys=$((keys == 65536 ? 70000 : 65536))
-	XRL_TEST_KILL_AT=$step "$XRL" load $IF --max-keys $keys >"$tmp/out" 2>&1
+	XRL_TEST_KILL_AT=$step "$XRL" load $IF --max-keys $keys >"$dir/out" 2>&1
 	rc=$?
 	expect_eq "a load killed at '$step' died there (SIGKILL)" "$rc" 137
 	check "after the kill at '$step', stats reads the instance" "$XRL" -j stats $IF
@@ -73,7 +70,7 @@ done
 for i in 1 2 3; do
 	keys=$((keys == 65536 ? 70000 : 65536))
 	check "a replace whose carry is slow ($i)" env XRL_TEST_PAUSE_AT=carrying "$XRL" load $IF --max-keys $keys
-	sleep 0.5
+	sleep 0.5 # the next replace half a second on: spacing, not a wait for a state
 done
 out=$("$XRL" load $IF --max-keys 65536 2>&1)
 expect_eq "a load after all that replaces in place" "$(grep -c 'replaced the program' <<<"$out")" 1
@@ -113,13 +110,13 @@ whole "after SIGTERM and SIGINT, the pins name what runs, and nothing else is le
 
 wait $tx
 wait $rx
-sent=$(tail -1 "$tmp/sent")
-received=$(tail -1 "$tmp/recv")
+sent=$(tail -1 "$dir/sent")
+received=$(tail -1 "$dir/recv")
 # The most the receiver got in any 2 s from the third second on: a window's 1000, and a bucket's
 # 100 for the datagrams' way to the socket on a busy machine (a quiet one measures 1010 or so;
 # the build before the journal, 1555). (In the first window, the flood meets an empty one: it
 # gets 1000 at once, and up to a bucket's worth more when that first bucket ends.)
-worst=$(head -n -1 "$tmp/recv" | grep -v ready | awk '$1 >= 3000000 { t[++n] = $1 } END {
+worst=$(head -n -1 "$dir/recv" | grep -v ready | awk '$1 >= 3000000 { t[++n] = $1 } END {
 	j = 1; for (i = 1; i <= n; i++) { while (t[i] - t[j] >= 2000000) j++; if (i - j + 1 > m) { m = i - j + 1; at = t[i] } }
 	printf "%d %.2f", m, at / 1e6 }')
 expect_range "the most received in any 2 s after the first 3 (up to ${worst#* } s; $received of $sent in all)" \

@@ -6,14 +6,10 @@
 # a bad file loads nothing; a set 'set update' refreshed from a file since removed comes back.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root save_restore
 
 NS=xrle-sv
 IF=xrlsv0
-veth_lab $NS $IF xrlsv1 10.231.0 fd00:231
-lab_undo "$XRL unload $IF"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue save_restore $NS $IF xrlsv1 10.231.0 fd00:231
 
 # The options load shows in status -j, and the rules in force.
 options() { "$XRL" -j status | jq -c --arg i "$1" '.interfaces[] | select(.interface == $i) | [.mode, .clock, .max_keys, .new_keys_per_second, .sketch_width, .malformed]'; }
@@ -82,9 +78,11 @@ echo 'port 9/udp rate 1/min window 1min aggregate' >"$dir/strict.conf"
 $UDP send -n $NS 10.231.0.2 10.231.0.1 9 100000 3 >/dev/null 2>&1 &
 sender=$!
 lab_undo "kill $sender 2>/dev/null"
-sleep 0.5
+rx0=$(cat /sys/class/net/$IF/statistics/rx_packets)
+lab_wait 5 sh -c "[ \$(cat /sys/class/net/$IF/statistics/rx_packets) -ge $((rx0 + 1000)) ]" ||
+	fail "traffic on $IF" "fewer than 1000 frames within 5 s"
 check "load --config while traffic arrives" "$XRL" load $IF --config "$dir/strict.conf"
-sleep 0.5
+traffic_on $IF 1000
 st=$("$XRL" -j stats $IF)
 expect_range "... it sees the traffic" "$(json .counters.seen <<<"$st")" 1000 100000000
 # A few frames of the lab's own (IPv6 neighbour discovery, say) may pass without a rule; hundreds may not.

@@ -10,14 +10,10 @@
 # running one takes two swaps (one carrying both for the flip, then the new set's own).
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root specialise
 
 NS=xrle-sp
 IF=xrlsp0
-veth_lab $NS $IF xrlsp1 10.239.0 fd00:239
-lab_undo "$XRL unload $IF"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue specialise $NS $IF xrlsp1 10.239.0 fd00:239
 
 prog_id() { "$XRL" -j status | jq -r --arg i "$1" '.interfaces[] | select(.interface == $i) | .prog_id'; }
 features() { "$XRL" -j status | jq -c --arg i "$1" '.interfaces[] | select(.interface == $i) | .features'; }
@@ -44,7 +40,7 @@ rx9=$rx
 $UDP send -n $NS 10.239.0.2 10.239.0.1 9 2000 6 >"$dir/sent" 2>&1 &
 sender=$!
 lab_undo "kill $sender 2>/dev/null"
-sleep 1
+traffic_on $IF
 
 out=$("$XRL" -j apply $IF "$dir/three")
 expect_eq "apply adding prefix and protocol rules swaps one program in, carrying them" "$(swaps "$out")" \

@@ -7,13 +7,9 @@
 # their rule counts them by.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root stats_figures
 
 NS=xrle-f
-veth_lab $NS xrlf0 xrlf1 10.220.0 fd00:220
-lab_undo "$XRL unload xrlf0"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
+lab_prologue stats_figures $NS xrlf0 xrlf1 10.220.0 fd00:220
 check "load" "$XRL" load xrlf0
 printf '%s\n' "port 7100/udp rate 100/s window 1s buckets 2 per-source" \
 	"port 7101/udp rate 100/s window 1s buckets 4 per-source" \
@@ -29,7 +25,7 @@ $UDP send -n $NS fd00:220::2 fd00:220::1 7200 100 12 >/dev/null &
 $UDP send -n $NS 10.220.0.4 10.220.0.1 7200 100 12 >/dev/null &
 $UDP send -n $NS 10.220.0.5 10.220.0.1 7101 400 12 >/dev/null &
 $UDP send -n $NS 10.220.0.3 10.220.0.1 7102 1000 12 >/dev/null &
-sleep 2.2
+sleep 2.2 # the windows (up to 2 s) fill: the readings are rates over whole intervals
 # Readings across 1.5 s: each bucket boundary (every 0.5 s) among them.
 for i in $(seq 15); do
 	"$XRL" -j stats xrlf0 --top 10 >"$dir/s$i.json"

@@ -11,18 +11,14 @@
 # start loads cleanly.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root systemd_units
+NS=xrle-sd
+IF=xrlsd0
+lab_prologue systemd_units $NS $IF xrlsd1 10.232.0 fd00:232
 if ! command -v systemd-analyze >/dev/null || ! command -v man >/dev/null; then
 	skip systemd_units "needs systemd-analyze (package systemd) and man-db (scripts/deps.sh installs them)"
 	exit 0
 fi
-
-NS=xrle-sd
-IF=xrlsd0
-veth_lab $NS $IF xrlsd1 10.232.0 fd00:232
-lab_undo "$XRL unload $IF"
-root=$(mktemp -d)
-lab_undo "rm -rf $root"
+root=$dir # make install's DESTDIR
 make -s --no-print-directory -C "$ROOT" install DESTDIR="$root" PREFIX=/usr >"$root.log" 2>&1 ||
 	fail "make install DESTDIR=$root" "$(cat "$root.log")"
 rm -f "$root.log"
@@ -99,7 +95,7 @@ check "ExecReload with a rule for the flood" exec_line ExecReload
 recv_bg "$root/rx" 10.232.0.1 9 5
 $UDP send -n $NS 10.232.0.2 10.232.0.1 9 2000 3 >"$root/sent" 2>&1 &
 sender=$!
-sleep 1
+traffic_on $IF
 seen0=$("$XRL" -j stats $IF | json .counters.seen)
 check "a restart: ExecStart after stop" exec_line ExecStart
 seen1=$("$XRL" -j stats $IF | json .counters.seen)

@@ -7,7 +7,9 @@
 # and load options are as they were; this build reads and changes the instance afterwards.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
-needs_root upgrade_layout
+NS=xrle-ug
+IF=xrlug0
+lab_prologue upgrade_layout $NS $IF xrlug1 10.235.0 fd00:235
 
 prev=$(sed -n 's/^#define XRL_LAYOUT_PREV \([0-9]*\)$/\1/p' "$ROOT/user/lib/base/layout_prev.h")
 now=$(sed -n 's/^#define XRL_LAYOUT_VERSION \([0-9]*\)$/\1/p' "$ROOT/include/xrl_common.h")
@@ -34,12 +36,6 @@ fi
 OLD=$old/build/xdp-ratelimit
 expect_err "the build of layout $prev ($old_commit) is one" 0 "" "$OLD" --version
 
-NS=xrle-ug
-IF=xrlug0
-veth_lab $NS $IF xrlug1 10.235.0 fd00:235
-lab_undo "$XRL unload $IF"
-dir=$(mktemp -d)
-lab_undo "rm -rf $dir"
 
 cat >"$dir/rules" <<'RULES'
 port 9/udp rate 50/s window 10s buckets 10 per-source
