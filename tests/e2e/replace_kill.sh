@@ -59,7 +59,7 @@ done
 # mend from the command, xrl_mend_fn): each the first command after a kill past the swap.
 for cmd in status metrics; do
 	keys=$((keys == 65536 ? 70000 : 65536))
-	XRL_TEST_KILL_AT=swapped "$XRL" load $IF --max-keys $keys >"$tmp/out" 2>&1
+	XRL_TEST_KILL_AT=swapped "$XRL" load $IF --max-keys $keys >"$dir/out" 2>&1
 	expect_eq "a load killed at 'swapped' before $cmd died there (SIGKILL)" "$?" 137
 	check "$cmd reads the instance after that kill" "$XRL" -j $cmd
 	whole "$cmd mended the replace the kill stopped: the pins name what runs, and nothing else is left"
