@@ -16,6 +16,13 @@ const struct cli_common_opt cli_common_opts[CLI_COMMON_OPTS] = {
 	{ "help", 'h', "this help" },
 };
 
+volatile sig_atomic_t cli_stopped;
+
+void cli_on_stop(int sig)
+{
+	cli_stopped = sig;
+}
+
 void cli_timestamp(char *buf, size_t len)
 {
 	struct timespec ts;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <jansson.h>
 #include "base/err.h"
@@ -143,6 +144,10 @@ void cli_timestamp(char *buf, size_t len);
 void cli_json(json_t *v);
 /* Makes libbpf's own log visible with -v. */
 void cli_libbpf_log(void);
+/* The signal that asked a command's loop to stop (stats --watch, sync, capture); 0 until one came. */
+extern volatile sig_atomic_t cli_stopped;
+/* The handler that notes it, which those commands install: their loop ends at its next round. */
+void cli_on_stop(int sig);
 
 /* The commands' declarations, in their files. */
 extern const struct cli_cmd cmd_load, cmd_unload, cmd_status, cmd_rule, cmd_apply, cmd_dump, cmd_stats, cmd_explain,

@@ -78,13 +78,6 @@ struct cap_run {
 	int werr;	       /* writing the output failed: errno */
 };
 
-static volatile sig_atomic_t stop_sig;
-
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
-
 static const struct xrl_spec *rule_by_id(const struct xrl_ruleset *set, __u32 id)
 {
 	size_t i;
@@ -287,7 +280,7 @@ static const char *capture_loop(struct cli_ctx *ctx, struct cap_run *r, struct x
 	int ret, idx;
 
 	snprintf(link, sizeof(link), "%s/link", ctx->maps.dir);
-	while (!stop_sig && !r->full && !r->werr) {
+	while (!cli_stopped && !r->full && !r->werr) {
 		struct stat st;
 
 		xrl_capture_poll(c);
@@ -387,7 +380,7 @@ static int capture_run(struct cli_ctx *ctx)
 		code = cli_fail(EXIT_FAIL, "%s", err);
 		goto out;
 	}
-	sa.sa_handler = on_signal;
+	sa.sa_handler = cli_on_stop;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -415,8 +408,8 @@ static int capture_run(struct cli_ctx *ctx)
 		o->passed ? "passes" : "drops", o->rule ? ", rule " : "", o->rule ? o->rule : "",
 		o->src ? ", from " : "", o->src ? o->src : "", o->max_rate);
 	ended = capture_loop(ctx, &r, &c, &mono, &code);
-	if (stop_sig)
-		ended = stop_sig == SIGINT ? "interrupted" : stop_sig == SIGTERM ? "terminated" : "hung up";
+	if (cli_stopped)
+		ended = cli_stopped == SIGINT ? "interrupted" : cli_stopped == SIGTERM ? "terminated" : "hung up";
 	else if (r.full)
 		ended = "--count";
 	xrl_capture_stop(&c);

@@ -12,14 +12,6 @@
 #include "read/stats.h"
 #include "read/fleet.h"
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 /* A key's source as its rule counts it: the masked prefix (fd00:201::/64), a bare address when unmasked. */
 static void key_source(const struct xrl_key *k, const struct xrl_rule *r, char *buf, size_t len)
 {
@@ -273,10 +265,10 @@ static int stats_run(struct cli_ctx *ctx)
 		code = cli_lock(ctx, true);
 		return code ? code : stats_print(ctx->iface, &ctx->maps, so->top);
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	signal(SIGINT, cli_on_stop);
+	signal(SIGTERM, cli_on_stop);
 	cli.ndjson = true; /* one document a line, each with its timestamp */
-	for (i = 0; !stop && (!so->count || i < so->count); i++) {
+	for (i = 0; !cli_stopped && (!so->count || i < so->count); i++) {
 		if (i)
 			sleep(1);
 		if (!cli.json && isatty(STDOUT_FILENO))

@@ -13,14 +13,6 @@
 #include "fleet/agent.h"
 #include "read/limit.h"
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 struct sync_opts {
 	const char *redis, *node, *password_file;
 	__u32 interval, on_loss, count;
@@ -185,12 +177,12 @@ static int sync_run(struct cli_ctx *ctx)
 		xrl_redis_free(redis);
 		return cli_fail(EXIT_FAIL, "out of memory");
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	signal(SIGINT, cli_on_stop);
+	signal(SIGTERM, cli_on_stop);
 	signal(SIGPIPE, SIG_IGN);
 	cli.ndjson = true;
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	for (done = 0; !stop && (!o->count || done < o->count); done++) {
+	for (done = 0; !cli_stopped && (!o->count || done < o->count); done++) {
 		__u32 interval;
 
 		ret = xrl_agent_cycle(agent, &rules, &n, &interval, err, sizeof(err));
