@@ -22,9 +22,9 @@
 #define XRL_LATCH_BITS 10
 #define XRL_LATCHES (1 << XRL_LATCH_BITS) /* per CPU: keys known to be over their limit */
 /*
- * How a key's latch slot is found (xrl_key_hash), recorded in xrl_ctl: 1,
- * the top bits of the key's 64-bit hash; 0, a build before it (layout 9 and
- * older: the low bits of a 32-bit hash, xrl_key_slot_v0 in layout_prev.h).
+ * How a key's latch slot is found, recorded in xrl_ctl: the top bits of the
+ * key's 64-bit hash (xrl_key_hash). 0 was a build's before it, which a
+ * retired layout describes (user/lib/layouts/).
  */
 #define XRL_LATCH_SLOTS 1
 /* The most packets (or bytes) a rule's window may admit: a bucket counts passes in 32 bits. */
@@ -57,7 +57,6 @@
 #define XRL_MAP_CTL "xrl_ctl"
 #define XRL_MAP_LATCHES "xrl_latches"
 #define XRL_MAP_SCRATCH "xrl_scratch"
-#define XRL_MAP_EVAL_OLD "xrl_eval" /* layouts up to 9: removed by a replace */
 #define XRL_MAP_SKETCH "xrl_sketch"
 #define XRL_MAP_FLEET "xrl_fleet"
 #define XRL_MAP_THEN "xrl_then"
@@ -428,7 +427,7 @@ struct xrl_ctl {
 	__u32 sketch_width; /* the sketch's columns, as loaded: XRL_SKETCH_DEPTH rows of them */
 	__u8 kinds[2];	    /* per rule set: XRL_HAS_* of the rules it holds */
 	__u8 cells;	    /* the rings' cells, as loaded: windows of up to cells - 1 buckets */
-	__u8 latch_slots;   /* XRL_LATCH_SLOTS of the program the latches are placed by; 0: an older build's */
+	__u8 latch_slots;   /* XRL_LATCH_SLOTS of the program the latches are placed by */
 	/* The XDP program load --force detached from the interface (for status); 0: none. */
 	__u32 replaced_id;
 	char replaced_name[16]; /* its name, as the kernel keeps it (BPF_OBJ_NAME_LEN) */
