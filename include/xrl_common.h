@@ -274,12 +274,12 @@ struct xrl_latch {
 	__u32 epoch;	     /* the bucket it is over in */
 	__u32 threshold;     /* as long as the threshold is still this */
 	__u16 idx;	     /* that bucket's slot in the key's ring */
-	__u16 sketch;	     /* XRL_LATCH_*: an over latch, one the sketch made, or a lease */
+	__u16 kind;	     /* XRL_LATCH_*: an over latch, one the sketch made, or a lease */
 	__u64 born;	     /* a lease: when the key's state it was counted in was made (xrl_state's warm) */
 	__u64 until_jiffies; /* a jiffies value below this proves that bucket has not ended */
-	__u64 block; /* serial << 32 | count: an over latch's blocks not yet in the ring, a lease's passes left */
+	__u64 word; /* serial << 32 | count: an over latch's blocks not yet in the ring, a lease's passes left */
 };
-/* A latch's block word: XRL_LATCH_SERIAL, xrl_latch_count and its operations in xrl_window.h. */
+/* A latch's word: XRL_LATCH_SERIAL, xrl_latch_count and its operations (xrl_lword_*) in xrl_window.h. */
 #define XRL_LATCH_OVER 0   /* the key is over in that bucket */
 #define XRL_LATCH_SKETCH 1 /* ... and has no state: the sketch found it over (see xrl_judge_sketch) */
 /*

@@ -178,10 +178,10 @@ static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, c
 
 		if (l->gen != r->gen || !xrl_key_equal(&l->key, key) || !xrl_live(s.epoch, l->epoch, r->buckets))
 			continue;
-		if (l->sketch == XRL_LATCH_LEASE)
-			*leased += xrl_latch_count(l->block);
+		if (l->kind == XRL_LATCH_LEASE)
+			*leased += xrl_latch_count(l->word);
 		else
-			*block += xrl_latch_count(l->block);
+			*block += xrl_latch_count(l->word);
 	}
 out:
 	free(buf);
