@@ -193,8 +193,8 @@ static bool recells(const struct xrl_carry_map *cm)
  * states move to other cells: a latch names its bucket's cell in the old
  * ring (xrl_latch.idx), where the new program, retiring it, would find
  * another bucket and drop its blocks; nor when the old program placed them
- * otherwise (xrl_ctl.latch_slots), where the new one would never look for
- * them. The new program starts with none; the old ones' blocks go to the
+ * otherwise (a retired layout's latch_slot), where the new one would never
+ * look for them. The new program starts with none; the old ones' blocks go to the
  * states after the swap (fold_latches).
  */
 static int reuse_kept(struct xrl_carry *c, char *err, size_t len)
@@ -208,7 +208,7 @@ static int reuse_kept(struct xrl_carry *c, char *err, size_t len)
 		if (cm->how != XRL_CARRY_KEEP)
 			continue;
 		if (!strcmp(cm->name, XRL_MAP_LATCHES) &&
-		    ((st && st->how == XRL_CARRY_ENTRIES && recells(st)) || c->latch_slots != XRL_LATCH_SLOTS))
+		    ((st && st->how == XRL_CARRY_ENTRIES && recells(st)) || (c->retired && c->retired->latch_slot)))
 			cm->how = XRL_CARRY_LATCHES;
 		else if (bpf_map__reuse_fd(cm->map, cm->old))
 			return xrl_fail(-EINVAL, err, len, "cannot reuse %s/%s", c->dir, cm->name);
