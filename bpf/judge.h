@@ -121,7 +121,7 @@ __noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_pctx *pc)
 		if (l) {
 			xrl_latch_set(l, r, k, &rs->slot, xrl_until_jiffies(rs->slot.end, now, xrl_jiffies()));
 			if (xrl_latch_holds(l, r, k, &rs->slot))
-				l->sketch = 1;
+				l->kind = XRL_LATCH_SKETCH;
 		}
 	}
 	return XRL_JUDGED_OVER;
@@ -204,9 +204,9 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 		 * of the slot, so that the verifier walks it once.)
 		 */
 		own = xrl_key_equal(&l->key, k);
-		hot = own && l->sketch == XRL_LATCH_LEASE;
+		hot = own && l->kind == XRL_LATCH_LEASE;
 		if (own || xrl_jiffies() >= l->until_jiffies ||
-		    (l->sketch == XRL_LATCH_LEASE && !xrl_latch_count(l->block))) {
+		    (l->kind == XRL_LATCH_LEASE && !xrl_latch_count(l->word))) {
 			xrl_latch_flush(l, own ? st : NULL);
 			l->gen = 0;
 		}
@@ -257,7 +257,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 		xrl_latch_set(l, r, k, slot, until);
 	if (l && xrl_latch_holds(l, r, k, slot)) {
 		xrl_block_add(&st->ring, XRL_CELLS, slot, 0, 1); /* the ring shows the bucket its blocks are in */
-		l->block++;
+		l->word++;
 	} else {
 		xrl_block_add(&st->ring, XRL_CELLS, slot, 1, 1);
 	}
@@ -281,12 +281,12 @@ static __always_inline int xrl_latch_answers(struct xrl_rule *r, struct xrl_pctx
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
 	if (!l || !rs || !xrl_latch_live(l, r, rs, &pc->key, xrl_key_threshold(r, &pc->key), &pc->clk))
 		return 0;
-	if (l->sketch == XRL_LATCH_LEASE) {
+	if (l->kind == XRL_LATCH_LEASE) {
 		/* A pass this CPU leased in this bucket, spent with no shared write. */
 		return lease && xrl_lease_spend(l) ? XRL_FIRST_LEASED : 0;
 	}
-	l->block++;
-	if (l->sketch)
+	l->word++;
+	if (l->kind)
 		xrl_count_sketch(1);
 	return XRL_FIRST_OVER;
 }

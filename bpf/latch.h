@@ -88,15 +88,15 @@ static __always_inline int xrl_latch_holds(const struct xrl_latch *l, const stru
 static __always_inline void xrl_latch_flush(struct xrl_latch *l, struct xrl_state *st)
 {
 	struct xrl_slot ls = { .epoch = l->epoch, .idx = l->idx };
-	__u64 n = xrl_latch_count(l->block);
-	int lease = l->sketch == XRL_LATCH_LEASE;
+	__u64 n = xrl_latch_count(l->word);
+	int lease = l->kind == XRL_LATCH_LEASE;
 
 	if (!n)
 		return;
 	if (lease)
-		n = xrl_lword_return(&l->block);
+		n = xrl_lword_return(&l->word);
 	else
-		l->block &= XRL_LATCH_SERIAL;
+		l->word &= XRL_LATCH_SERIAL;
 	if (!n)
 		return;
 	if (!st)
@@ -118,7 +118,7 @@ static __always_inline void xrl_latch_fill(struct xrl_latch *l, const struct xrl
 	l->epoch = s->epoch;
 	l->threshold = xrl_key_threshold(r, k);
 	l->idx = (__u16)s->idx;
-	l->sketch = kind;
+	l->kind = kind;
 	l->born = born;
 	l->until_jiffies = until;
 }
@@ -134,12 +134,12 @@ static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_
 	if (l->gen) {
 		/* Another key's live latch or lease with passes left keeps the slot. */
 		if (!xrl_key_equal(&l->key, k) && xrl_jiffies() < l->until_jiffies &&
-		    (l->sketch != XRL_LATCH_LEASE || xrl_latch_count(l->block)))
+		    (l->kind != XRL_LATCH_LEASE || xrl_latch_count(l->word)))
 			return;
 		xrl_latch_flush(l, NULL);
 	}
 	xrl_latch_fill(l, r, k, s, XRL_LATCH_OVER, 0, until);
-	xrl_lword_over(&l->block);
+	xrl_lword_over(&l->word);
 }
 
 #endif /* XRL_BPF_LATCH_H */

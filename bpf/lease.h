@@ -64,13 +64,13 @@ static __always_inline void xrl_lease_set(struct xrl_latch *l, const struct xrl_
 					  const struct xrl_slot *s, __u64 born, __u64 until, __u32 n)
 {
 	xrl_latch_fill(l, r, k, s, XRL_LATCH_LEASE, born, until);
-	xrl_lword_lease(&l->block, n);
+	xrl_lword_lease(&l->word, n);
 }
 
 /* Spends one pass of lease l: whether one was left (else another CPU took them back, or none are). */
 static __always_inline int xrl_lease_spend(struct xrl_latch *l)
 {
-	return xrl_lword_spend(&l->block);
+	return xrl_lword_spend(&l->word);
 }
 
 /* What a revoke walks the CPUs with. */
@@ -102,13 +102,13 @@ static long xrl_revoke_cpu(__u64 cpu, void *data)
 	if (!l)
 		return 1;
 	/* A full barrier, then the fields the word goes with (xrl_lease_set publishes them first). */
-	w = xrl_lword_peek(&l->block);
-	if (!xrl_latch_count(w) || l->sketch != XRL_LATCH_LEASE || l->gen != v->gen || l->born != v->born ||
+	w = xrl_lword_peek(&l->word);
+	if (!xrl_latch_count(w) || l->kind != XRL_LATCH_LEASE || l->gen != v->gen || l->born != v->born ||
 	    v->epoch - l->epoch >= v->span || !xrl_key_equal(&l->key, &v->key))
 		return 0;
 	ls.epoch = l->epoch;
 	ls.idx = l->idx;
-	got = xrl_lword_take(&l->block, w);
+	got = xrl_lword_take(&l->word, w);
 	if (!got)
 		return 0;
 	st = bpf_map_lookup_elem(&xrl_state, &v->key);

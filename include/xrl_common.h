@@ -22,9 +22,9 @@
 #define XRL_LATCH_BITS 10
 #define XRL_LATCHES (1 << XRL_LATCH_BITS) /* per CPU: keys known to be over their limit */
 /*
- * How a key's latch slot is found (xrl_key_hash), recorded in xrl_ctl: 1,
- * the top bits of the key's 64-bit hash; 0, a build before it (layout 9 and
- * older: the low bits of a 32-bit hash, xrl_key_slot_v0 in layout_prev.h).
+ * How a key's latch slot is found, recorded in xrl_ctl: the top bits of the
+ * key's 64-bit hash (xrl_key_hash). 0 was a build's before it, which a
+ * retired layout describes (user/lib/layouts/).
  */
 #define XRL_LATCH_SLOTS 1
 /* The most packets (or bytes) a rule's window may admit: a bucket counts passes in 32 bits. */
@@ -57,7 +57,6 @@
 #define XRL_MAP_CTL "xrl_ctl"
 #define XRL_MAP_LATCHES "xrl_latches"
 #define XRL_MAP_SCRATCH "xrl_scratch"
-#define XRL_MAP_EVAL_OLD "xrl_eval" /* layouts up to 9: removed by a replace */
 #define XRL_MAP_SKETCH "xrl_sketch"
 #define XRL_MAP_FLEET "xrl_fleet"
 #define XRL_MAP_THEN "xrl_then"
@@ -275,12 +274,12 @@ struct xrl_latch {
 	__u32 epoch;	     /* the bucket it is over in */
 	__u32 threshold;     /* as long as the threshold is still this */
 	__u16 idx;	     /* that bucket's slot in the key's ring */
-	__u16 sketch;	     /* XRL_LATCH_*: an over latch, one the sketch made, or a lease */
+	__u16 kind;	     /* XRL_LATCH_*: an over latch, one the sketch made, or a lease */
 	__u64 born;	     /* a lease: when the key's state it was counted in was made (xrl_state's warm) */
 	__u64 until_jiffies; /* a jiffies value below this proves that bucket has not ended */
-	__u64 block; /* serial << 32 | count: an over latch's blocks not yet in the ring, a lease's passes left */
+	__u64 word; /* serial << 32 | count: an over latch's blocks not yet in the ring, a lease's passes left */
 };
-/* A latch's block word: XRL_LATCH_SERIAL, xrl_latch_count and its operations in xrl_window.h. */
+/* A latch's word: XRL_LATCH_SERIAL, xrl_latch_count and its operations (xrl_lword_*) in xrl_window.h. */
 #define XRL_LATCH_OVER 0   /* the key is over in that bucket */
 #define XRL_LATCH_SKETCH 1 /* ... and has no state: the sketch found it over (see xrl_judge_sketch) */
 /*
@@ -428,7 +427,7 @@ struct xrl_ctl {
 	__u32 sketch_width; /* the sketch's columns, as loaded: XRL_SKETCH_DEPTH rows of them */
 	__u8 kinds[2];	    /* per rule set: XRL_HAS_* of the rules it holds */
 	__u8 cells;	    /* the rings' cells, as loaded: windows of up to cells - 1 buckets */
-	__u8 latch_slots;   /* XRL_LATCH_SLOTS of the program the latches are placed by; 0: an older build's */
+	__u8 latch_slots;   /* XRL_LATCH_SLOTS of the program the latches are placed by */
 	/* The XDP program load --force detached from the interface (for status); 0: none. */
 	__u32 replaced_id;
 	char replaced_name[16]; /* its name, as the kernel keeps it (BPF_OBJ_NAME_LEN) */

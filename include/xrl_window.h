@@ -483,7 +483,7 @@ XRL_INLINE int xrl_reserved(__u32 *lease, __u32 got)
 }
 
 /*
- * A latch's block word (struct xrl_latch): its count is the low half, an
+ * A latch's word (struct xrl_latch.word): its count is the low half, an
  * over latch's blocks or a lease's passes left, and the high half a serial
  * the CPU moves on with every new tenant of the slot (a lease, a candidate
  * for one, an over latch, the sketch's), so that another CPU taking back a
@@ -496,9 +496,9 @@ XRL_INLINE int xrl_reserved(__u32 *lease, __u32 got)
  * tenants.)
  */
 #define XRL_LATCH_SERIAL 0xffffffff00000000ULL
-static inline __u32 xrl_latch_count(__u64 block)
+static inline __u32 xrl_latch_count(__u64 word)
 {
-	return (__u32)block;
+	return (__u32)word;
 }
 
 /* The word of a new tenant of the slot, with count n. */

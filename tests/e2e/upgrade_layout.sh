@@ -2,17 +2,18 @@
 # An upgrade across map layouts: the build of the previous layout (its last commit, found in the
 # git history and built here) loads and limits a flood from one source against
 # 'rate 50/s window 10s'; this build's 'load IFACE' takes the instance over in place, with the
-# old maps read through layout_prev.h. The receiver gets exactly one window's 500 frames, as
-# with no upgrade; every frame sent is judged; the counters carry over and only grow; the rules
-# and load options are as they were; this build reads and changes the instance afterwards.
+# old maps read through user/lib/layouts/layout$prev.c. The receiver gets exactly one window's
+# 500 frames, as with no upgrade; every frame sent is judged; the counters carry over and only
+# grow; the rules and load options are as they were; this build reads and changes the instance
+# afterwards.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 NS=xrle-ug
 IF=xrlug0
 lab_prologue upgrade_layout $NS $IF xrlug1 10.235.0 fd00:235
 
-prev=$(sed -n 's/^#define XRL_LAYOUT_PREV \([0-9]*\)$/\1/p' "$ROOT/user/lib/base/layout_prev.h")
 now=$(sed -n 's/^#define XRL_LAYOUT_VERSION \([0-9]*\)$/\1/p' "$ROOT/include/xrl_common.h")
+prev=$((now - 1)) # a build takes over the layout before its own (CHANGELOG.md)
 if ! command -v git >/dev/null || ! git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
 	skip upgrade_layout "needs the git history to build layout $prev's xdp-ratelimit"
 	exit 0

@@ -1947,8 +1947,8 @@ static void test_latch_reads_jiffies_only(void **state)
 	set_jiffies(f, j);
 	assert_int_equal(run(f, &p), XDP_PASS);
 	/* and the precise path retired the over latch: the slot is the key's lease now, with no pass left */
-	assert_int_equal(latch_of(f, &r, SRC4, 53).sketch, XRL_LATCH_LEASE);
-	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), 0);
+	assert_int_equal(latch_of(f, &r, SRC4, 53).kind, XRL_LATCH_LEASE);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).word), 0);
 }
 
 /* Rule r on port 53/udp (the tick known), p a frame from SRC4 to it, and its first pass at T0+100 ms. */
@@ -1985,14 +1985,14 @@ static void test_latch_answers_in_margin(void **state)
 
 	first_pass(f, &r, &p);
 	assert_int_equal(run(f, &p), XDP_DROP);
-	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), 1);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).word), 1);
 	for (i = 0; i < 20; i++) {
 		set_now(f, end - 7 * tick + (__u64)i * (7 * tick / 20));
 		assert_int_equal(run(f, &p), XDP_DROP);
 	}
 	set_now(f, end - 1);
 	assert_int_equal(run(f, &p), XDP_DROP);
-	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), 22);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).word), 22);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
 	assert_int_equal(bpf_map_lookup_elem(f->state, &k, &st), 0);
 	xrl_slot_at(&sl, T0 + 100 * MS, r.interval_ns / r.buckets, XRL_MAX_CELLS);
@@ -2155,12 +2155,12 @@ static void test_lease_spent_without_shared_write(void **state)
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 1);
 	assert_int_equal(run(f, &p), XDP_PASS); /* hot: 1 and a lease of LEASE passes */
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 2 + LEASE);
-	assert_int_equal(latch_of(f, &r, SRC4, 53).sketch, XRL_LATCH_LEASE);
-	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), LEASE);
+	assert_int_equal(latch_of(f, &r, SRC4, 53).kind, XRL_LATCH_LEASE);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).word), LEASE);
 	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 2);
 	assert_int_equal(run_n(f, &p, LEASE), LEASE);
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 2 + LEASE); /* no write to the ring */
-	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), 0);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).word), 0);
 	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), 2 + LEASE);
 	assert_totals(f, r.id, 2 + LEASE, 0);
 	/* the window's limit holds, leases and all: LEASE_THR pass, then none */
@@ -2228,7 +2228,7 @@ static void test_lease_ends_with_its_bucket(void **state)
 	first_pass(f, &r, &p);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
 	assert_int_equal(run_n(f, &p, 5), 5); /* the 2nd counted with a lease, 4 of it spent */
-	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).block), LEASE - 4);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).word), LEASE - 4);
 	assert_int_equal(latch_of(f, &r, SRC4, 53).until_jiffies, end);
 	/* the jiffies at the margin, the clock in the next bucket */
 	set_now(f, T0 + 500 * MS);
@@ -2260,11 +2260,11 @@ static void test_lease_revoked_when_window_full(void **state)
 	first_pass(f, &r, &p);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
 	assert_int_equal(run(f, &p), XDP_PASS); /* hot: 1 and a lease of LEASE passes */
-	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block), LEASE);
+	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).word), LEASE);
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 2 + LEASE);
 	pin(1);
 	assert_int_equal(run_n(f, &p, LEASE_THR + 400), LEASE_THR - 2);
-	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block), 0);
+	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).word), 0);
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), LEASE_THR);
 	assert_int_equal(window_pass(f, &r, &k, T0 + 100 * MS), LEASE_THR);
 	pin(0);
@@ -2292,7 +2292,7 @@ static void test_lease_not_given_back_to_a_new_state(void **state)
 	first_pass(f, &r, &p);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
 	assert_int_equal(run_n(f, &p, 2), 2); /* a lease, 1 spent */
-	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block), LEASE - 1);
+	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).word), LEASE - 1);
 	assert_int_equal(bpf_map_delete_elem(f->state, &k), 0);
 	pin(1);
 	assert_int_equal(run_n(f, &p, LEASE + 8), LEASE + 8); /* a new state, and leases of its own */
@@ -2302,7 +2302,7 @@ static void test_lease_not_given_back_to_a_new_state(void **state)
 	set_now(f, T0 + 500 * MS);
 	set_jiffies(f, end);
 	assert_int_equal(run(f, &p), XDP_PASS); /* the first CPU's lease ends */
-	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).block) == LEASE - 1, 0);
+	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).word) == LEASE - 1, 0);
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), counted);
 }
 

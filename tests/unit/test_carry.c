@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * What a replace carries over (user/lib/life/carry*.c, base/layout_prev.h): a window
+ * What a replace carries over (user/lib/life/carry*.c, layouts/layout8.h): a window
  * state's ring merged with what the old program counted after the fill, the
- * sketch at another width, and the previous layout's values read as this
- * layout's. A replace under traffic is in tests/e2e/replace.sh and
+ * sketch at another width, and a retired layout's values read as this
+ * layout's, found by the instance's control block. A replace under traffic is in tests/e2e/replace.sh and
  * tests/e2e/upgrade_layout.sh; these are the cases traffic rarely hits.
  */
 #include <stdarg.h>
@@ -15,7 +15,8 @@
 
 #include "life/carry.h"
 #include "life/carry_sketch.h"
-#include "base/layout_prev.h"
+#include "layouts/layout8.h"
+#include "xrl_key.h"
 
 /* The cells of the rings of these cases: a window of 2 buckets. */
 #define C 3
@@ -120,7 +121,7 @@ static void test_recell_from_layout_8(void **state)
 	o.c[100 % 2].word = xrl_word(100, 40);
 	o.c[101 % 2].word = xrl_word(101, 7);
 	o.c[101 % 2].block = 3;
-	xrl_ring_recell(&o, XRL_PREV_CELLS, &n, C);
+	xrl_ring_recell(&o, XRL_LAYOUT8_CELLS, &n, C);
 	assert_int_equal(xrl_window_at(&n, 2, C, I, t).pass, 47);
 	assert_int_equal(xrl_window_at(&n, 2, C, I, t).block, 3);
 	assert_int_equal(xrl_word_pass(at(&n, 100)->word), 40);
@@ -128,7 +129,7 @@ static void test_recell_from_layout_8(void **state)
 	snap = o;
 	now = o;
 	now.c[101 % 2].word = xrl_word(101, 9);
-	merge(&n, C, &now, &snap, XRL_PREV_CELLS);
+	merge(&n, C, &now, &snap, XRL_LAYOUT8_CELLS);
 	assert_int_equal(xrl_window_at(&n, 2, C, I, t).pass, 49);
 }
 
@@ -147,9 +148,9 @@ static void test_recell_fewer(void **state)
 }
 
 /* Layout 8's rule stats: the same head, the byte totals from after the ring, the ring's cells as they were. */
-static void test_prev_rule_stats(void **state)
+static void test_layout8_rule_stats(void **state)
 {
-	struct xrl_rule_stats_prev o;
+	struct xrl_rule_stats8 o;
 	struct xrl_rule_stats n, h = { .gen = 3, .pass = 11, .block = 12 };
 
 	(void)state;
@@ -159,7 +160,8 @@ static void test_prev_rule_stats(void **state)
 	o.c[1].word = xrl_word(101, 5);
 	o.pass_bytes = 1500;
 	o.block_bytes = 64;
-	xrl_rule_stats_from_prev(&o, &n);
+	assert_int_equal(xrl_layout8.rule_stats_cells(sizeof(o)), XRL_LAYOUT8_CELLS);
+	xrl_layout8.rule_stats_read(&o, &n);
 	assert_int_equal(n.gen, 3);
 	assert_int_equal(n.pass, 11);
 	assert_int_equal(n.block, 12);
@@ -207,6 +209,25 @@ static void test_sketch_narrower(void **state)
 	assert_int_equal(xrl_sketch_word_pass(n[2].w[0]), 4);
 }
 
+/* The retired layouts an instance's control block names, and what is asked of them by the rest. */
+static void test_retired_of(void **state)
+{
+	struct xrl_key k = { .rule_id = 7, .family = XRL_FAMILY_V4, .addr = { 192, 0, 2, 1 } };
+
+	(void)state;
+	assert_ptr_equal(xrl_retired_of(8, 0), &xrl_layout8);
+	assert_ptr_equal(xrl_retired_of(9, 0), &xrl_layout9_latches8);
+	assert_null(xrl_retired_of(XRL_LAYOUT_VERSION, XRL_LATCH_SLOTS));
+	assert_null(xrl_retired_of(7, 0));
+	assert_int_equal(xrl_retired_oldest(), 8);
+	assert_true(xrl_retired_pin("xrl_eval"));
+	assert_true(xrl_retired_pin("xrl_prefixes"));
+	assert_false(xrl_retired_pin(XRL_MAP_STATE));
+	assert_int_equal(xrl_latch_slot(XRL_LATCH_SLOTS, &k), xrl_key_hash(&k));
+	assert_int_equal(xrl_latch_slot(0, &k), xrl_layout8.latch_slot(&k));
+	assert_int_not_equal(xrl_latch_slot(0, &k), xrl_key_hash(&k));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,7 +235,8 @@ int main(void)
 		cmocka_unit_test(test_merge_older_left),  cmocka_unit_test(test_merge_new_key),
 		cmocka_unit_test(test_merge_nothing),	  cmocka_unit_test(test_recell_from_layout_8),
 		cmocka_unit_test(test_recell_fewer),	  cmocka_unit_test(test_sketch_wider),
-		cmocka_unit_test(test_sketch_narrower),	  cmocka_unit_test(test_prev_rule_stats),
+		cmocka_unit_test(test_sketch_narrower),	  cmocka_unit_test(test_layout8_rule_stats),
+		cmocka_unit_test(test_retired_of),
 	};
 
 	return cmocka_run_group_tests_name("carry", tests, NULL, NULL);

@@ -42,12 +42,8 @@ static const struct map_want wanted[] = {
 	{ XRL_MAP_THEN, offsetof(struct xrl_maps, then), sizeof(__u32), sizeof(__u32) },
 };
 
-/*
- * What xrl_load pins besides the maps; and maps of earlier builds, which a
- * replace removes: the prefix rules' trie of the builds before sets, and
- * the judgements' slots of the builds before the pipeline (xrl_eval).
- */
-static const char *const other_pins[] = { "prog", "link", "xrl_prefixes", XRL_MAP_EVAL_OLD, XRL_PIN_JOURNAL };
+/* What xrl_load and a replace pin besides the maps. */
+static const char *const other_pins[] = { "prog", "link", XRL_PIN_JOURNAL };
 
 static const char *const cap_pins[] = XRL_CAP_PINS;
 
@@ -80,7 +76,12 @@ bool xrl_pin_is_ours(const char *name)
 	return xrl_capture_pin(name);
 }
 
-int xrl_pins_remove(const char *dir, char *err, size_t len)
+static bool ours(const char *name, bool (*also)(const char *name))
+{
+	return xrl_pin_is_ours(name) || (also && also(name));
+}
+
+int xrl_pins_remove(const char *dir, bool (*also)(const char *name), char *err, size_t len)
 {
 	char path[PATH_MAX + 256];
 	struct dirent *e;
@@ -100,7 +101,7 @@ int xrl_pins_remove(const char *dir, char *err, size_t len)
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (!xrl_pin_is_ours(e->d_name) || lstat(path, &st) || !S_ISREG(st.st_mode)) {
+		if (!ours(e->d_name, also) || lstat(path, &st) || !S_ISREG(st.st_mode)) {
 			ret = xrl_fail(
 				-ENOTEMPTY, err, len,
 				"%s holds '%s', which xdp-ratelimit did not make: nothing was removed (remove what is not yours by hand, or leave it)",
@@ -111,7 +112,7 @@ int xrl_pins_remove(const char *dir, char *err, size_t len)
 	if (!ret) {
 		rewinddir(d);
 		while ((e = readdir(d)))
-			if (xrl_pin_is_ours(e->d_name)) {
+			if (ours(e->d_name, also)) {
 				snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 				unlink(path);
 			}
@@ -154,7 +155,7 @@ static __u32 ring_value_size(const struct map_want *w, struct xrl_maps *m, __u32
 /*
  * The layout the control map records, before any other map is opened: what
  * to do about another version's maps depends on whose they are. Notes in m
- * how the running program places the latches.
+ * how the running program places the latches (xrl_ctl.latch_slots).
  */
 static int check_layout(const char *dir, const char *iface, struct xrl_maps *m, char *err, size_t len)
 {
@@ -189,7 +190,8 @@ static int check_layout(const char *dir, const char *iface, struct xrl_maps *m, 
 			-EPROTO, err, len,
 			"the maps under %s have layout %u, this xdp-ratelimit reads layout %u; run 'xdp-ratelimit unload %s' and load again",
 			dir, ctl.layout, XRL_LAYOUT_VERSION, iface);
-	m->latches_v0 = !ctl.latch_slots;
+	m->latches_retired = ctl.latch_slots != XRL_LATCH_SLOTS;
+	m->latch_slots = ctl.latch_slots;
 	close(fd);
 	return ret;
 }

@@ -15,9 +15,10 @@ struct xrl_maps {
 		counters, ctl, latches, scratch, sketch, fleet, then;
 	int lock; /* the pin folder, flocked while rules change */
 	int ncpus;
-	__u32 cells;	 /* the cells of every ring (xrl_state's, xrl_rule_stats'), as loaded */
-	__u32 rule_ids;	 /* the rules' counter slots (xrl_rule_stats' entries), as loaded */
-	bool latches_v0; /* the program running is a build's before XRL_LATCH_SLOTS: its latches at xrl_key_slot_v0 */
+	__u32 cells;	      /* the cells of every ring (xrl_state's, xrl_rule_stats'), as loaded */
+	__u32 rule_ids;	      /* the rules' counter slots (xrl_rule_stats' entries), as loaded */
+	bool latches_retired; /* the program running places its latches as a retired layout's did: ... */
+	__u8 latch_slots;     /* ... by its xrl_ctl.latch_slots (layouts/retired.h) */
 };
 
 /* What a replace pins beside the pin it replaces until it renames it over (replace.h). */
@@ -32,10 +33,11 @@ bool xrl_pin_is_ours(const char *name);
 
 /*
  * Removes an interface's pin folder: only when it is a folder holding nothing
- * but the pins xrl_load makes, and then only those. -ENOTEMPTY (nothing
- * removed) and err naming the stranger otherwise.
+ * but the pins xrl_load makes, and those that also names (an older layout's,
+ * say; NULL: none), and then only those. -ENOTEMPTY (nothing removed) and err
+ * naming the stranger otherwise.
  */
-int xrl_pins_remove(const char *dir, char *err, size_t len);
+int xrl_pins_remove(const char *dir, bool (*also)(const char *name), char *err, size_t len);
 
 /* Opens the maps pinned for iface; err says what is wrong and what to do. */
 int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len);

@@ -249,58 +249,6 @@ int xrl_lpm_match(const struct xrl_maps *m, __u8 half, __u8 kind, __u8 family, c
 	return ret;
 }
 
-/* The prefix rules' trie key of the builds before sets: the set and the family, then the address. */
-struct trie_key_prev {
-	__u32 prefixlen; /* 16 header bits plus the prefix's */
-	__u8 set;
-	__u8 family;
-	__u8 addr[16];
-	__u8 pad[2];
-};
-
-int xrl_lpm_from_tries(const struct xrl_maps *m, int prefixes_fd, int dsts_fd, __u8 half, char *err, size_t len)
-{
-	struct xrl_ruleset rs = {};
-	struct trie_key_prev pk, *ppk = NULL;
-	struct xrl_dst_key dk, *pdk = NULL;
-	struct xrl_lpm_map lm;
-	int ret = 0;
-
-	while (!ret && prefixes_fd >= 0 && !bpf_map_get_next_key(prefixes_fd, ppk, &pk)) {
-		struct xrl_spec s = { .kind = XRL_KIND_PREFIX };
-
-		ppk = &pk;
-		if (pk.set != half || bpf_map_lookup_elem(prefixes_fd, &pk, &s.r))
-			continue;
-		s.family = pk.family;
-		s.plen = (__u8)(pk.prefixlen - 16);
-		memcpy(s.addr, pk.addr, 16);
-		ret = xrl_ruleset_add(&rs, &s, err, len);
-	}
-	while (!ret && dsts_fd >= 0 && !bpf_map_get_next_key(dsts_fd, pdk, &dk)) {
-		struct xrl_spec s = { .kind = XRL_KIND_DST };
-
-		pdk = &dk;
-		if (dk.set != half || dk.proto || bpf_map_lookup_elem(dsts_fd, &dk, &s.r))
-			continue;
-		s.family = dk.family;
-		s.plen = (__u8)(dk.prefixlen - XRL_DST_HDR_BITS);
-		memcpy(s.addr, dk.addr, 16);
-		ret = xrl_ruleset_add(&rs, &s, err, len);
-	}
-	if (!ret && rs.n) {
-		ret = xrl_lpm_map_open(m->lpm_dir, m->lpm_ranges, m->set_items, &lm);
-		if (ret) {
-			xrl_fail(ret, err, len, "cannot map the range structure: %s", strerror(-ret));
-		} else {
-			ret = xrl_lpm_write(m, &lm, half, &rs, err, len);
-			xrl_lpm_map_close(&lm);
-		}
-	}
-	xrl_ruleset_free(&rs);
-	return ret;
-}
-
 int xrl_lpm_read(const struct xrl_maps *m, __u8 half, bool items, struct xrl_ruleset *out)
 {
 	struct xrl_lpm_map lm = {};

@@ -50,13 +50,4 @@ int xrl_lpm_read(const struct xrl_maps *m, __u8 half, bool items, struct xrl_rul
 int xrl_lpm_match(const struct xrl_maps *m, __u8 half, __u8 kind, __u8 family, const __u8 *addr, __u32 *id,
 		  struct xrl_pfx *held);
 
-/*
- * An instance of a build of before sets keeps its prefix rules in an LPM
- * trie (prefixes_fd, pinned as xrl_prefixes, its value the rule) and its dst
- * rules in xrl_dsts with proto 0 (dsts_fd): writes rule set half's into the
- * range structure of m (a replace's new maps, before the swap). 0 too when
- * there are none.
- */
-int xrl_lpm_from_tries(const struct xrl_maps *m, int prefixes_fd, int dsts_fd, __u8 half, char *err, size_t len);
-
 #endif /* XRL_LPM_SET_H */

@@ -8,7 +8,6 @@
 #include "life/carry_internal.h"
 #include "life/carry_prog.h"
 #include "base/critical.h"
-#include "base/layout_prev.h"
 #include "base/maps.h"
 #include "base/objinfo.h"
 #include "base/err.h"
@@ -41,17 +40,22 @@ int xrl_carry_open(struct xrl_carry *c, const char *dir, const char *iface, char
 			iface, iface);
 	c->layout = ctl.layout;
 	c->latch_slots = ctl.latch_slots;
-	if (ctl.layout != XRL_LAYOUT_VERSION && ctl.layout != XRL_LAYOUT_PREV)
+	c->retired = xrl_retired_of(ctl.layout, ctl.latch_slots);
+	if (ctl.layout != XRL_LAYOUT_VERSION && !c->retired)
 		return xrl_fail(
 			-EPROTO, err, len,
 			"the maps under %s have layout %u; this xdp-ratelimit takes over layout %u and %u only: run 'xdp-ratelimit unload %s' (its limits stop) and load again",
-			dir, ctl.layout, XRL_LAYOUT_PREV, XRL_LAYOUT_VERSION, iface);
+			dir, ctl.layout, xrl_retired_oldest(), XRL_LAYOUT_VERSION, iface);
 	return 0;
 }
 
 int xrl_carry_ctl(const struct xrl_carry *c, struct xrl_ctl *ctl)
 {
-	return xrl_ctl_get(c->ctl, ctl);
+	int ret = xrl_ctl_get(c->ctl, ctl);
+
+	if (!ret && c->retired && c->retired->ctl_read)
+		c->retired->ctl_read(ctl);
+	return ret;
 }
 
 int xrl_carry_ctl_write(const struct xrl_carry *c, const struct xrl_ctl *ctl)
@@ -83,12 +87,27 @@ static __u32 rule_stats_cells(const struct xrl_carry *c, __u32 vsz)
 {
 	__u32 n;
 
-	if (c->layout == XRL_LAYOUT_PREV)
-		return vsz == sizeof(struct xrl_rule_stats_prev) ? XRL_PREV_CELLS : 0;
+	if (c->retired && c->retired->rule_stats_cells)
+		return c->retired->rule_stats_cells(vsz);
 	for (n = 1; n <= XRL_MAX_CELLS; n++)
 		if (xrl_rule_stats_size(n) == vsz)
 			return n;
 	return 0;
+}
+
+/* Whether name is in the NULL-terminated list v (NULL: none). */
+static bool in(const char *const *v, const char *name)
+{
+	for (; v && *v; v++)
+		if (!strcmp(*v, name))
+			return true;
+	return false;
+}
+
+/* Whether the old map's rings have their buckets in other cells than the current layout puts them. */
+static bool rings_moved(const struct xrl_carry_map *cm)
+{
+	return cm->retired && cm->retired->rings_moved;
 }
 
 static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *dir, char *err, size_t len)
@@ -102,10 +121,10 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 	cm->old = xrl_pin_open(dir, cm->name);
 	if (cm->old < 0) {
 		/* The capture's maps are no part of the layout: an instance of this one may lack them. */
-		if (errno != ENOENT || (c->layout == XRL_LAYOUT_VERSION && !xrl_capture_pin(cm->name)))
+		if (errno != ENOENT || (!xrl_capture_pin(cm->name) && !(c->retired && in(c->retired->lacks, cm->name))))
 			return xrl_fail(-errno, err, len, "cannot open %s: %s; nothing was changed", path,
 					strerror(errno));
-		cm->how = XRL_CARRY_EMPTY; /* new in this layout */
+		cm->how = XRL_CARRY_EMPTY; /* new since its layout */
 		return 0;
 	}
 	ret = xrl_obj_info(cm->old, &cm->info, sizeof(cm->info));
@@ -114,17 +133,17 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 	same_k = cm->info.type == bpf_map__type(map) && cm->info.key_size == bpf_map__key_size(map);
 	same_kv = same_k && cm->info.value_size == bpf_map__value_size(map);
 	same_size = cm->info.max_entries == bpf_map__max_entries(map);
-	cm->prev = c->layout == XRL_LAYOUT_PREV;
+	cm->retired = c->retired;
 	ring_map = !strcmp(cm->name, XRL_MAP_STATE) || !strcmp(cm->name, XRL_MAP_RULE_STATS);
 	if (same_k && !strcmp(cm->name, XRL_MAP_STATE)) { /* the cells, kept or not: fold_latches reads them */
 		cm->ocells = xrl_carry_state_cells(cm->info.value_size);
 		cm->ncells = xrl_carry_state_cells(bpf_map__value_size(map));
 	}
-	if (same_kv && same_size && !(cm->prev && ring_map)) {
+	if (same_kv && same_size && !(ring_map && rings_moved(cm))) {
 		cm->how = XRL_CARRY_KEEP; /* reused once every map is planned (reuse_kept) */
 		return 0;
 	}
-	/* The window states: another table size, or rings of other cells (or the previous layout's cells). */
+	/* The window states: another table size, or rings of other cells (or a retired layout's cells). */
 	if (same_k && !strcmp(cm->name, XRL_MAP_STATE) && cm->ocells && cm->ncells) {
 		cm->how = XRL_CARRY_ENTRIES;
 		return 0;
@@ -133,7 +152,7 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 		cm->how = XRL_CARRY_SKETCH;
 		return 0;
 	}
-	/* The rules' stats: rings of other cells, another count of counter slots, or the previous layout's. */
+	/* The rules' stats: rings of other cells, another count of counter slots, or a retired layout's. */
 	if (same_k && !strcmp(cm->name, XRL_MAP_RULE_STATS)) {
 		cm->ocells = rule_stats_cells(c, cm->info.value_size);
 		cm->ncells = (bpf_map__value_size(map) - xrl_rule_stats_size(0)) / sizeof(struct xrl_cell);
@@ -142,8 +161,8 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 			return 0;
 		}
 	}
-	/* Kept maps of the previous layout whose value this layout reads the same (layout_prev.h). */
-	if (cm->prev && same_size && same_k && !strcmp(cm->name, XRL_MAP_SCRATCH)) {
+	/* Maps of a retired layout that hold nothing between packets, their value read otherwise now. */
+	if (c->retired && same_size && same_k && in(c->retired->emptied, cm->name)) {
 		cm->how = XRL_CARRY_EMPTY;
 		return 0;
 	}
@@ -163,10 +182,10 @@ struct xrl_carry_map *xrl_carry_map_of(struct xrl_carry *c, const char *name)
 	return NULL;
 }
 
-/* Whether the window states' rings move to other cells (from the previous layout's, whatever their count). */
+/* Whether the window states' rings move to other cells (from a retired layout's, whatever their count). */
 static bool recells(const struct xrl_carry_map *cm)
 {
-	return cm->ocells != cm->ncells || cm->prev;
+	return cm->ocells != cm->ncells || rings_moved(cm);
 }
 
 /*
@@ -174,8 +193,8 @@ static bool recells(const struct xrl_carry_map *cm)
  * states move to other cells: a latch names its bucket's cell in the old
  * ring (xrl_latch.idx), where the new program, retiring it, would find
  * another bucket and drop its blocks; nor when the old program placed them
- * otherwise (xrl_ctl.latch_slots), where the new one would never look for
- * them. The new program starts with none; the old ones' blocks go to the
+ * otherwise (a retired layout's latch_slot), where the new one would never
+ * look for them. The new program starts with none; the old ones' blocks go to the
  * states after the swap (fold_latches).
  */
 static int reuse_kept(struct xrl_carry *c, char *err, size_t len)
@@ -189,7 +208,7 @@ static int reuse_kept(struct xrl_carry *c, char *err, size_t len)
 		if (cm->how != XRL_CARRY_KEEP)
 			continue;
 		if (!strcmp(cm->name, XRL_MAP_LATCHES) &&
-		    ((st && st->how == XRL_CARRY_ENTRIES && recells(st)) || c->latch_slots != XRL_LATCH_SLOTS))
+		    ((st && st->how == XRL_CARRY_ENTRIES && recells(st)) || (c->retired && c->retired->latch_slot)))
 			cm->how = XRL_CARRY_LATCHES;
 		else if (bpf_map__reuse_fd(cm->map, cm->old))
 			return xrl_fail(-EINVAL, err, len, "cannot reuse %s/%s", c->dir, cm->name);
@@ -276,8 +295,8 @@ static int fill_entries(struct xrl_carry_map *cm, int to)
 /* One CPU's rule stats of the old map (ov) in this layout's struct, the ring of the old map's cells. */
 void xrl_carry_rule_stats_read(const struct xrl_carry_map *cm, const void *ov, struct xrl_rule_stats *rs)
 {
-	if (cm->prev) {
-		xrl_rule_stats_from_prev(ov, rs);
+	if (cm->retired && cm->retired->rule_stats_read) {
+		cm->retired->rule_stats_read(ov, rs);
 		return;
 	}
 	memset(rs, 0, sizeof(*rs));

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <bpf/libbpf.h>
 #include "xrl_carry.h"
+#include "layouts/retired.h"
 
 struct xrl_carry_prog;
 
@@ -21,7 +22,7 @@ enum xrl_carry_how {
 	XRL_CARRY_EMPTY,      /* a map the old layout has not: starts empty */
 	XRL_CARRY_ENTRIES,    /* the window states: another size (--max-keys), other cells, or both */
 	XRL_CARRY_SKETCH,     /* another width (--sketch-width): columns copied or folded */
-	XRL_CARRY_RULE_STATS, /* other cells, or the previous layout's (layout_prev.h) */
+	XRL_CARRY_RULE_STATS, /* other cells, or a retired layout's value (layouts/) */
 	XRL_CARRY_LATCHES,    /* the window states move to other cells: new ones; the old ones' blocks to the states */
 };
 
@@ -33,9 +34,9 @@ struct xrl_carry_map {
 	int nfd;		  /* ... its descriptor, size and entries, from the fill on */
 	__u32 nvsz, nmax;
 	enum xrl_carry_how how;
-	__u32 ocells, ncells; /* the rings' cells, old and new: the window states and the rule stats */
-	bool prev;	      /* the previous layout's values */
-	void *snap;	      /* what the fill read */
+	__u32 ocells, ncells;		   /* the rings' cells, old and new: the window states and the rule stats */
+	const struct xrl_retired *retired; /* the retired layout of the old instance; NULL: the current one */
+	void *snap;			   /* what the fill read */
 	size_t nsnap;
 };
 
@@ -45,15 +46,16 @@ struct xrl_carry {
 	const char *iface;
 	char dir[PATH_MAX]; /* its pins */
 	int ncpus;
-	__u32 layout;	  /* the old instance's */
-	__u8 latch_slots; /* ... and its xrl_ctl.latch_slots: how its latches are placed */
-	int ctl;	  /* the old control map (kept in every layout) */
+	__u32 layout;			   /* the old instance's */
+	__u8 latch_slots;		   /* ... and its xrl_ctl.latch_slots: how its latches are placed */
+	const struct xrl_retired *retired; /* ... the retired layout they make; NULL: the current one */
+	int ctl;			   /* the old control map (kept in every layout) */
 	struct xrl_carry_map v[XRL_CARRY_MAPS];
 	size_t n;
 	struct xrl_carry_prog *prog; /* the carrier on the new maps, once armed */
 };
 
-/* Opens the instance pinned in dir and checks its layout is this one or the previous. */
+/* Opens the instance pinned in dir and checks its layout is this one or a retired one it takes over. */
 int xrl_carry_open(struct xrl_carry *c, const char *dir, const char *iface, char *err, size_t len);
 int xrl_carry_ctl(const struct xrl_carry *c, struct xrl_ctl *ctl);
 int xrl_carry_ctl_write(const struct xrl_carry *c, const struct xrl_ctl *ctl);

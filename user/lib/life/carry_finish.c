@@ -168,14 +168,14 @@ static void fold_latches(struct xrl_carry *c, const struct xrl_carry_map *cm, co
 			struct xrl_state s;
 
 			/* A lease's count is passes left, not blocks: its passes stay counted in their bucket. */
-			if (!l->gen || l->sketch == XRL_LATCH_LEASE || !xrl_latch_count(l->block) ||
+			if (!l->gen || l->kind == XRL_LATCH_LEASE || !xrl_latch_count(l->word) ||
 			    bpf_map_lookup_elem(st->nfd, &l->key, &s) || s.gen != l->gen)
 				continue;
 			memset(&a, 0, sizeof(a));
 			a.key = l->key;
 			a.n = 1;
 			a.c[0].q = xrl_full_epoch(s.ring.last, l->epoch);
-			a.c[0].block = xrl_latch_count(l->block);
+			a.c[0].block = xrl_latch_count(l->word);
 			xrl_carry_prog_state(c->prog, &a);
 		}
 	}

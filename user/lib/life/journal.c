@@ -25,8 +25,8 @@ enum journal_phase {
 
 struct journal_map {
 	char name[BPF_OBJ_NAME_LEN];
-	__u32 how, ocells, ncells, prev;
-	__u64 nsnap, bytes; /* what the fill read: its entries and bytes, in the chunks in this order */
+	__u32 how, ocells, ncells, retired; /* retired: the old map's values are a retired layout's */
+	__u64 nsnap, bytes;		    /* what the fill read: its entries and bytes, in the chunks in this order */
 };
 
 struct journal_head {
@@ -81,7 +81,7 @@ int xrl_journal_write(const struct xrl_carry *c, __u32 new_prog, const struct xr
 		jm->how = cm->how;
 		jm->ocells = cm->ocells;
 		jm->ncells = cm->ncells;
-		jm->prev = cm->prev;
+		jm->retired = cm->retired != NULL;
 		jm->nsnap = cm->nsnap;
 		jm->bytes = xrl_carry_snap_bytes(c, cm);
 	}
@@ -232,6 +232,7 @@ static int carry_from_journal(struct xrl_carry *c, const char *dir, const char *
 	c->ncpus = libbpf_num_possible_cpus();
 	c->layout = h->layout;
 	c->latch_slots = h->latch_slots;
+	c->retired = xrl_retired_of(h->layout, h->latch_slots);
 	c->ctl = xrl_pin_open(dir, XRL_MAP_CTL);
 	if (!chunk || c->ctl < 0 || c->ncpus != (int)h->ncpus)
 		ret = !chunk ? -ENOMEM : c->ctl < 0 ? -errno : -EPROTO;
@@ -247,7 +248,7 @@ static int carry_from_journal(struct xrl_carry *c, const char *dir, const char *
 		cm->how = jm->how;
 		cm->ocells = jm->ocells;
 		cm->ncells = jm->ncells;
-		cm->prev = jm->prev;
+		cm->retired = jm->retired ? c->retired : NULL;
 		cm->nsnap = jm->nsnap;
 		cm->old = xrl_pin_open(dir, cm->name);
 		snprintf(name, sizeof(name), "%s%s", cm->name, cm->how == XRL_CARRY_KEEP ? "" : XRL_PIN_NEW);
@@ -320,7 +321,6 @@ int xrl_recover_locked(const char *dir, const char *iface, char *note, size_t nl
 	struct journal_head *h = NULL;
 	struct bpf_link_info link;
 	struct xrl_carry c = { .ctl = -1 };
-	char path[PATH_MAX + 32];
 	__u32 running, fresh;
 	bool have_journal, merge = false, lost = false;
 	int jfd, ret = 0, n;
@@ -400,11 +400,8 @@ int xrl_recover_locked(const char *dir, const char *iface, char *note, size_t nl
 			goto out;
 		}
 	}
-	/* What an older build's instance had and the new program has not, as a replace removes it. */
-	snprintf(path, sizeof(path), "%s/xrl_prefixes", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/" XRL_MAP_EVAL_OLD, dir);
-	unlink(path);
+	/* What a retired layout's instance had and the new program has not, as a replace removes it. */
+	xrl_retired_pins_remove(dir);
 	xrl_journal_remove(dir);
 	if (note)
 		snprintf(

@@ -25,6 +25,7 @@
 #include "codec/specialise.h"
 #include "xdp_ratelimit.skel.h"
 #include "base/err.h"
+#include "layouts/retired.h"
 #include "xrl_lpm.h"
 
 /*
@@ -37,7 +38,7 @@ static int check_leftovers(const char *dir, char *err, size_t len)
 	struct bpf_link_info info;
 	bool live = !xrl_pin_info(dir, "link", &info, sizeof(info)) && info.xdp.ifindex;
 
-	return live ? 1 : xrl_pins_remove(dir, err, len);
+	return live ? 1 : xrl_pins_remove(dir, xrl_retired_pin, err, len);
 }
 
 /*
@@ -77,7 +78,7 @@ static void sweep_gone(void)
 			continue;
 		snprintf(dir, sizeof(dir), "%s/%s", XRL_PIN_ROOT, e->d_name);
 		if (!xrl_pin_info(dir, "link", &info, sizeof(info)) && !info.xdp.ifindex)
-			xrl_pins_remove(dir, err, sizeof(err));
+			xrl_pins_remove(dir, xrl_retired_pin, err, sizeof(err));
 	}
 	if (d)
 		closedir(d);
@@ -340,7 +341,7 @@ fail:
 	if (link >= 0)
 		close(link);
 	xdp_ratelimit_bpf__destroy(skel);
-	xrl_pins_remove(dir, path, sizeof(path));
+	xrl_pins_remove(dir, xrl_retired_pin, path, sizeof(path));
 	return ret;
 }
 
@@ -379,7 +380,7 @@ int xrl_unload(const char *iface, char *err, size_t len)
 			bpf_link_detach(fd);
 			close(fd);
 		}
-		ret = xrl_pins_remove(m.dir, err, len);
+		ret = xrl_pins_remove(m.dir, xrl_retired_pin, err, len);
 	}
 	if (m.lock >= 0)
 		close(m.lock);

@@ -3,10 +3,10 @@
  * Replacing a loaded instance's program in place: the new program is loaded
  * on the instance's own maps and swapped in with one bpf_link_update, so the
  * interface is never without a program and no rule, window or counter starts
- * over. A map the new program wants otherwise (another size, or the previous
+ * over. A map the new program wants otherwise (another size, or a retired
  * layout's value) is made anew, filled from the old one before the swap, and
  * given what the old program counted in between once it has stopped
- * (carry.c). The previous layout's definitions: layout_prev.h.
+ * (carry.c). What a retired layout holds otherwise: layouts/.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -61,9 +61,8 @@ static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, __u32
 		o->sketch_width = ctl->sketch_width;
 	if (!(o->given & XRL_LOAD_MALFORMED))
 		o->malformed = ctl->malformed;
-	/* Layout 8 kept 16 cells a ring, for any window: so many, until rules say fewer do. */
 	if (!(o->given & XRL_LOAD_CELLS))
-		o->cells = ctl->cells ?: XRL_MAX_CELLS;
+		o->cells = ctl->cells;
 	if (o->rules && o->cells < xrl_ruleset_cells(o->rules))
 		o->cells = xrl_ruleset_cells(o->rules);
 	if (!(o->given & XRL_LOAD_RULE_IDS))
@@ -77,7 +76,7 @@ static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, __u32
 
 /*
  * What the rule set in force needs the program to carry; every feature when
- * it cannot be read (the previous layout's maps, say): never less than it needs.
+ * it cannot be read (a retired layout's maps, say): never less than it needs.
  */
 static __u32 active_features(const char *dir, const char *iface)
 {
@@ -95,7 +94,7 @@ static __u32 active_features(const char *dir, const char *iface)
 	return f;
 }
 
-/* The --max-prefixes of the instance pinned in dir; 0 (the default) for a build of before sets. */
+/* The --max-prefixes of the instance pinned in dir; 0 (the default) when it has no range structure. */
 static __u32 running_max_prefixes(const char *dir)
 {
 	struct bpf_map_info info;
@@ -103,13 +102,9 @@ static __u32 running_max_prefixes(const char *dir)
 	return xrl_pin_info(dir, XRL_MAP_LPM_RANGES, &info, sizeof(info)) ? 0 : xrl_lpm_max_prefixes(info.max_entries);
 }
 
-/*
- * An instance of a build of before sets keeps its prefix and dst rules in
- * LPM tries: its rules in force go into the new program's range structure,
- * made empty (*trie: so it did; its pin goes after the swap).
- */
-static int carry_prefix_trie(const char *dir, struct xdp_ratelimit_bpf *skel, const struct xrl_ctl *ctl, bool *trie,
-			     char *err, size_t len)
+/* The rules in force that a retired layout keeps in maps of its own, into the new program's. */
+static int carry_rules(const struct xrl_carry *c, struct xdp_ratelimit_bpf *skel, const struct xrl_ctl *ctl, char *err,
+		       size_t len)
 {
 	struct xrl_maps nm = {
 		.lpm_rules = bpf_map__fd(skel->maps.xrl_lpm_rules),
@@ -118,19 +113,10 @@ static int carry_prefix_trie(const char *dir, struct xdp_ratelimit_bpf *skel, co
 		.sets = bpf_map__fd(skel->maps.xrl_sets),
 		.set_items = bpf_map__fd(skel->maps.xrl_set_items),
 	};
-	int pfx = xrl_pin_open(dir, "xrl_prefixes"), dsts, ret;
 
-	if (pfx < 0)
+	if (!c->retired || !c->retired->carry_rules)
 		return 0;
-	dsts = xrl_pin_open(dir, XRL_MAP_DSTS);
-	ret = xrl_lpm_from_tries(&nm, pfx, dsts, ctl->active_set & 1, err, len);
-	if (ret)
-		snprintf(err + strlen(err), len - strlen(err), "; the running program was left in place");
-	*trie = !ret;
-	close(pfx);
-	if (dsts >= 0)
-		close(dsts);
-	return ret;
+	return c->retired->carry_rules(c->dir, &nm, ctl->active_set & 1, err, len);
 }
 
 int xrl_replace(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
@@ -162,10 +148,8 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	struct xrl_carry c = { .ctl = -1 };
 	struct xrl_ctl ctl, next;
 	struct bpf_link_info linfo;
-	char path[PATH_MAX + 32];
 	struct utsname u;
 	int link = -1, old_prog = -1, ret;
-	bool trie = false;
 	sigset_t sigs;
 
 	/* A Ctrl-C or a SIGTERM waits for the replace's end; a SIGKILL leaves the journal (journal.h). */
@@ -211,7 +195,7 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	if (!ret)
 		ret = xrl_carry_arm(&c, err, len);
 	if (!ret)
-		ret = carry_prefix_trie(dir, skel, &ctl, &trie, err, len);
+		ret = carry_rules(&c, skel, &ctl, err, len);
 	if (!ret)
 		ret = xrl_carry_pin(&c, bpf_program__fd(skel->progs.xdp_ratelimit), err, len);
 	if (ret)
@@ -252,13 +236,8 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	if (ret)
 		goto out;
 	xrl_fault_point("renamed");
-	if (trie) { /* the old build's trie, its rules in the range structure now */
-		snprintf(path, sizeof(path), "%s/xrl_prefixes", dir);
-		unlink(path);
-	}
-	/* The judgements' slots of a build before the pipeline: its program is gone. */
-	snprintf(path, sizeof(path), "%s/" XRL_MAP_EVAL_OLD, dir);
-	unlink(path);
+	if (c.retired) /* what its program had beside the maps carried, gone with it */
+		xrl_retired_pins_remove(dir);
 	ret = xrl_carry_ctl_write(&c, &next);
 	if (ret)
 		xrl_fail(ret, err, len, "cannot write the control map under %s: %s", dir, strerror(-ret));

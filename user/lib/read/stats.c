@@ -5,7 +5,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include "read/stats.h"
-#include "base/layout_prev.h"
+#include "layouts/retired.h"
 #include "xrl_key.h"
 
 int xrl_clock_now(__u32 clock, __u64 *now)
@@ -158,7 +158,7 @@ static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, c
 {
 	size_t stride = xrl_percpu_stride(sizeof(struct xrl_latch));
 	char *buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_latch));
-	__u32 h = m->latches_v0 ? xrl_key_slot_v0(key) : xrl_key_hash(key);
+	__u32 h = m->latches_retired ? xrl_latch_slot(m->latch_slots, key) : xrl_key_hash(key);
 	struct xrl_slot s;
 	int cpu, ret = 0;
 
@@ -178,10 +178,10 @@ static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, c
 
 		if (l->gen != r->gen || !xrl_key_equal(&l->key, key) || !xrl_live(s.epoch, l->epoch, r->buckets))
 			continue;
-		if (l->sketch == XRL_LATCH_LEASE)
-			*leased += xrl_latch_count(l->block);
+		if (l->kind == XRL_LATCH_LEASE)
+			*leased += xrl_latch_count(l->word);
 		else
-			*block += xrl_latch_count(l->block);
+			*block += xrl_latch_count(l->word);
 	}
 out:
 	free(buf);
