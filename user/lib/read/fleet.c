@@ -3,6 +3,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include "read/fleet.h"
+#include "read/limit.h"
 
 __u64 xrl_fleet_now(void)
 {
@@ -41,5 +42,5 @@ __u64 xrl_fleet_threshold(const struct xrl_maps *m, const struct xrl_spec *s)
 	    !f.allowance)
 		return s->r.threshold;
 	xrl_fleet_lapse(&f, s->r.threshold);
-	return f.allowance;
+	return xrl_limit(&s->r, &f);
 }
