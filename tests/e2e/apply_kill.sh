@@ -31,7 +31,7 @@ tx=$!
 kills=0 whole=0
 for i in $(seq 1 100); do
 	f=$dir/a; [ $((i % 2)) -eq 0 ] && f=$dir/b
-	$XRL apply xrle6 "$f" >/dev/null 2>&1 &
+	"${KILLABLE[@]}" "$XRL" apply xrle6 "$f" >/dev/null 2>&1 &
 	pid=$!
 	sleep "0.00$((RANDOM % 6))$((RANDOM % 10))"
 	kill -9 $pid 2>/dev/null && kills=$((kills + 1))

@@ -123,7 +123,7 @@ check "unload removes them" "$XRL" unload xrle4
 # A load killed at any point leaves a complete load or nothing, and the next load works.
 ok=0
 for delay in 0.005 0.01 0.02 0.03 0.05 0.08 0.12 0.2; do
-	$XRL load xrle4 >/dev/null 2>&1 &
+	"${KILLABLE[@]}" "$XRL" load xrle4 >/dev/null 2>&1 &
 	pid=$!
 	sleep $delay
 	kill -9 $pid 2>/dev/null

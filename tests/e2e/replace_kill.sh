@@ -82,7 +82,7 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 killed=0 ok=0
 for i in $(seq 1 "$KILLS"); do
 	keys=$((keys == 65536 ? 70000 : 65536))
-	"$XRL" load $IF --max-keys $keys >/dev/null 2>&1 &
+	"${KILLABLE[@]}" "$XRL" load $IF --max-keys $keys >/dev/null 2>&1 &
 	pid=$!
 	sleep "$(awk -v ms=$ms -v r=$RANDOM 'BEGIN { printf "%.3f", ms * (0.3 + 0.9 * r / 32768) / 1000 }')"
 	kill -9 $pid 2>/dev/null && killed=$((killed + 1))
