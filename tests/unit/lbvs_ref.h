@@ -81,7 +81,7 @@ static inline __u32 ref_value(const struct ref_set *s, int f)
 
 static inline struct xrl_lbvs_range ref_range(const struct ref_set *s, int f)
 {
-	__u32 a = ref_value(s, f), b = ref_rnd(3) ? a + ref_rnd(64) : ref_value(s, f), t;
+	__u32 a = ref_value(s, f), b = ref_rnd(8) ? a + ref_rnd(64) : ref_value(s, f), t;
 
 	if (b >= xrl_lbvs_domain(f))
 		b = xrl_lbvs_domain(f) - 1;
@@ -114,17 +114,27 @@ static inline void ref_field_gen(const struct ref_set *s, int f, struct ref_fiel
 
 		rf->r[j] = ref_rnd(2) ? ref_range(s, f) : (struct xrl_lbvs_range){ v, v };
 	}
-	rf->neg = ref_rnd(8) == 0;
+	rf->neg = ref_rnd(16) == 0;
+}
+
+/* Rule i of s constrains field f, at random. */
+static inline void ref_rule_field(struct ref_set *s, __u32 i, int f)
+{
+	struct ref_field *rf = &s->rules[i].f[f];
+
+	ref_field_gen(s, f, rf);
+	s->in[i].f[f] = (struct xrl_lbvs_cond){ rf->r, rf->n, (__u8)rf->neg };
 }
 
 /*
  * n random rules over the fields of mask, each constraining each of them
- * with probability 1/2; pool: the distinct values a field's rules pick
- * among (most of the time).
+ * with probability pct % and at least one; pool: the distinct values a
+ * field's rules pick among (most of the time).
  */
-static inline void ref_set_gen(struct ref_set *s, __u32 n, __u32 mask, __u32 pool)
+static inline void ref_set_gen(struct ref_set *s, __u32 n, __u32 mask, __u32 pool, __u32 pct)
 {
-	__u32 i, f;
+	__u32 i, any;
+	int f;
 
 	memset(s, 0, sizeof(*s));
 	s->n = n;
@@ -139,14 +149,20 @@ static inline void ref_set_gen(struct ref_set *s, __u32 n, __u32 mask, __u32 poo
 		for (i = 0; i < s->npool[f]; i++)
 			s->pool[f][i] = ref_rnd(xrl_lbvs_domain(f));
 	}
-	for (i = 0; i < n; i++)
-		for (f = 0; f < XRL_LBVS_FIELDS; f++) {
-			if (!(mask & (1U << f)) || ref_rnd(2))
-				continue;
-			ref_field_gen(s, f, &s->rules[i].f[f]);
-			s->in[i].f[f] = (struct xrl_lbvs_cond){ s->rules[i].f[f].r, s->rules[i].f[f].n,
-								(__u8)s->rules[i].f[f].neg };
+	for (i = 0; i < n; i++) {
+		for (f = 0, any = 0; f < XRL_LBVS_FIELDS; f++)
+			if ((mask & (1U << f)) && ref_rnd(100) < pct) {
+				ref_rule_field(s, i, f);
+				any = 1;
+			}
+		while (!any && mask) {
+			f = (int)ref_rnd(XRL_LBVS_FIELDS);
+			if (mask & (1U << f)) {
+				ref_rule_field(s, i, f);
+				any = 1;
+			}
 		}
+	}
 }
 
 static inline void ref_set_free(struct ref_set *s)

@@ -28,12 +28,17 @@ static int classify(const struct xrl_lbvs_set *b, const struct xrl_lbvs_pkt *pk,
 	return ret;
 }
 
+/* The highest bit any packet's result held: what the checks reached. */
+static __u32 top_bit;
+
 /* The rules pk matches. */
 static __u32 check_pkt(const struct ref_set *s, const struct xrl_lbvs_set *b, const struct xrl_lbvs_pkt *pk)
 {
 	struct xrl_lbvs_result res;
 
 	assert_int_equal(classify(b, pk, &res), 0);
+	if (res.n && res.bit[res.n - 1] > top_bit)
+		top_bit = res.bit[res.n - 1];
 	return ref_check(s, b, pk, &res, "userspace");
 }
 
@@ -46,6 +51,7 @@ static void check_set(struct ref_set *s, __u32 randoms, __u32 rules)
 	__u32 i, j, n, used = 0, hits = 0;
 
 	assert_int_equal(xrl_lbvs_build(&b, s->in, s->n, err, sizeof(err)), 0);
+	top_bit = 0;
 	for (i = 0; i < s->n; i++) {
 		assert_int_equal(b.rule_of[b.bit_of[i]], i);
 		for (j = 0; j < XRL_LBVS_FIELDS; j++)
@@ -80,8 +86,10 @@ static void random_sets_all_fields(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		ref_set_gen(&s, sizes[i], (1U << XRL_LBVS_FIELDS) - 1, 16 + sizes[i] / 8);
+		ref_set_gen(&s, sizes[i], (1U << XRL_LBVS_FIELDS) - 1, 16 + sizes[i] / 8, 75);
 		check_set(&s, sizes[i] > 1000 ? 300 : 1000, sizes[i] > 1000 ? 100 : 300);
+		/* The matches reached the last words, not only the first (results are the lowest bits). */
+		assert_true(top_bit >= sizes[i] - 1 - sizes[i] / 8);
 		ref_set_free(&s);
 	}
 }
@@ -95,7 +103,7 @@ static void random_sets_some_fields(void **state)
 	(void)state;
 	for (k = 0; k < 8; k++)
 		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]) - (k ? 1 : 0); i++) {
-			ref_set_gen(&s, sizes[i], ref_rnd(1U << XRL_LBVS_FIELDS), 4 + ref_rnd(64));
+			ref_set_gen(&s, sizes[i], ref_rnd(1U << XRL_LBVS_FIELDS), 4 + ref_rnd(64), 50);
 			check_set(&s, 300, 100);
 			ref_set_free(&s);
 		}
@@ -107,7 +115,7 @@ static void random_sets_spread(void **state)
 	struct ref_set s;
 
 	(void)state;
-	ref_set_gen(&s, 1000, (1U << XRL_LBVS_FIELDS) - 1, 65536);
+	ref_set_gen(&s, 1000, (1U << XRL_LBVS_FIELDS) - 1, 65536, 50);
 	check_set(&s, 1000, 300);
 	ref_set_free(&s);
 }
@@ -157,7 +165,7 @@ static void overflow_random(void **state)
 
 	(void)state;
 	for (k = 0; k < 20; k++) {
-		ref_set_gen(&s, 64 + ref_rnd(300), 1U << ref_rnd(XRL_LBVS_FIELDS), 2);
+		ref_set_gen(&s, 64 + ref_rnd(300), 1U << ref_rnd(XRL_LBVS_FIELDS), 2, 50);
 		check_set(&s, 200, 50);
 		ref_set_free(&s);
 	}
