@@ -302,7 +302,7 @@ static inline long xrl_lbvs_word_cb(__u64 i, void *ctx)
 		c->base = w * 64;
 		XRL_LBVS_LOOP(64, xrl_lbvs_bit_cb, c);
 	}
-	return c->res.more;
+	return c->res.more != 0;
 }
 
 /*
@@ -320,7 +320,7 @@ static inline long xrl_lbvs_sum_cb(__u64 i, void *ctx)
 	c->si = i;
 	if (c->sum)
 		XRL_LBVS_LOOP(64, xrl_lbvs_word_cb, c);
-	return c->res.more;
+	return c->res.more != 0;
 }
 
 /* The bitmaps are set (xrl_lbvs_use_class, each field in use): the rules they all hold, into c->res. */
