@@ -202,7 +202,7 @@ struct xrl_lbvs_ctx {
 	__u64 si;   /* their summary word */
 	__u64 word; /* the rule bits left to take */
 	__u64 base; /* bit 0 of that word */
-	struct xrl_lbvs_result res;
+	struct xrl_lbvs_result *res;
 };
 
 /* The index of x's lowest set bit (x != 0): clang 14 crashes on __builtin_ctzll for BPF. */
@@ -270,12 +270,12 @@ static inline long xrl_lbvs_bit_cb(__u64 i, void *ctx)
 	(void)i;
 	if (!x)
 		return 1;
-	if (c->res.n >= XRL_LBVS_MAX_MATCH) {
-		c->res.more = 1;
+	if (c->res->n >= XRL_LBVS_MAX_MATCH) {
+		c->res->more = 1;
 		return 1;
 	}
-	c->res.bit[c->res.n & (XRL_LBVS_MAX_MATCH - 1)] = (__u16)(c->base + xrl_lbvs_lowbit(x));
-	c->res.n++;
+	c->res->bit[c->res->n & (XRL_LBVS_MAX_MATCH - 1)] = (__u16)(c->base + xrl_lbvs_lowbit(x));
+	c->res->n++;
 	c->word = x & (x - 1);
 	return 0;
 }
@@ -302,7 +302,7 @@ static inline long xrl_lbvs_word_cb(__u64 i, void *ctx)
 		c->base = w * 64;
 		XRL_LBVS_LOOP(64, xrl_lbvs_bit_cb, c);
 	}
-	return c->res.more != 0;
+	return c->res->more != 0;
 }
 
 /*
@@ -320,14 +320,14 @@ static inline long xrl_lbvs_sum_cb(__u64 i, void *ctx)
 	c->si = i;
 	if (c->sum)
 		XRL_LBVS_LOOP(64, xrl_lbvs_word_cb, c);
-	return c->res.more != 0;
+	return c->res->more != 0;
 }
 
-/* The bitmaps are set (xrl_lbvs_use_class, each field in use): the rules they all hold, into c->res. */
+/* The bitmaps are set (xrl_lbvs_use_class, each field in use): the rules they all hold, into c->res-> */
 XRL_LBVS_INLINE void xrl_lbvs_walk(struct xrl_lbvs_ctx *c)
 {
-	c->res.n = 0;
-	c->res.more = 0;
+	c->res->n = 0;
+	c->res->more = 0;
 	XRL_LBVS_LOOP(XRL_LBVS_CFG(c).nsum, xrl_lbvs_sum_cb, c);
 }
 
@@ -336,13 +336,15 @@ XRL_LBVS_INLINE void xrl_lbvs_walk(struct xrl_lbvs_ctx *c)
  * past its field's domain or the tables lack a class (then c->res is empty).
  * Userspace sets c->t first.
  */
-XRL_LBVS_INLINE int xrl_lbvs_classify(struct xrl_lbvs_ctx *c, const struct xrl_lbvs_pkt *pk)
+XRL_LBVS_INLINE int xrl_lbvs_classify(struct xrl_lbvs_ctx *c, const struct xrl_lbvs_pkt *pk, struct xrl_lbvs_result *res)
 {
 	long id;
 	int f;
 
-	c->res.n = 0;
-	c->res.more = 0;
+	c->res = res;
+
+	c->res->n = 0;
+	c->res->more = 0;
 	XRL_LBVS_UNROLL
 	for (f = 0; f < XRL_LBVS_FIELDS; f++) {
 		if (!(XRL_LBVS_CFG(c).used & (1U << f)))

@@ -41,9 +41,8 @@ int xdp_lbvs_check(struct xdp_md *xdp)
 	o = bpf_map_lookup_elem(&lbvs_out, &k);
 	if (!pk || !o)
 		return XDP_ABORTED;
-	o->ret = xrl_lbvs_classify(&c, pk);
-	o->res = c.res;
-	return c.res.n ? XDP_DROP : XDP_PASS;
+	o->ret = xrl_lbvs_classify(&c, pk, &o->res);
+	return o->res.n ? XDP_DROP : XDP_PASS;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -23,8 +23,7 @@ static int classify(const struct xrl_lbvs_set *b, const struct xrl_lbvs_pkt *pk,
 
 	memset(&c, 0, sizeof(c));
 	c.t = &b->t;
-	ret = xrl_lbvs_classify(&c, pk);
-	*res = c.res;
+	ret = xrl_lbvs_classify(&c, pk, res);
 	return ret;
 }
 
