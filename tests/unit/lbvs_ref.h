@@ -201,8 +201,8 @@ static inline void ref_pkt_planted(const struct ref_set *s, __u32 i, struct xrl_
 	}
 	for (f = 0; f < XRL_LBVS_FIELDS; f++)
 		for (tries = 0; tries < 1000 && !ref_field_ok(&r->f[f], pk->v[f]); tries++)
-			pk->v[f] = (__u16)(r->f[f].flags ? (ref_rnd(256) & ~r->f[f].mask) | r->f[f].value
-							 : ref_rnd(xrl_lbvs_domain(f)));
+			pk->v[f] = (__u16)(r->f[f].flags ? (ref_rnd(256) & ~r->f[f].mask) | r->f[f].value :
+							   ref_rnd(xrl_lbvs_domain(f)));
 }
 
 /*
@@ -237,7 +237,7 @@ static inline __u32 ref_pkt_edges(const struct ref_set *s, __u32 i, struct xrl_l
  * rules, ascending, and more. Returns how many rules match.
  */
 static inline __u32 ref_check(const struct ref_set *s, const struct xrl_lbvs_set *b, const struct xrl_lbvs_pkt *pk,
-			     const struct xrl_lbvs_result *res, const char *who)
+			      const struct xrl_lbvs_result *res, const char *who)
 {
 	__u32 want[XRL_LBVS_MAX_MATCH + 1], cnt = 0, i, j, bit;
 
