@@ -73,8 +73,10 @@ TOOL_OBJS := $(OUT)/tools/udpgen.o
 # The demo: 'xdp-ratelimit demo' runs $(DEMO), beside it, on the lab of tools/lab.sh.
 DEMO := $(OUT)/xrl-demo
 
-TEST_SRCS := $(wildcard tests/unit/*.c tests/prog/*.c)
+TEST_SRCS := $(filter-out %.bpf.c,$(wildcard tests/unit/*.c tests/prog/*.c))
 TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
+# tests/prog/*.bpf.c: programs of the tests alone (lbvs_check: the classifier's header from maps).
+TEST_SKELS := $(patsubst tests/prog/%.bpf.c,$(OUT)/%.skel.h,$(wildcard tests/prog/*.bpf.c))
 
 # tests/fuzz/: libFuzzer harnesses of the rules parser, with ASan and UBSan; the grammar
 # (rules/ but the saved configurations, base/err.c, base/atomic.c: no BPF, no libbpf) is compiled
@@ -144,6 +146,10 @@ $(OUT)/%.bpf.o: tools/bpf/%.bpf.c | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -c $< -o $@
 
+$(OUT)/%.bpf.o: tests/prog/%.bpf.c | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -c $< -o $@
+
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
@@ -175,7 +181,7 @@ $(CLI): $(OUT)/user/cli/main.o $(CLI_LIB) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XRL_LDFLAGS) $(LDFLAGS) $^ $(XRL_LDLIBS) $(LDLIBS) -o $@
 
-$(OUT)/tests/%: tests/%.c $(LIB) | $(PROG_SKEL) $(OUT)/xrl_version.h
+$(OUT)/tests/%: tests/%.c $(LIB) | $(PROG_SKEL) $(TEST_SKELS) $(OUT)/xrl_version.h
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(cc) -Iuser/lib -Iuser/cli -Itests -MF $@.d $(XRL_LDFLAGS) $(LDFLAGS) $< $(TEST_LIBS) $(LIB) $(CMOCKA_LIBS) \
