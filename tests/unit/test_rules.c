@@ -656,7 +656,8 @@ static void test_proto_refused(void **state)
 	parse_bad("proto icmp type 8", "missing 'rate'", NULL);
 	parse_bad("fragments", "missing 'rate'", NULL);
 	parse_bad("fragments 10 rate 1/s", "unknown word '10'", "mask4, mask6");
-	parse_bad("proto icmp type 8 type 9 rate 1/s", "unknown word 'type'", NULL);
+	/* After a whole shorthand, a second type is a rule of several fields' word given twice. */
+	parse_bad("proto icmp type 8 type 9 rate 1/s", "'type' is given twice", NULL);
 	parse_bad("proto udp rate 1/s aggregate mask4 24", "a source mask needs 'per-source'", NULL);
 }
 
@@ -721,6 +722,8 @@ static void test_dst_rules(void **state)
 
 static void test_dst_refused(void **state)
 {
+	struct xrl_spec s;
+
 	(void)state;
 	parse_bad("dst 203.0.113.1/24 rate 1/s", "host bits set", "did you mean 203.0.113.0/24?");
 	parse_bad("dst 203.0.113.0/33 rate 1/s", "longer than an IPv4 address", "/32");
@@ -733,11 +736,13 @@ static void test_dst_refused(void **state)
 	parse_bad("port 53/udp dst", "'dst' needs a value", NULL);
 	parse_bad("port 53/udp rate 1/s dst 192.0.2.0/24", "'dst' goes right after the port",
 		  "'port 53/udp dst ADDR/LEN rate ...'");
-	parse_bad("proto icmp dst 203.0.113.5 rate 1/s", "a protocol rule cannot be narrowed to a destination",
-		  "add a dst rule ('dst ADDR/LEN rate ...')");
-	parse_bad("proto icmp type 8 dst 203.0.113.5 rate 1/s", "cannot be narrowed", "only port rules can");
-	parse_bad("fragments dst 203.0.113.5 rate 1/s", "cannot be narrowed", "add a dst rule");
-	parse_bad("prefix 10.0.0.0/8 dst 203.0.113.5 rate 1/s", "a prefix rule cannot be narrowed", "add a dst rule");
+	/* Refused until rules of several fields: now they are one (tests/unit/test_match.c). */
+	parse_ok("proto icmp dst 203.0.113.5 rate 1/s", &s);
+	assert_int_equal(s.kind, XRL_KIND_MATCH);
+	parse_ok("proto icmp type 8 dst 203.0.113.5 rate 1/s", &s);
+	assert_int_equal(s.kind, XRL_KIND_MATCH);
+	parse_bad("fragments dst 203.0.113.5 rate 1/s", "'fragments' is a rule of one field", "'frag later'");
+	parse_bad("prefix 10.0.0.0/8 dst 203.0.113.5 rate 1/s", "'prefix' is a rule of one field", "'src 10.0.0.0/8'");
 	parse_bad("port 53/udp dst 192.0.2.0/24 allow", "'allow' is for prefix and dst rules",
 		  "narrowed to a destination always limits");
 	parse_bad("dst 192.0.2.0/24 rate 1/s mask6 64", "'mask6' is for IPv6 sources", "use 'mask4'");

@@ -15,6 +15,8 @@ int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN];
 
+	if (s->kind == XRL_KIND_MATCH)
+		return xrl_match_format(s, buf, len);
 	if (s->kind == XRL_KIND_PROTO && s->sel == XRL_SEL_FRAGMENTS)
 		return snprintf(buf, len, "fragments");
 	if (s->kind == XRL_KIND_PROTO) {
@@ -52,7 +54,12 @@ int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len)
 	if (r->flags & XRL_F_ALLOW)
 		return snprintf(buf + n, len - n, " allow") >= (int)(len - n) ? -ENOSPC : 0;
 	if (!(r->flags & XRL_F_NO_PKT_RATE)) {
-		xrl_format_rate(r->rate, r->rate_unit_ms, rate, sizeof(rate));
+		/* A match rule's rate reads as written below 10k ("1000/s", "50k/s"); the others' as they always did. */
+		if (s->kind == XRL_KIND_MATCH && r->rate < 10000)
+			snprintf(rate, sizeof(rate), "%llu/%s", (unsigned long long)r->rate,
+				 xrl_time_unit_name(r->rate_unit_ms));
+		else
+			xrl_format_rate(r->rate, r->rate_unit_ms, rate, sizeof(rate));
 		n += snprintf(buf + n, len - n, " rate %s", rate);
 	}
 	if ((size_t)n < len && r->byte_unit) {
@@ -61,14 +68,16 @@ int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len)
 			n += xrl_byte_rate_format(r, buf + n, len - n);
 	}
 	xrl_format_duration(r->interval_ns, win, sizeof(win));
+	/* A match rule prints its window only when it is not the default, so that it reads as written. */
+	if ((size_t)n < len && (s->kind != XRL_KIND_MATCH || r->interval_ns != 1000 * NS_PER_MS || r->buckets != 2))
+		n += snprintf(buf + n, len - n, " window %s buckets %u", win, r->buckets);
 	if ((size_t)n < len)
-		n += snprintf(buf + n, len - n, " window %s buckets %u %s", win, r->buckets,
-			      r->flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate");
+		n += snprintf(buf + n, len - n, " %s%s", s->per ? "per " : "", xrl_per_name(xrl_spec_per(s)));
 	if ((size_t)n < len && r->warmup_ms) {
 		xrl_format_duration((__u64)r->warmup_ms * NS_PER_MS, win, sizeof(win));
 		n += snprintf(buf + n, len - n, " warmup %s", win);
 	}
-	if ((size_t)n < len && (r->flags & XRL_F_PER_SOURCE)) {
+	if ((size_t)n < len && (xrl_spec_per(s) & (XRL_PER_SRC | XRL_PER_DST))) {
 		/* A single prefix's one family takes 'mask'; every other rule mask4 and mask6. */
 		bool one = s->kind == XRL_KIND_PREFIX && s->family;
 
@@ -92,6 +101,8 @@ bool xrl_spec_same_match(const struct xrl_spec *a, const struct xrl_spec *b)
 {
 	if (a->kind != b->kind)
 		return false;
+	if (a->kind == XRL_KIND_MATCH)
+		return xrl_match_same(&a->m, &b->m);
 	if (a->kind == XRL_KIND_PORT && (a->proto != b->proto || a->port != b->port))
 		return false;
 	if (a->kind == XRL_KIND_PROTO)

@@ -11,121 +11,13 @@
 #include "rules/internal.h"
 #include "base/err.h"
 
-const char *xrl_proto_name(__u8 proto)
-{
-	return proto == XRL_PROTO_TCP ? "tcp" : proto == XRL_PROTO_UDP ? "udp" : "?";
-}
-
-const char *xrl_kind_name(int kind)
-{
-	return kind == XRL_KIND_PORT  ? "port" :
-	       kind == XRL_KIND_PROTO ? "proto" :
-	       kind == XRL_KIND_DST   ? "dst" :
-					"prefix";
-}
-
-bool xrl_spec_in_dsts(const struct xrl_spec *s)
-{
-	return s->kind == XRL_KIND_DST || (s->kind == XRL_KIND_PORT && s->family);
-}
-
-/* What a rule is called in messages. */
-const char *xrl_kind_word(int kind)
-{
-	return kind == XRL_KIND_PROTO ? "protocol" : xrl_kind_name(kind);
-}
-
-static int parse_port(const char *s, struct xrl_spec *out, char *err, size_t len)
-{
-	const char *slash = strchr(s, '/');
-	char *end;
-	unsigned long port;
-
-	errno = 0;
-	port = strtoul(s, &end, 10);
-	if (!isdigit((unsigned char)*s) || end != slash || errno || !slash)
-		return fail(err, len, "'%s' is not a port: expected PORT/PROTO like 53/udp or 443/tcp", s);
-	if (port == 0 || port > 65535)
-		return fail(err, len, "port %lu is out of range: expected 1 to 65535", port);
-	if (!strcmp(slash + 1, "tcp"))
-		out->proto = XRL_PROTO_TCP;
-	else if (!strcmp(slash + 1, "udp"))
-		out->proto = XRL_PROTO_UDP;
-	else
-		return fail(err, len, "protocol '%s' is not supported: expected tcp or udp", slash + 1);
-	out->port = (__u16)port;
-	return 0;
-}
-
-/* Protocol names "proto" takes besides a number; tcp-syn is a selector of its own. */
-static const struct {
-	const char *name;
-	__u16 sel;
-} proto_names[] = {
-	{ "tcp-syn", XRL_SEL_SYN }, { "tcp", XRL_PROTO_TCP },	    { "udp", XRL_PROTO_UDP },
-	{ "icmp", XRL_PROTO_ICMP }, { "icmpv6", XRL_PROTO_ICMPV6 },
-};
-
-int xrl_sel_format(__u16 sel, char *buf, size_t len)
-{
-	size_t i;
-
-	if (sel >= XRL_SEL_ICMP(0) && sel <= XRL_SEL_ICMP(255))
-		return snprintf(buf, len, "icmp type %u", sel - XRL_SEL_ICMP(0));
-	if (sel >= XRL_SEL_ICMPV6(0) && sel <= XRL_SEL_ICMPV6(255))
-		return snprintf(buf, len, "icmpv6 type %u", sel - XRL_SEL_ICMPV6(0));
-	for (i = 0; i < sizeof(proto_names) / sizeof(proto_names[0]); i++)
-		if (proto_names[i].sel == sel)
-			return snprintf(buf, len, "%s", proto_names[i].name);
-	return snprintf(buf, len, "%u", sel);
-}
-
-/* "proto NAME|N [type N]": the words it takes (2 or 4), or -EINVAL. */
-static int parse_proto(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
-{
-	unsigned long v;
-	size_t i;
-	char *end;
-
-	out->kind = XRL_KIND_PROTO;
-	for (i = 0; i < sizeof(proto_names) / sizeof(proto_names[0]); i++)
-		if (!strcmp(argv[1], proto_names[i].name))
-			break;
-	if (i < sizeof(proto_names) / sizeof(proto_names[0])) {
-		out->sel = proto_names[i].sel;
-	} else {
-		errno = 0;
-		v = strtoul(argv[1], &end, 10);
-		if (!isdigit((unsigned char)argv[1][0]) || *end || errno || v > 255)
-			return fail(
-				err, len,
-				"'%s' is not a protocol: expected tcp-syn, tcp, udp, icmp, icmpv6 or an IP protocol number from 0 to 255",
-				argv[1]);
-		out->sel = (__u16)v;
-	}
-	out->proto = out->sel == XRL_SEL_SYN ? XRL_PROTO_TCP : (__u8)out->sel;
-	if (argc < 3 || strcmp(argv[2], "type"))
-		return 2;
-	if (out->sel != XRL_PROTO_ICMP && out->sel != XRL_PROTO_ICMPV6)
-		return fail(err, len,
-			    "'type' is for icmp and icmpv6 rules: write 'proto icmp type N' or 'proto icmpv6 type N'");
-	errno = 0;
-	v = argc > 3 ? strtoul(argv[3], &end, 10) : 0;
-	if (argc < 4 || !isdigit((unsigned char)argv[3][0]) || *end || errno || v > 255)
-		return fail(err, len,
-			    "icmp 'type' needs a number from 0 to 255 (8 is echo request, 128 in icmpv6), got '%s'",
-			    argc > 3 ? argv[3] : "nothing");
-	out->sel = out->sel == XRL_PROTO_ICMP ? XRL_SEL_ICMP(v) : XRL_SEL_ICMPV6(v);
-	return 4;
-}
-
 /* An address prefix a rule matches (a source's or a destination's): word is "prefix" or "dst". */
 static int parse_addr(const char *word, const char *arg, struct xrl_spec *out, char *err, size_t len)
 {
 	return xrl_parse_match_prefix(word, arg, &out->family, out->addr, &out->plen, err, len);
 }
 
-/* 'dst' after a match that cannot take one: what to write instead. */
+/* 'dst' after a port rule or a dst rule: what to write instead. */
 static int dst_refused(const struct xrl_spec *s, char *err, size_t len)
 {
 	if (s->kind == XRL_KIND_DST || (s->kind == XRL_KIND_PORT && s->family))
@@ -133,13 +25,40 @@ static int dst_refused(const struct xrl_spec *s, char *err, size_t len)
 	if (s->kind == XRL_KIND_PORT)
 		return fail(err, len, "'dst' goes right after the port: write 'port %u/%s dst ADDR/LEN rate ...'",
 			    s->port, xrl_proto_name(s->proto));
-	return fail(
-		err, len,
-		"a %s rule cannot be narrowed to a destination: only port rules can ('port 53/udp dst 203.0.113.0/24 ...'); to limit traffic to a destination, add a dst rule ('dst ADDR/LEN rate ...'), which every packet to it must pass besides the %s rule",
-		xrl_kind_word(s->kind), xrl_kind_word(s->kind));
+	return fail(err, len,
+		    "'dst' is a word of the match, which comes first: write it before the rate, like 'dst ADDR/LEN proto udp rate ...'");
 }
 
-/* The match words: how many there are (1, 2, 4 or 6), or -EINVAL. */
+/* A field after a shorthand of one field (port, prefix, fragments): the rule of several fields to write. */
+static int one_field(char **argv, int n, char *err, size_t len)
+{
+	if (!strcmp(argv[0], "port"))
+		return fail(
+			err, len,
+			"'port %s' is a rule of one field and takes no '%s': in a rule of several fields write the port as 'proto %s dport %.*s'",
+			argv[1], argv[n], strchr(argv[1], '/') + 1, (int)(strchr(argv[1], '/') - argv[1]), argv[1]);
+	if (!strcmp(argv[0], "prefix"))
+		return fail(
+			err, len,
+			"'prefix' is a rule of one field and takes no '%s': in a rule of several fields write the source as 'src %s'",
+			argv[n], argv[1]);
+	return fail(err, len,
+		    "'fragments' is a rule of one field and takes no '%s': in a rule of several fields write 'frag later'",
+		    argv[n]);
+}
+
+/* The words of today's shorthands, which a line of several fields may also begin with (proto, dst). */
+static bool shorthand(const char *w)
+{
+	return !strcmp(w, "port") || !strcmp(w, "proto") || !strcmp(w, "prefix") || !strcmp(w, "dst") ||
+	       !strcmp(w, "fragments");
+}
+
+/*
+ * The match words: how many there are, or -EINVAL. A line that is one of
+ * the shorthands (port, proto, fragments, prefix, dst) is that kind, as it
+ * always was; any other combination of fields is a match rule.
+ */
 static int parse_match(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
 {
 	int n, ret;
@@ -148,7 +67,10 @@ static int parse_match(int argc, char **argv, struct xrl_spec *out, char *err, s
 	if (argc < 1)
 		return fail(
 			err, len,
-			"missing rule: expected 'port PORT/PROTO ...', 'proto NAME ...', 'fragments ...', 'prefix ADDR/LEN ...' or 'dst ADDR/LEN ...'");
+			"missing rule: expected 'port PORT/PROTO ...', 'proto NAME ...', 'fragments ...', 'prefix ADDR/LEN ...', 'dst ADDR/LEN ...' or fields like 'proto udp sport 53 ...'");
+	if ((xrl_is_match_word(argv[0]) && !shorthand(argv[0])) ||
+	    (argc > 1 && !strcmp(argv[0], "dst") && !strncmp(argv[1], "!=", 2)))
+		return xrl_match_parse(argc, argv, out, err, len);
 	if (!strcmp(argv[0], "fragments")) {
 		out->kind = XRL_KIND_PROTO;
 		out->sel = XRL_SEL_FRAGMENTS;
@@ -161,7 +83,7 @@ static int parse_match(int argc, char **argv, struct xrl_spec *out, char *err, s
 							"ADDR/LEN like 10.0.0.0/8");
 	} else if (!strcmp(argv[0], "port")) {
 		out->kind = XRL_KIND_PORT;
-		ret = parse_port(argv[1], out, err, len);
+		ret = xrl_shorthand_port(argv[1], out, err, len);
 		if (ret)
 			return ret;
 		n = 2;
@@ -181,7 +103,7 @@ static int parse_match(int argc, char **argv, struct xrl_spec *out, char *err, s
 			n = 4;
 		}
 	} else if (!strcmp(argv[0], "proto")) {
-		n = parse_proto(argc, argv, out, err, len);
+		n = xrl_shorthand_proto(argc, argv, out, err, len);
 		if (n < 0)
 			return n;
 	} else if (!strcmp(argv[0], "prefix") || !strcmp(argv[0], "dst")) {
@@ -195,11 +117,19 @@ static int parse_match(int argc, char **argv, struct xrl_spec *out, char *err, s
 			strcpy(out->set, argv[1] + 1);
 		n = 2;
 	} else {
-		return fail(err, len, "unknown rule '%s': expected 'port', 'proto', 'fragments', 'prefix' or 'dst'",
-			    argv[0]);
+		return fail(
+			err, len,
+			"unknown rule '%s': expected 'port', 'proto', 'fragments', 'prefix' or 'dst', or a field of a rule of several ('src', 'sport', 'dport', 'tcp flags', 'icmp type', 'length', 'ttl', 'dscp', 'frag', 'payload')",
+			argv[0]);
 	}
-	if (n < argc && !strcmp(argv[n], "dst"))
-		return dst_refused(out, err, len);
+	if (n < argc && xrl_is_match_word(argv[n])) {
+		/* 'proto udp sport 53', 'dst 192.0.2.1 proto udp': more fields, a match rule. */
+		if (!strcmp(argv[0], "proto") || (!strcmp(argv[0], "dst") && strcmp(argv[n], "dst")))
+			return xrl_match_parse(argc, argv, out, err, len);
+		if (!strcmp(argv[n], "dst") && out->kind != XRL_KIND_PREFIX && strcmp(argv[0], "fragments"))
+			return dst_refused(out, err, len);
+		return one_field(argv, n, err, len);
+	}
 	return n;
 }
 
@@ -208,6 +138,11 @@ int xrl_spec_parse_match(int argc, char **argv, struct xrl_spec *out, char *err,
 	int n = parse_match(argc, argv, out, err, len);
 
 	return n < 0 ? n : 0;
+}
+
+int xrl_spec_match_words(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
+{
+	return parse_match(argc, argv, out, err, len);
 }
 
 static int parse_mask(const char *word, const char *val, unsigned int max, __u8 *out, char *err, size_t len)
@@ -242,7 +177,7 @@ static bool is_repeatable_word(const char *w)
 	return false;
 }
 
-int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
+static int parse_rule(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
 {
 	bool have_rate = false, have_scope = false, allow = false, have_mask = false, have_shape = false;
 	bool have_window = false, have_buckets = false, have_pkt_rate = false, have_byte_rate = false;
@@ -250,6 +185,7 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 	unsigned long buckets = 2;
 	struct xrl_rule *r = &out->r;
 	int i, ret, words;
+	__u8 key;
 
 	words = parse_match(argc, argv, out, err, len);
 	if (words < 0)
@@ -322,12 +258,20 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 					    XRL_MAX_BUCKETS, v ? v : "nothing");
 			have_buckets = have_shape = true;
 			i++;
-		} else if (!strcmp(w, "per-source") || !strcmp(w, "aggregate")) {
+		} else if (!strcmp(w, "per-source") || !strcmp(w, "aggregate") || !strcmp(w, "per")) {
 			if (have_scope)
 				return fail(err, len,
-					    "'%s': the scope is given twice: use per-source or aggregate once", w);
+					    "'%s': the scope is given twice: use per-source, per KEY or aggregate once",
+					    w);
 			have_scope = true;
-			if (!strcmp(w, "aggregate"))
+			key = !strcmp(w, "aggregate") ? 0 : XRL_PER_SRC;
+			if (w[3] == '\0' && (ret = xrl_per_parse(v, &key, err, len)))
+				return ret;
+			i += w[3] == '\0';
+			out->per = key & ~XRL_PER_SRC;
+			if (key & XRL_PER_SRC)
+				r->flags |= XRL_F_PER_SOURCE;
+			else
 				r->flags &= ~XRL_F_PER_SOURCE;
 		} else if (!strcmp(w, "mask4") || !strcmp(w, "mask6")) {
 			bool v4 = w[4] == '4';
@@ -336,11 +280,11 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 				return fail(err, len, "'%s' is for IPv%d sources, and this prefix is IPv%d: use 'mask'",
 					    w, v4 ? 4 : 6, out->family);
 			/* Packets to an IPv4 destination come from IPv4 sources. */
-			if (out->family && v4 != (out->family == XRL_FAMILY_V4))
+			if (xrl_spec_family(out) && v4 != (xrl_spec_family(out) == XRL_FAMILY_V4))
 				return fail(
 					err, len,
 					"'%s' is for IPv%d sources, and this rule's destination is IPv%d, whose packets come from IPv%d sources: use 'mask%d'",
-					w, v4 ? 4 : 6, out->family, out->family, out->family);
+					w, v4 ? 4 : 6, xrl_spec_family(out), xrl_spec_family(out), xrl_spec_family(out));
 			ret = v4 ? parse_mask(w, v, 32, &r->src_mask4, err, len) :
 				   parse_mask(w, v, 128, &r->src_mask6, err, len);
 			if (ret)
@@ -367,16 +311,22 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 		} else if (!strcmp(w, "global")) {
 			r->flags |= XRL_F_GLOBAL;
 		} else if (!strcmp(w, "allow")) {
-			if (out->kind != XRL_KIND_PREFIX && out->kind != XRL_KIND_DST)
-				return fail(err, len, "'allow' is for prefix and dst rules: a %s rule%s always limits",
+			if (out->kind != XRL_KIND_PREFIX && out->kind != XRL_KIND_DST && out->kind != XRL_KIND_MATCH)
+				return fail(err, len,
+					    "'allow' is for prefix and dst rules and rules of several fields: a %s rule%s always limits",
 					    xrl_kind_word(out->kind), out->family ? " narrowed to a destination" : "");
 			allow = true;
 		} else if (!strcmp(w, "dst")) {
 			return dst_refused(out, err, len);
+		} else if (xrl_is_match_word(w)) {
+			return fail(
+				err, len,
+				"'%s' is a word of the match, which comes first: write it before the rate, like 'proto udp sport 53 rate 100/s'",
+				w);
 		} else {
 			return fail(
 				err, len,
-				"unknown word '%s': expected rate, window, buckets, warmup, per-source, aggregate, %s, monitor, global%s",
+				"unknown word '%s': expected rate, window, buckets, warmup, per-source, per, aggregate, %s, monitor, global%s",
 				w, out->kind == XRL_KIND_PREFIX && !out->set[0] ? "mask" : "mask4, mask6",
 				out->kind == XRL_KIND_PREFIX || out->kind == XRL_KIND_DST ? " or allow" : "");
 		}
@@ -389,6 +339,7 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 				err, len,
 				"'allow' takes no rate, window, buckets, warmup, scope, mask, monitor or global: allowed traffic bypasses every limit");
 		r->flags = XRL_F_ALLOW;
+		out->per = 0;
 		r->interval_ns = interval;
 		r->buckets = (__u32)buckets;
 		return 0;
@@ -397,7 +348,7 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 		return fail(
 			err, len,
 			"missing 'rate': every limiting rule needs one, like 'rate 100/s' (or 'allow' for a prefix or dst rule)");
-	if (have_mask && !(r->flags & XRL_F_PER_SOURCE))
+	if (have_mask && !(xrl_spec_per(out) & (XRL_PER_SRC | XRL_PER_DST)))
 		return fail(err, len,
 			    "a source mask needs 'per-source': an aggregate rule has one window for all sources");
 	/* One fleet-wide window per rule: per-source windows across nodes are not shared. */
@@ -407,11 +358,15 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 			err, len,
 			"'global' shares a packet rate across the fleet: it takes no byte rate and no warmup; drop '%s'",
 			have_byte_rate ? "the byte rate" : "warmup");
-	if ((r->flags & XRL_F_GLOBAL) && (r->flags & XRL_F_PER_SOURCE))
+	if ((r->flags & XRL_F_GLOBAL) && xrl_spec_per(out))
 		return fail(
 			err, len,
 			"'global' needs 'aggregate': a fleet shares one window per rule, not one per source; write 'aggregate global'");
-	if (have_mask && out->kind == XRL_KIND_PREFIX && out->family) {
+	if ((out->per & XRL_PER_DPORT) && !xrl_spec_has_ports(out))
+		return fail(
+			err, len,
+			"'per ...,dport' counts by destination port, and this rule matches packets with none: give it 'proto udp' or 'proto tcp', or count by another key");
+	if (have_mask && out->kind == XRL_KIND_PREFIX && out->family && (xrl_spec_per(out) & XRL_PER_SRC)) {
 		__u8 mask = out->family == XRL_FAMILY_V4 ? r->src_mask4 : r->src_mask6;
 
 		if (mask <= out->plen)
@@ -495,16 +450,15 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
 	return 0;
 }
 
-int xrl_set_name_check(const char *name, char *err, size_t len)
+int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
 {
-	size_t i;
+	char text[XRL_RULE_TEXT + 1];
+	int ret = parse_rule(argc, argv, out, err, len);
 
-	for (i = 0; name[i]; i++)
-		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '-' && name[i] != '.')
-			break;
-	if (!name[0] || name[i] || i >= XRL_SET_NAME_MAX || !isalpha((unsigned char)name[0]))
-		return fail(err, len,
-			    "'%s' is not a set's name: a letter, then letters, digits, '_', '-' or '.', at most %d",
-			    name, XRL_SET_NAME_MAX - 1);
-	return 0;
+	/* What dump prints must read back: a line of a rules file at most. */
+	if (!ret && out->kind == XRL_KIND_MATCH &&
+	    (xrl_spec_format(out, text, sizeof(text)) || strlen(text) > XRL_MAX_LINE))
+		return fail(err, len, "this rule prints longer than a line of %d characters: split it into two rules",
+			    XRL_MAX_LINE);
+	return ret;
 }

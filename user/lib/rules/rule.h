@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "base/err.h"
 #include "xrl_common.h"
+#include "rules/match.h"
 
 /*
  * Rules in one set, both kinds together: half the counter slots, which the set
@@ -24,7 +25,11 @@ enum xrl_kind {
 	XRL_KIND_PREFIX = 2,
 	XRL_KIND_PROTO = 3, /* proto NAME|N [type N], fragments: see XRL_PROTO_IDX */
 	XRL_KIND_DST = 4,   /* dst ADDR/LEN: see struct xrl_dst_key */
+	XRL_KIND_MATCH = 5, /* fields combined ("proto udp sport 53 ..."): struct xrl_match, rules/match.h */
 };
+
+/* The most a rule takes printed, its NUL included: a line of a rules file. */
+#define XRL_RULE_TEXT 1024
 
 /* One rule as a user wrote it, and the data-plane value it becomes. */
 struct xrl_spec {
@@ -42,6 +47,14 @@ struct xrl_spec {
 	struct xrl_rule r;	    /* id and gen are set when the rule is applied */
 	int line;		    /* where it came from, for messages; 0 if not from a file */
 	char set[XRL_SET_NAME_MAX]; /* a prefix or dst rule of a named set ('prefix @NAME'): family 0 then */
+	/*
+	 * What it counts by beyond r.flags' XRL_F_PER_SOURCE: XRL_PER_DST (then
+	 * without XRL_F_PER_SOURCE), XRL_PER_DPORT; 0 for per-source and
+	 * aggregate. Here, not in struct xrl_rule (whose flags have room),
+	 * until the program counts by them.
+	 */
+	__u8 per;
+	struct xrl_match m; /* a match rule's fields; zero for the other kinds */
 };
 
 /* One prefix of a set. */
@@ -131,6 +144,8 @@ int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_
  * rule del takes.
  */
 int xrl_spec_parse_match(int argc, char **argv, struct xrl_spec *out, char *err, size_t len);
+/* As xrl_spec_parse_match: the words the match takes (the rest is not read), or -EINVAL. */
+int xrl_spec_match_words(int argc, char **argv, struct xrl_spec *out, char *err, size_t len);
 /* Prints a rule in the grammar it is parsed from; dump | apply round-trips. */
 int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len);
 /* A rule's byte rate as the grammar spells it ("10Mbit/s"); "" when it has none. */
@@ -196,5 +211,47 @@ bool xrl_spec_in_dsts(const struct xrl_spec *s);
 /* A protocol rule's selector as the grammar spells it after "proto" ("tcp-syn", "icmp type 8", "47"). */
 int xrl_sel_format(__u16 sel, char *buf, size_t len);
 int xrl_format_addr(__u8 family, const __u8 *addr, char *buf, size_t len);
+
+/*
+ * The fields a rule has (XRL_MF_*), as a match rule would write them: a port
+ * rule has PROTO and DPORT (and DST narrowed), 'proto tcp-syn' PROTO and
+ * TCPFLAGS, 'fragments' FRAG, a prefix rule SRC.
+ */
+__u32 xrl_spec_fields(const struct xrl_spec *s);
+/*
+ * Which of s's fields packet p matches, field by field (XRL_MF_* bits of
+ * xrl_spec_fields(s)): s matches p when they are all there. A set's
+ * addresses are looked up in set (NULL: a set matches nothing). The
+ * reference the classifier is tested against, and what explain shows.
+ */
+__u32 xrl_spec_eval(const struct xrl_spec *s, const struct xrl_ruleset *set, const struct xrl_match_pkt *p);
+
+/*
+ * The values classifier field f (XRL_LBVS_*) of match rule s accepts, as
+ * disjoint ascending ranges in out (XRL_MATCH_FIELD_RANGES): their count (0:
+ * none, the rule matches no packet), or -1 when the rule leaves f free. With
+ * what its fields imply: a field of the transport header, no later fragment.
+ */
+int xrl_match_field_ranges(const struct xrl_spec *s, int f, struct xrl_vrange *out);
+
+/* What lint warns about: a rule no packet reaches, or one another makes redundant. */
+struct xrl_lint_warn {
+	int line;	 /* the rule's line; 0 if not from a file */
+	size_t rule;	 /* its index in the set */
+	char msg[XRL_ERRLEN];
+};
+/*
+ * The warnings of a rule set, into a new array *out (free it): their
+ * count, or -ENOMEM.
+ */
+int xrl_ruleset_lint(const struct xrl_ruleset *set, struct xrl_lint_warn **out);
+
+/*
+ * A set this build cannot judge yet, so that apply and load --config refuse
+ * it whole (-EOPNOTSUPP, a message in err): a match rule, or a rule that
+ * counts by another key than its source or nothing. 0 otherwise. Until the
+ * program judges match rules: then this goes.
+ */
+int xrl_ruleset_not_judged_yet(const struct xrl_ruleset *set, char *err, size_t len);
 
 #endif /* XRL_RULE_H */

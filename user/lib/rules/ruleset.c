@@ -196,13 +196,7 @@ int xrl_load_line_format(const struct xrl_load_line *l, char *buf, size_t len)
 
 static bool rule_word(const char *w)
 {
-	static const char *const words[] = { "port", "proto", "fragments", "prefix", "dst" };
-	size_t i;
-
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strcmp(w, words[i]))
-			return true;
-	return false;
+	return xrl_is_match_word(w) && strcmp(w, "type") && strcmp(w, "code");
 }
 
 /* A word short and plain enough to be a keyword mistyped: lower-case letters and '-', 12 at most. */
@@ -273,7 +267,7 @@ int xrl_ruleset_parse(FILE *f, const char *name, struct xrl_ruleset *set, char *
 			xrl_ruleset_free(&out);
 			return fail(
 				err, len,
-				"%s:%d: not a rule, and not shown: a line begins with port, proto, fragments, prefix, dst, set or load ('#' a comment)",
+				"%s:%d: not a rule, and not shown: a line begins with port, proto, fragments, prefix, dst, set or load, or a field (src, sport, dport, tcp, icmp, length, ttl, dscp, frag, payload) ('#' a comment)",
 				name, lineno);
 		}
 		ret = xrl_spec_parse(n, words, &s, msg, sizeof(msg));

@@ -359,6 +359,21 @@ static void where(const struct xrl_pset *ps, __u32 at, const char *file, char *b
 		snprintf(buf, len, "%s:%d", file, line ? line : ps->line);
 }
 
+static bool uses(const struct xrl_maddr *a, const char *name)
+{
+	return a->set[0] && !strcmp(a->set, name);
+}
+
+/* A set a match rule's src or dst names that the rule set does not define, or NULL. */
+static const char *match_set(const struct xrl_ruleset *set, const struct xrl_spec *s)
+{
+	if (s->m.src.set[0] && !xrl_ruleset_set(set, s->m.src.set))
+		return s->m.src.set;
+	if (s->m.dst.set[0] && !xrl_ruleset_set(set, s->m.dst.set))
+		return s->m.dst.set;
+	return NULL;
+}
+
 int xrl_ruleset_check_sets(struct xrl_ruleset *set, const char *file, char *err, size_t len)
 {
 	struct held *h;
@@ -367,7 +382,12 @@ int xrl_ruleset_check_sets(struct xrl_ruleset *set, const char *file, char *err,
 
 	for (i = 0; i < set->n; i++) {
 		const struct xrl_spec *s = &set->v[i];
+		const char *used = match_set(set, s);
 
+		if (used)
+			return fail(err, len,
+				    "%s:%d: set @%s is not defined: add 'set %s file PATH' or 'set %s { ... }'", file,
+				    s->line, used, used, used);
 		if (!s->set[0])
 			continue;
 		if (!xrl_ruleset_set(set, s->set))
@@ -382,12 +402,14 @@ int xrl_ruleset_check_sets(struct xrl_ruleset *set, const char *file, char *err,
 					file, s->line, s->set, xrl_kind_word(s->kind), set->v[j].line);
 	}
 	for (i = 0; i < set->nsets; i++) {
-		for (j = 0; j < set->n && strcmp(set->v[j].set, set->sets[i].name); j++)
+		for (j = 0; j < set->n && strcmp(set->v[j].set, set->sets[i].name) &&
+			    !uses(&set->v[j].m.src, set->sets[i].name) && !uses(&set->v[j].m.dst, set->sets[i].name);
+		     j++)
 			;
 		if (j == set->n)
 			return fail(
 				err, len,
-				"%s:%d: set %s is defined but no rule uses it: add one ('prefix @%s ...' or 'dst @%s ...'), or drop the set",
+				"%s:%d: set %s is defined but no rule uses it: add one ('prefix @%s ...', 'dst @%s ...' or 'src @NAME' in a rule of several fields), or drop the set",
 				file, set->sets[i].line, set->sets[i].name, set->sets[i].name, set->sets[i].name);
 		n += set->sets[i].n * 2;
 	}
