@@ -51,5 +51,16 @@ expect_range "commands and options in the table, each checked" "$n" 20 1000
 offers "a rule may be a dst rule" "xdp-ratelimit rule add lo " dst
 offers "a port rule may be narrowed to a destination" "xdp-ratelimit rule add lo port 53/udp " dst
 offers "a dst rule's words after its address" "xdp-ratelimit rule add lo dst 192.0.2.0/24 " rate
+offers "a rule may begin with a field" "xdp-ratelimit rule add lo " sport
+offers "a rule of several fields: another field" "xdp-ratelimit rule add lo proto udp sport 53 " length
+offers "a rule of several fields: its rate" "xdp-ratelimit rule add lo proto udp sport 53 " rate
+offers "tcp flags" "xdp-ratelimit rule add lo proto tcp tcp " flags
+offers "a TCP flag" "xdp-ratelimit rule add lo proto tcp tcp flags " ack
+offers "a fragment state" "xdp-ratelimit rule add lo frag " later
+offers "a DSCP name" "xdp-ratelimit rule add lo dscp " ef
+offers "what a rule counts by" "xdp-ratelimit rule add lo proto udp sport 53 rate 1/s per " src,dport
+if comp "xdp-ratelimit rule add lo proto udp sport 53 rate 1/s " | grep -qx sport; then
+	fail "no field after the rate" "sport offered after 'rate 1/s'"
+else pass "no field after the rate"; fi
 offers "a file after apply IFACE" "xdp-ratelimit apply lo $ROOT/dist/exa" "$ROOT/dist/example.conf"
 finish

@@ -37,6 +37,14 @@ conforms change 0 "$XRL" -j rule add xrlej0 port 54/udp rate 1k/s window 2s buck
 conforms change 0 "$XRL" -j rule del xrlej0 port 54/udp
 conforms check 0 "$XRL" -j apply xrlej0 "$dir/rules" --check
 conforms lint 0 "$XRL" -j lint "$dir/rules"
+# Rules of several fields, every field, and what lint warns about (a redundant rule, one no packet reaches).
+cat "$ROOT/tests/fuzz/seeds/match.rules" - >"$dir/match.rules" <<'EOF2'
+src @good proto udp sport 53 dport 1000-2000 rate 1/s
+proto udp sport 53 frag later rate 1/s per dst
+EOF2
+conforms lint 0 "$XRL" -j lint "$dir/match.rules"
+expect_eq "lint -j warns of the redundant rule and the one no packet reaches" \
+	"$("$XRL" -j lint "$dir/match.rules" | jq '.warnings | length')" 2
 conforms dump 0 "$XRL" -j dump xrlej0
 conforms dump 0 "$XRL" -j rule list xrlej0
 conforms save 0 "$XRL" -j save xrlej0 "$dir/saved.conf"

@@ -99,6 +99,8 @@ static int load_prepare(struct cli_ctx *ctx)
 		fclose(f);
 	if (ret)
 		return cli_fail(EXIT_USAGE, "%s; nothing was loaded", err);
+	if (xrl_ruleset_not_judged_yet(&lo->set, err, sizeof(err)))
+		return cli_fail(EXIT_FAIL, "%s: %s; nothing was loaded", lo->config, err);
 	if (!lo->mode_given && l->set & XRL_LOAD_MODE) {
 		lo->mode = l->generic;
 		lo->mode_given = true;

@@ -14,7 +14,7 @@
 /* A rule set as dump shows it: its sets first, then its rules, in the grammar. */
 static void set_plain(const struct xrl_ruleset *set, bool inline_)
 {
-	char line[256];
+	char line[XRL_RULE_TEXT];
 	size_t i;
 
 	for (i = 0; i < set->nsets; i++)
@@ -118,6 +118,8 @@ static int apply_set(const char *iface, struct xrl_maps *m, struct xrl_ruleset *
 	struct xrl_apply_swap sw;
 	struct apply_report ar = { .iface = iface, .what = what, .rules = set->n, .sw = &sw };
 
+	if (xrl_ruleset_not_judged_yet(set, err, sizeof(err)))
+		return cli_fail(EXIT_FAIL, "%s; nothing was applied", err);
 	ar.note = load_note(iface, m, set, buf);
 	if (xrl_rules_apply(m, set, &sw, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s", err);
@@ -139,8 +141,8 @@ struct rule_opts {
  */
 static void rule_words(struct cli_ctx *ctx)
 {
-	static char buf[1024];
-	static char *words[64];
+	static char buf[2 * XRL_RULE_TEXT];
+	static char *words[256];
 	size_t off = 0;
 	int i, n = 0;
 
@@ -155,7 +157,7 @@ static void rule_words(struct cli_ctx *ctx)
 			return; /* too long to be a rule: the parser says what is wrong with it as given */
 		off += (size_t)w;
 	}
-	for (char *save = NULL, *t = strtok_r(buf, " \t", &save); t && n < 63; t = strtok_r(NULL, " \t", &save))
+	for (char *save = NULL, *t = strtok_r(buf, " \t", &save); t && n < 255; t = strtok_r(NULL, " \t", &save))
 		words[n++] = t;
 	words[n] = NULL;
 	ctx->argc = n;
@@ -167,19 +169,14 @@ static int rule_prepare(struct cli_ctx *ctx)
 	struct rule_opts *ro = ctx->opts;
 	bool add = ctx->cmd->name[0] == 'a';
 	char err[XRL_ERRLEN];
+	int words = 0;
 
 	rule_words(ctx);
 	if (add ? xrl_spec_parse(ctx->argc, ctx->argv, &ro->spec, err, sizeof(err)) :
-		  xrl_spec_parse_match(ctx->argc, ctx->argv, &ro->spec, err, sizeof(err)))
+		  (words = xrl_spec_match_words(ctx->argc, ctx->argv, &ro->spec, err, sizeof(err))) < 0)
 		return cli_usage(ctx->cmd, "%s", err);
 	if (!add) {
-		char m[128];
-		int words = 1;
-
-		/* The match's words, as it prints: 2 for 'port 53/udp', 4 for 'port 53/udp dst 192.0.2.0/24'. */
-		xrl_spec_format_match(&ro->spec, m, sizeof(m));
-		for (char *c = m; *c; c++)
-			words += *c == ' ';
+		/* The match's words only: 2 for 'port 53/udp', 4 for 'port 53/udp dst 192.0.2.0/24'. */
 		if (ctx->argc > words)
 			return cli_usage(ctx->cmd,
 					 "'rule del' takes only the match, like 'port 53/udp': unexpected '%s'",
@@ -198,7 +195,7 @@ static int rule_run(struct cli_ctx *ctx)
 	bool add = ctx->cmd->name[0] == 'a';
 	const char *iface = ctx->iface;
 	struct xrl_ruleset set = {};
-	char err[XRL_ERRLEN], what[300], match[128];
+	char err[XRL_ERRLEN], what[XRL_RULE_TEXT + 16], match[XRL_RULE_TEXT];
 	int code, idx;
 
 	code = cli_lock(ctx, false);
@@ -306,9 +303,22 @@ const struct cli_cmd cmd_rule = {
 		"  fragments rate N/s [...as port]\n"
 		"  dst ADDR/LEN rate N/s [...as port]\n"
 		"  prefix ADDR/LEN allow | dst ADDR/LEN allow\n"
+		"A rule of several fields, each optional, in any order, matching when they all do (nftables' words):\n"
+		"  src|dst [!=] ADDR/LEN|ADDR|@SET    proto tcp|udp|icmp|icmpv6|N\n"
+		"  sport|dport [!=] N|LO-HI|{ N, LO-HI, ... }   (need proto tcp or udp)\n"
+		"  tcp flags FLAGS [/ MASK]   (fin,syn,rst,psh,ack,urg,ece,cwr or none; no mask: the flags; implies proto tcp)\n"
+		"  icmp|icmpv6 type T [code C]   (numbers or names: echo-request, ...)\n"
+		"  length [!=] N|LO-HI|{...}   ttl|hoplimit [!=] N|LO-HI|{...}   dscp [!=] N|ef|af11..af43|cs0..cs7|{...}\n"
+		"  frag [!=] none|first|later|{...}   payload OFFSET HEX [/ MASKHEX]   (up to 8 bytes from the transport payload)\n"
+		"then rate ... allow ... as above, and what it counts by: per-source (per src), aggregate, per dst,\n"
+		"per src,dport or per dst,dport. For example:\n"
+		"  proto udp sport 53 length 512-65535 rate 1000/s aggregate\n"
+		"  proto tcp tcp flags ack / syn,ack,rst dport 443 rate 200/s per-source\n"
+		"  dst 192.0.2.10 proto udp rate 50k/s per src,dport\n"
+		"(This build parses and lints them; apply refuses them until the program judges them.)\n"
 		"A rate is packets (N/s, N/min, N/h; k, M, G) or bytes (bit, Kbit, Mbit, Gbit, B, KB, MB, GB a unit of time);\n"
 		"a rule may have one of each. MATCH is the words before the rate: 'port 53/udp', 'port 53/udp dst 192.0.2.0/24',\n"
-		"'proto icmp type 8', 'fragments', 'dst 192.0.2.1' or 'prefix 10.0.0.0/8'.",
+		"'proto icmp type 8', 'fragments', 'dst 192.0.2.1', 'prefix 10.0.0.0/8' or 'proto udp sport 53'.",
 	.missing = "missing subcommand: add, del or list",
 	.opts_size = sizeof(struct rule_opts),
 	.subs = rule_subs,
@@ -349,6 +359,8 @@ static int apply_prepare(struct cli_ctx *ctx)
 		fclose(f);
 	if (ret)
 		return cli_fail(EXIT_USAGE, "%s; nothing was applied", err);
+	if (ctx->cmd == &cmd_apply && xrl_ruleset_not_judged_yet(&ao->set, err, sizeof(err)))
+		return cli_fail(EXIT_FAIL, "%s: %s; nothing was applied", ao->file, err);
 	return EXIT_OK;
 }
 
@@ -431,9 +443,31 @@ const struct cli_cmd cmd_apply = {
 	.done = apply_done,
 };
 
+/* lint: valid, with what it warns about (a rule no packet reaches, one another makes redundant). */
 static int lint_run(struct cli_ctx *ctx)
 {
-	print_valid(NULL, ctx->opts);
+	struct apply_opts *ao = ctx->opts;
+	struct xrl_lint_warn *w = NULL;
+	int n = xrl_ruleset_lint(&ao->set, &w), i;
+
+	if (n < 0)
+		return cli_fail(EXIT_FAIL, "%s: out of memory", ao->file);
+	if (cli.json) {
+		json_t *arr = json_array(), *rules = json_array();
+		size_t k;
+
+		for (i = 0; i < n; i++)
+			json_array_append_new(arr, json_pack("{s:i,s:s}", "line", w[i].line, "warning", w[i].msg));
+		for (k = 0; k < ao->set.n; k++)
+			json_array_append_new(rules, cli_rule_json(&ao->set.v[k]));
+		cli_json(json_pack("{s:s,s:b,s:I,s:o,s:o}", "file", ao->file, "valid", 1, "rule_count",
+				   (json_int_t)ao->set.n, "warnings", arr, "rules", rules));
+	} else {
+		for (i = 0; i < n; i++)
+			fprintf(stderr, "xdp-ratelimit: warning: %s:%d: %s\n", ao->file, w[i].line, w[i].msg);
+		print_valid(NULL, ao);
+	}
+	free(w);
 	return EXIT_OK;
 }
 

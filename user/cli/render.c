@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The renderers more than one command uses (render.h). */
+#include <arpa/inet.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include "fleet/share.h"
 #include "read/limit.h"
@@ -8,10 +11,91 @@
 #include "codec/specialise.h"
 #include "read/stats.h"
 
+static json_t *addr_json(const struct xrl_maddr *a)
+{
+	char s[INET6_ADDRSTRLEN + 8];
+
+	if (a->set[0])
+		return json_pack("{s:s,s:b}", "set", a->set, "negated", a->neg);
+	xrl_format_addr(a->family, a->addr, s, sizeof(s));
+	snprintf(s + strlen(s), sizeof(s) - strlen(s), "/%u", a->plen);
+	return json_pack("{s:s,s:b}", "prefix", s, "negated", a->neg);
+}
+
+static json_t *ranges_json(const struct xrl_mranges *f)
+{
+	json_t *arr = json_array();
+	__u8 i;
+
+	for (i = 0; i < f->n; i++)
+		json_array_append_new(arr, json_pack("[i,i]", f->r[i].lo, f->r[i].hi));
+	return json_pack("{s:o,s:b}", "ranges", arr, "negated", f->neg);
+}
+
+static json_t *hex_json(const __u8 *b, __u8 n)
+{
+	char s[2 * XRL_MATCH_PAYLOAD + 1];
+	__u8 i;
+
+	for (i = 0; i < n; i++)
+		snprintf(s + 2 * i, 3, "%02x", b[i]);
+	s[2 * n] = '\0';
+	return json_string(s);
+}
+
+/* A match rule's fields, each one it gives: what explain and scripts read, beside the line. */
+static json_t *fields_json(const struct xrl_match *m)
+{
+	static const struct {
+		const char *name;
+		__u32 bit;
+		size_t off;
+	} rf[] = {
+		{ "sport", XRL_MF_SPORT, offsetof(struct xrl_match, sport) },
+		{ "dport", XRL_MF_DPORT, offsetof(struct xrl_match, dport) },
+		{ "length", XRL_MF_LENGTH, offsetof(struct xrl_match, length) },
+		{ "ttl", XRL_MF_TTL, offsetof(struct xrl_match, ttl) },
+		{ "dscp", XRL_MF_DSCP, offsetof(struct xrl_match, dscp) },
+		{ "frag", XRL_MF_FRAG, offsetof(struct xrl_match, frag) },
+	};
+	json_t *o = json_object();
+	char a[64], b[64];
+	size_t i;
+
+	if (m->given & XRL_MF_SRC)
+		json_object_set_new(o, "src", addr_json(&m->src));
+	if (m->given & XRL_MF_DST)
+		json_object_set_new(o, "dst", addr_json(&m->dst));
+	if (m->given & XRL_MF_PROTO)
+		json_object_set_new(o, "proto", json_integer(m->proto));
+	if (m->given & XRL_MF_TCPFLAGS) {
+		xrl_tcp_flags_format(m->flags, a, sizeof(a));
+		xrl_tcp_flags_format(m->flags_mask, b, sizeof(b));
+		json_object_set_new(o, "tcp_flags", json_pack("{s:s,s:s}", "flags", a, "mask", b));
+	}
+	if (m->given & XRL_MF_ICMP) {
+		json_t *ic = json_pack("{s:i}", "type", m->icmp_type);
+
+		if (m->has_code)
+			json_object_set_new(ic, "code", json_integer(m->icmp_code));
+		json_object_set_new(o, "icmp", ic);
+	}
+	for (i = 0; i < sizeof(rf) / sizeof(rf[0]); i++)
+		if (m->given & rf[i].bit)
+			json_object_set_new(o, rf[i].name,
+					    ranges_json((const struct xrl_mranges *)((const char *)m + rf[i].off)));
+	if (m->given & XRL_MF_PAYLOAD)
+		json_object_set_new(o, "payload",
+				    json_pack("{s:i,s:o,s:o}", "offset", m->payload_off, "value",
+					      hex_json(m->payload, m->payload_len), "mask",
+					      hex_json(m->payload_mask, m->payload_len)));
+	return o;
+}
+
 json_t *cli_rule_json(const struct xrl_spec *s)
 {
 	bool allow = s->r.flags & XRL_F_ALLOW;
-	char line[256], match[128];
+	char line[XRL_RULE_TEXT], match[XRL_RULE_TEXT], scope[32];
 	json_t *o;
 
 	xrl_spec_format(s, line, sizeof(line));
@@ -20,6 +104,8 @@ json_t *cli_rule_json(const struct xrl_spec *s)
 		      allow ? "allow" : "limit");
 	if (s->set[0])
 		json_object_set_new(o, "set", json_string(s->set));
+	if (s->kind == XRL_KIND_MATCH)
+		json_object_set_new(o, "fields", fields_json(&s->m));
 	if (allow)
 		return o;
 	if (!(s->r.flags & XRL_F_NO_PKT_RATE))
@@ -35,7 +121,8 @@ json_t *cli_rule_json(const struct xrl_spec *s)
 		json_object_set_new(o, "warmup_ms", json_integer((json_int_t)s->r.warmup_ms));
 	json_object_set_new(o, "window_ms", json_integer((json_int_t)(s->r.interval_ns / 1000000)));
 	json_object_set_new(o, "buckets", json_integer((json_int_t)s->r.buckets));
-	json_object_set_new(o, "scope", json_string(s->r.flags & XRL_F_PER_SOURCE ? "per-source" : "aggregate"));
+	snprintf(scope, sizeof(scope), "%s%s", s->per ? "per " : "", xrl_per_name(xrl_spec_per(s)));
+	json_object_set_new(o, "scope", json_string(scope));
 	json_object_set_new(o, "monitor", json_boolean(s->r.flags & XRL_F_MONITOR));
 	json_object_set_new(o, "global", json_boolean(s->r.flags & XRL_F_GLOBAL));
 	return o;

@@ -43,11 +43,8 @@ struct xrl_match;
 int xrl_shorthand_port(const char *s, struct xrl_spec *out, char *err, size_t len);
 int xrl_shorthand_proto(int argc, char **argv, struct xrl_spec *out, char *err, size_t len);
 
-/* 'per KEY': XRL_PER_* bits; the words scope prints ("per-source", "aggregate", else the key after "per "). */
+/* 'per KEY': XRL_PER_* bits. */
 int xrl_per_parse(const char *v, __u8 *per, char *err, size_t len);
-const char *xrl_per_name(__u8 per);
-/* What a rule counts by, XRL_PER_*: r.flags' XRL_F_PER_SOURCE and s->per's other keys. */
-__u8 xrl_spec_per(const struct xrl_spec *s);
 /* Whether every packet the rule matches has ports (tcp or udp, not a later fragment). */
 bool xrl_spec_has_ports(const struct xrl_spec *s);
 
@@ -60,10 +57,6 @@ int xrl_match_format(const struct xrl_spec *s, char *buf, size_t len);
 bool xrl_match_same(const struct xrl_match *a, const struct xrl_match *b);
 /* The family a rule's addresses fix (XRL_FAMILY_V4 or V6), 0 when they fix none. */
 __u8 xrl_spec_family(const struct xrl_spec *s);
-/* A protocol as a match rule spells it: "udp", "icmpv6", "47". */
-int xrl_mproto_format(__u8 proto, char *buf, size_t len);
-/* TCP flags as a match rule spells them: "syn,ack", "none". */
-int xrl_tcp_flags_format(__u8 v, char *buf, size_t len);
 /* DSCP and fragment-state names, ICMP and ICMPv6 type names: the value, or -1. */
 int xrl_dscp_value(const char *name);
 const char *xrl_dscp_name(unsigned int v);

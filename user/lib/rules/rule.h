@@ -211,6 +211,13 @@ bool xrl_spec_in_dsts(const struct xrl_spec *s);
 /* A protocol rule's selector as the grammar spells it after "proto" ("tcp-syn", "icmp type 8", "47"). */
 int xrl_sel_format(__u16 sel, char *buf, size_t len);
 int xrl_format_addr(__u8 family, const __u8 *addr, char *buf, size_t len);
+/* What a rule counts by, XRL_PER_*: r.flags' XRL_F_PER_SOURCE and s->per's other keys. */
+__u8 xrl_spec_per(const struct xrl_spec *s);
+/* A key as scope prints it: "per-source", "aggregate", else what follows "per " ("src,dport"). */
+const char *xrl_per_name(__u8 per);
+/* TCP flags as a match rule spells them ("syn,ack", "none"); a protocol ("udp", "47"). */
+int xrl_tcp_flags_format(__u8 v, char *buf, size_t len);
+int xrl_mproto_format(__u8 proto, char *buf, size_t len);
 
 /*
  * The fields a rule has (XRL_MF_*), as a match rule would write them: a port
