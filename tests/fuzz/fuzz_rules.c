@@ -10,20 +10,20 @@
 
 static void roundtrip(const struct xrl_spec *s)
 {
-	char line[512], *words[32], *save = NULL, *w, err[XRL_ERRLEN];
+	char line[XRL_RULE_TEXT], *words[XRL_RULE_TEXT / 2], *save = NULL, *w, err[XRL_ERRLEN];
 	struct xrl_spec back;
 	int n = 0;
 
 	if (xrl_spec_format(s, line, sizeof(line)))
 		abort();
-	for (w = strtok_r(line, " ", &save); w && n < 32; w = strtok_r(NULL, " ", &save))
+	for (w = strtok_r(line, " ", &save); w && n < XRL_RULE_TEXT / 2; w = strtok_r(NULL, " ", &save))
 		words[n++] = w;
 	if (xrl_spec_parse(n, words, &back, err, sizeof(err)))
 		abort(); /* printed a rule it cannot read back */
 	back.line = s->line;
 	back.r.id = s->r.id;
 	back.r.gen = s->r.gen;
-	if (!xrl_spec_same_match(s, &back) || memcmp(&s->r, &back.r, sizeof(back.r)))
+	if (!xrl_spec_same_match(s, &back) || memcmp(&s->r, &back.r, sizeof(back.r)) || s->per != back.per)
 		abort();
 }
 

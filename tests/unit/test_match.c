@@ -165,7 +165,8 @@ static void test_canonical(void **state)
 	prints_as("sport 53 length 512-65535 proto udp rate 1000/s aggregate", XRL_KIND_MATCH, issue_lines[0]);
 	prints_as("dport 443 tcp flags ack / syn,ack,rst rate 200/s", XRL_KIND_MATCH, issue_lines[2]);
 	prints_as("tcp flags ack/syn,ack,rst proto tcp dport 443 rate 200/s", XRL_KIND_MATCH, issue_lines[2]);
-	prints_as("proto tcp tcp flags syn rate 1/s", XRL_KIND_MATCH, "proto tcp tcp flags syn / syn rate 1/s per-source");
+	prints_as("proto tcp tcp flags syn rate 1/s", XRL_KIND_MATCH,
+		  "proto tcp tcp flags syn / syn rate 1/s per-source");
 	prints_as("proto tcp tcp flags none / fin,syn,rst,psh,ack,urg rate 1/s", XRL_KIND_MATCH,
 		  "proto tcp tcp flags none / syn,ack,rst,fin,psh,urg rate 1/s per-source");
 	prints_as("proto udp dport { 123, 53,1000-2000 , 54 } rate 1/s", XRL_KIND_MATCH,
@@ -173,10 +174,12 @@ static void test_canonical(void **state)
 	prints_as("proto udp dport {53,54} rate 1/s", XRL_KIND_MATCH, "proto udp dport 53-54 rate 1/s per-source");
 	prints_as("proto udp sport != 53 dst != 10.0.0.0/8 src @good rate 1/s aggregate", XRL_KIND_MATCH,
 		  "src @good dst != 10.0.0.0/8 proto udp sport != 53 rate 1/s aggregate");
-	prints_as("dst != 2001:db8::1 proto 47 rate 1/s", XRL_KIND_MATCH, "dst != 2001:db8::1 proto 47 rate 1/s per-source");
+	prints_as("dst != 2001:db8::1 proto 47 rate 1/s", XRL_KIND_MATCH,
+		  "dst != 2001:db8::1 proto 47 rate 1/s per-source");
 	prints_as("icmp type echo-request code 0 rate 10/s", XRL_KIND_MATCH,
 		  "proto icmp icmp type 8 code 0 rate 10/s per-source");
-	prints_as("proto icmp type 8 code 0 rate 10/s", XRL_KIND_MATCH, "proto icmp icmp type 8 code 0 rate 10/s per-source");
+	prints_as("proto icmp type 8 code 0 rate 10/s", XRL_KIND_MATCH,
+		  "proto icmp icmp type 8 code 0 rate 10/s per-source");
 	prints_as("icmpv6 type nd-neighbor-solicit rate 10/s", XRL_KIND_MATCH,
 		  "proto icmpv6 icmpv6 type 135 rate 10/s per-source");
 	prints_as("hoplimit 255 dscp ef frag none rate 10/s", XRL_KIND_MATCH,
@@ -192,7 +195,8 @@ static void test_canonical(void **state)
 		  "src 10.0.0.0/8 rate 1/s per-source mask4 24 monitor");
 	prints_as("proto tcp dport 80 rate 1/s per dst,dport mask4 24", XRL_KIND_MATCH,
 		  "proto tcp dport 80 rate 1/s per dst,dport mask4 24");
-	prints_as("proto udp ttl 1 rate 1/s aggregate global", XRL_KIND_MATCH, "proto udp ttl 1 rate 1/s aggregate global");
+	prints_as("proto udp ttl 1 rate 1/s aggregate global", XRL_KIND_MATCH,
+		  "proto udp ttl 1 rate 1/s aggregate global");
 }
 
 /* The shorthands stay what they were: their kind, their print. */
@@ -200,7 +204,8 @@ static void test_shorthands_stay(void **state)
 {
 	(void)state;
 	prints_as("proto udp rate 1/s", XRL_KIND_PROTO, "proto udp rate 1/s window 1s buckets 2 per-source");
-	prints_as("proto icmp type 8 rate 1/s", XRL_KIND_PROTO, "proto icmp type 8 rate 1/s window 1s buckets 2 per-source");
+	prints_as("proto icmp type 8 rate 1/s", XRL_KIND_PROTO,
+		  "proto icmp type 8 rate 1/s window 1s buckets 2 per-source");
 	prints_as("dst 192.0.2.1 rate 1/s", XRL_KIND_DST, "dst 192.0.2.1/32 rate 1/s window 1s buckets 2 per-source");
 	prints_as("dst @cdn allow", XRL_KIND_DST, "dst @cdn allow");
 	prints_as("port 53/udp dst 192.0.2.0/24 rate 1/s per src", XRL_KIND_PORT,
@@ -215,7 +220,8 @@ static void test_refused(void **state)
 	(void)state;
 	parse_bad("sport 53 rate 1/s", "'sport' needs its protocol", "'proto udp sport ...'");
 	parse_bad("proto icmp dport 53 rate 1/s", "'dport' is for tcp and udp, and this rule is 'proto icmp'", NULL);
-	parse_bad("proto udp tcp flags syn rate 1/s", "'tcp flags' is for tcp packets, and this rule is 'proto udp'", NULL);
+	parse_bad("proto udp tcp flags syn rate 1/s", "'tcp flags' is for tcp packets, and this rule is 'proto udp'",
+		  NULL);
 	parse_bad("tcp flags syn proto udp rate 1/s", "'proto udp' after a field of tcp packets", NULL);
 	parse_bad("icmp type 8 icmpv6 type 128 rate 1/s", "icmp type is given twice", NULL);
 	parse_bad("proto udp sport 53 sport 54 rate 1/s", "'sport' is given twice", "{ a, b }");
@@ -244,7 +250,8 @@ static void test_refused(void **state)
 	parse_bad("proto 47 payload 0 00 rate 1/s", "'payload' counts from the transport payload's start", NULL);
 	parse_bad("src 10.0.0.0/8 dst 2001:db8::/32 rate 1/s", "'src' is IPv4 and 'dst' IPv6", NULL);
 	parse_bad("src 10.0.0.0/8 proto icmpv6 rate 1/s", "whose ICMP is 'icmp'", NULL);
-	parse_bad("proto tcp-syn dport 80 rate 1/s", "'proto tcp-syn' is a rule of one field", "tcp flags syn / syn,ack");
+	parse_bad("proto tcp-syn dport 80 rate 1/s", "'proto tcp-syn' is a rule of one field",
+		  "tcp flags syn / syn,ack");
 	parse_bad("port 53/udp ttl 5 rate 1/s", "'port 53/udp' is a rule of one field and takes no 'ttl'",
 		  "'proto udp dport 53'");
 	parse_bad("prefix 10.0.0.0/8 proto udp rate 1/s", "'prefix' is a rule of one field", "'src 10.0.0.0/8'");
@@ -269,23 +276,26 @@ static void test_refused(void **state)
 /* A rule too long to print as a line is refused, rather than dumped to a line no file can hold. */
 static void test_too_long(void **state)
 {
-	const char *big = "10001-20001,20003-30000,30002-40000,40002-50000,50002-60000,60002-60003,60005-60006,60008-60009,"
-			  "60011-60012,60014-60015,60017-60018,60020-60021,60023-60024,60026-60027,60029-60030,60032-60033";
+	const char *big =
+		"10001-20001,20003-30000,30002-40000,40002-50000,50002-60000,60002-60003,60005-60006,60008-60009,"
+		"60011-60012,60014-60015,60017-60018,60020-60021,60023-60024,60026-60027,60029-60030,60032-60033";
 	char line[2048];
 
 	(void)state;
-	snprintf(line, sizeof(line),
-		 "src != 2001:db8:1:2:3:4:5:0/112 dst != 2001:db8:1:2:3:4:5:0/112 proto tcp "
-		 "tcp flags syn / syn,ack,rst,fin,psh,urg,ece,cwr sport != { %s } dport != { %s } length != { %s } "
-		 "ttl { 100-101,103-104,106-107,109-110,112-113,115-116,118-119,121-122,124-125,127-128,130-131,133-134,136-137,139-140,142-143,145-146 } "
-		 "dscp { cs0,cs1,af11,af12,af13,cs2,af21,af22,af23,cs3,af31,af32,af33,cs4,af41,af42 } rate 1/s",
-		 big, big, big);
+	snprintf(
+		line, sizeof(line),
+		"src != 2001:db8:1:2:3:4:5:0/112 dst != 2001:db8:1:2:3:4:5:0/112 proto tcp "
+		"tcp flags syn / syn,ack,rst,fin,psh,urg,ece,cwr sport != { %s } dport != { %s } length != { %s } "
+		"ttl { 100-101,103-104,106-107,109-110,112-113,115-116,118-119,121-122,124-125,127-128,130-131,133-134,136-137,139-140,142-143,145-146 } "
+		"dscp { cs0,cs1,af11,af12,af13,cs2,af21,af22,af23,cs3,af31,af32,af33,cs4,af41,af42 } rate 1/s",
+		big, big, big);
 	parse_bad(line, "prints longer than a line", "split it");
 	/* The same less one field fits, and prints as it reads back. */
-	snprintf(line, sizeof(line),
-		 "src != 2001:db8:1:2:3:4:5:0/112 dst != 2001:db8:1:2:3:4:5:0/112 proto tcp "
-		 "tcp flags syn / syn,ack,rst,fin,psh,urg,ece,cwr sport != { %s } dport != { %s } length != { %s } rate 1/s",
-		 big, big, big);
+	snprintf(
+		line, sizeof(line),
+		"src != 2001:db8:1:2:3:4:5:0/112 dst != 2001:db8:1:2:3:4:5:0/112 proto tcp "
+		"tcp flags syn / syn,ack,rst,fin,psh,urg,ece,cwr sport != { %s } dport != { %s } length != { %s } rate 1/s",
+		big, big, big);
 	parse_ok(line, &(struct xrl_spec){});
 }
 
@@ -433,10 +443,13 @@ static void random_rule(struct xrl_spec *s)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "ttl %s ", v);
 		}
 		if (rnd(4) == 0)
-			n += (size_t)snprintf(line + n, sizeof(line) - n, "dscp %s ", rnd(2) ? "ef" : "{ 0, af11-af13 }");
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "dscp %s ",
+					      rnd(2) ? "ef" : "{ 0, af11-af13 }");
 		if (rnd(4) == 0)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "frag %s%s ", rnd(3) ? "" : "!= ",
-					      rnd(3) == 0 ? "later" : rnd(2) ? "none" : "{ first, later }");
+					      rnd(3) == 0 ? "later" :
+					      rnd(2)	  ? "none" :
+							    "{ first, later }");
 		if (p < 4 && p != 0 && rnd(4) == 0)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, "payload %u %02x%s ", rnd(3), rnd(4),
 					      rnd(2) ? " / 03" : "");
@@ -458,7 +471,8 @@ static void random_pkt(struct xrl_match_pkt *p, __u8 *payload)
 			p->v.v[XRL_LBVS_DPORT] = (__u16)(rnd(2) ? PICK(ports) : rnd(65536));
 		}
 		if (p->v.v[XRL_LBVS_PROTO] == 6)
-			p->v.v[XRL_LBVS_TCPFLAGS] = (__u16)(rnd(2) ? rnd(256) : PICK(((const unsigned int[]){ 2, 0x10, 0x12, 4, 0x14 })));
+			p->v.v[XRL_LBVS_TCPFLAGS] =
+				(__u16)(rnd(2) ? rnd(256) : PICK(((const unsigned int[]){ 2, 0x10, 0x12, 4, 0x14 })));
 		if (p->v.v[XRL_LBVS_PROTO] == 1 || p->v.v[XRL_LBVS_PROTO] == 58)
 			p->v.v[XRL_LBVS_ICMP] = (__u16)((rnd(2) ? 8 : rnd(4)) << 8 | rnd(2));
 		p->payload = payload;
@@ -521,12 +535,13 @@ static void test_classifier_agrees(void **state)
 					char text[XRL_RULE_TEXT];
 
 					xrl_spec_format(&specs[i], text, sizeof(text));
-					fail_msg("'%s': predicate %d (fields %#x of %#x), classifier %d; packet proto %u "
-						 "frag %u sport %u dport %u flags %#x icmp %#x length %u ttl %u dscp %u",
-						 text, want, ok, all, held[i], p.v.v[XRL_LBVS_PROTO], p.v.v[XRL_LBVS_FRAG],
-						 p.v.v[XRL_LBVS_SPORT], p.v.v[XRL_LBVS_DPORT], p.v.v[XRL_LBVS_TCPFLAGS],
-						 p.v.v[XRL_LBVS_ICMP], p.v.v[XRL_LBVS_LENGTH], p.v.v[XRL_LBVS_TTL],
-						 p.v.v[XRL_LBVS_DSCP]);
+					fail_msg(
+						"'%s': predicate %d (fields %#x of %#x), classifier %d; packet proto %u "
+						"frag %u sport %u dport %u flags %#x icmp %#x length %u ttl %u dscp %u",
+						text, want, ok, all, held[i], p.v.v[XRL_LBVS_PROTO],
+						p.v.v[XRL_LBVS_FRAG], p.v.v[XRL_LBVS_SPORT], p.v.v[XRL_LBVS_DPORT],
+						p.v.v[XRL_LBVS_TCPFLAGS], p.v.v[XRL_LBVS_ICMP], p.v.v[XRL_LBVS_LENGTH],
+						p.v.v[XRL_LBVS_TTL], p.v.v[XRL_LBVS_DSCP]);
 				}
 				checked++;
 				matched += want;
@@ -583,8 +598,8 @@ static void test_predicate_sets(void **state)
 	struct xrl_lint_warn *w = NULL;
 
 	(void)state;
-	lint_file("set good { 10.0.0.0/8, 2001:db8:1::/48 }\nsrc @good rate 1/s\nsrc != @good proto udp rate 1/s\n", &set,
-		  &w);
+	lint_file("set good { 10.0.0.0/8, 2001:db8:1::/48 }\nsrc @good rate 1/s\nsrc != @good proto udp rate 1/s\n",
+		  &set, &w);
 	assert_int_equal(xrl_spec_eval(&set.v[0], &set, &p), XRL_MF_SRC);
 	assert_int_equal(xrl_spec_eval(&set.v[1], &set, &p), 0);
 	p.src[5] = 2;
@@ -630,9 +645,9 @@ static bool find_root(char *root, size_t len)
 /* A line of a doc that is a rule: it begins with a word rules begin with (a load line or set aside). */
 static bool rule_line(char *line)
 {
-	static const char *const first[] = { "port ",	"proto ", "fragments ", "prefix ", "dst ",  "src ",
-					     "sport ",	"dport ", "tcp flags ", "icmp ",   "icmpv6 ", "length ",
-					     "ttl ",	"dscp ",  "frag ",	"payload " };
+	static const char *const first[] = { "port ",  "proto ", "fragments ", "prefix ", "dst ",    "src ",
+					     "sport ", "dport ", "tcp flags ", "icmp ",	  "icmpv6 ", "length ",
+					     "ttl ",   "dscp ",	 "frag ",      "payload " };
 	char *hash = strchr(line, '#');
 	size_t i;
 
@@ -685,7 +700,8 @@ static int roundtrip_file(const char *root, const char *name, bool docs)
 		assert_int_equal(xrl_spec_format(&a, text, sizeof(text)), 0);
 		if (parse(text, &b, err))
 			fail_msg("%s:%d: '%s' prints as '%s', which is refused: %s", name, i + 1, line, text, err);
-		if (a.kind != b.kind || !xrl_spec_same_match(&a, &b) || memcmp(&a.r, &b.r, sizeof(a.r)) || a.per != b.per)
+		if (a.kind != b.kind || !xrl_spec_same_match(&a, &b) || memcmp(&a.r, &b.r, sizeof(a.r)) ||
+		    a.per != b.per)
 			fail_msg("%s:%d: '%s' prints as '%s', another rule", name, i + 1, line, text);
 		assert_int_equal(xrl_spec_format(&b, text2, sizeof(text2)), 0);
 		assert_string_equal(text, text2);
@@ -698,9 +714,9 @@ static int roundtrip_file(const char *root, const char *name, bool docs)
 
 static void test_docs_roundtrip(void **state)
 {
-	static const char *const docs[] = { "README.md", "docs/guide.md", "docs/under-attack.md", "docs/security.md",
-					    "docs/fleet.md", "docs/operating.md" };
-	static const char *const files[] = { "dist/example.conf", "tests/fuzz/seeds/rules.conf",
+	static const char *const docs[] = { "README.md",	"docs/guide.md", "docs/under-attack.md",
+					    "docs/security.md", "docs/fleet.md", "docs/operating.md" };
+	static const char *const files[] = { "dist/example.conf",	    "tests/fuzz/seeds/rules.conf",
 					     "tests/fuzz/seeds/saved.conf", "tests/fuzz/seeds/bytes_warmup.rules",
 					     "tests/fuzz/seeds/sets.rules", "tests/fuzz/seeds/match.rules" };
 	char root[PATH_MAX];

@@ -13,7 +13,7 @@
 
 /* A rule's constraints and the ranges they point into: one value, copied whole only before use. */
 struct xrl_match_lbvs {
-	struct xrl_lbvs_rule rule; /* its conds point into r and flags */
+	struct xrl_lbvs_rule rule;					/* its conds point into r and flags */
 	struct xrl_lbvs_range r[XRL_LBVS_FIELDS][XRL_MATCH_RANGES + 1]; /* a set negated: one more range */
 	struct xrl_lbvs_range flags[XRL_LBVS_FLAGS_RANGES];
 };

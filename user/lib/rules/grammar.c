@@ -25,8 +25,9 @@ static int dst_refused(const struct xrl_spec *s, char *err, size_t len)
 	if (s->kind == XRL_KIND_PORT)
 		return fail(err, len, "'dst' goes right after the port: write 'port %u/%s dst ADDR/LEN rate ...'",
 			    s->port, xrl_proto_name(s->proto));
-	return fail(err, len,
-		    "'dst' is a word of the match, which comes first: write it before the rate, like 'dst ADDR/LEN proto udp rate ...'");
+	return fail(
+		err, len,
+		"'dst' is a word of the match, which comes first: write it before the rate, like 'dst ADDR/LEN proto udp rate ...'");
 }
 
 /* A field after a shorthand of one field (port, prefix, fragments): the rule of several fields to write. */
@@ -42,9 +43,10 @@ static int one_field(char **argv, int n, char *err, size_t len)
 			err, len,
 			"'prefix' is a rule of one field and takes no '%s': in a rule of several fields write the source as 'src %s'",
 			argv[n], argv[1]);
-	return fail(err, len,
-		    "'fragments' is a rule of one field and takes no '%s': in a rule of several fields write 'frag later'",
-		    argv[n]);
+	return fail(
+		err, len,
+		"'fragments' is a rule of one field and takes no '%s': in a rule of several fields write 'frag later'",
+		argv[n]);
 }
 
 /* The words of today's shorthands, which a line of several fields may also begin with (proto, dst). */
@@ -284,7 +286,8 @@ static int parse_rule(int argc, char **argv, struct xrl_spec *out, char *err, si
 				return fail(
 					err, len,
 					"'%s' is for IPv%d sources, and this rule's destination is IPv%d, whose packets come from IPv%d sources: use 'mask%d'",
-					w, v4 ? 4 : 6, xrl_spec_family(out), xrl_spec_family(out), xrl_spec_family(out));
+					w, v4 ? 4 : 6, xrl_spec_family(out), xrl_spec_family(out),
+					xrl_spec_family(out));
 			ret = v4 ? parse_mask(w, v, 32, &r->src_mask4, err, len) :
 				   parse_mask(w, v, 128, &r->src_mask6, err, len);
 			if (ret)
@@ -312,9 +315,10 @@ static int parse_rule(int argc, char **argv, struct xrl_spec *out, char *err, si
 			r->flags |= XRL_F_GLOBAL;
 		} else if (!strcmp(w, "allow")) {
 			if (out->kind != XRL_KIND_PREFIX && out->kind != XRL_KIND_DST && out->kind != XRL_KIND_MATCH)
-				return fail(err, len,
-					    "'allow' is for prefix and dst rules and rules of several fields: a %s rule%s always limits",
-					    xrl_kind_word(out->kind), out->family ? " narrowed to a destination" : "");
+				return fail(
+					err, len,
+					"'allow' is for prefix and dst rules and rules of several fields: a %s rule%s always limits",
+					xrl_kind_word(out->kind), out->family ? " narrowed to a destination" : "");
 			allow = true;
 		} else if (!strcmp(w, "dst")) {
 			return dst_refused(out, err, len);

@@ -68,13 +68,13 @@ struct xrl_maddr {
 struct xrl_match {
 	__u32 given;
 	struct xrl_maddr src, dst;
-	__u8 proto;		 /* IP protocol (tcp flags imply tcp, icmp type icmp or icmpv6) */
-	__u8 flags, flags_mask;	 /* TCP header byte 13: packet & flags_mask == flags */
-	__u8 icmp_type;		 /* the ICMP or ICMPv6 type (as proto says) */
-	__u8 icmp_code;		 /* with has_code */
-	__u8 has_code;		 /* 0: any code */
-	__u8 payload_len;	 /* 1 to XRL_MATCH_PAYLOAD */
-	__u16 payload_off;	 /* bytes from the transport payload's start */
+	__u8 proto;		/* IP protocol (tcp flags imply tcp, icmp type icmp or icmpv6) */
+	__u8 flags, flags_mask; /* TCP header byte 13: packet & flags_mask == flags */
+	__u8 icmp_type;		/* the ICMP or ICMPv6 type (as proto says) */
+	__u8 icmp_code;		/* with has_code */
+	__u8 has_code;		/* 0: any code */
+	__u8 payload_len;	/* 1 to XRL_MATCH_PAYLOAD */
+	__u16 payload_off;	/* bytes from the transport payload's start */
 	__u8 payload[XRL_MATCH_PAYLOAD], payload_mask[XRL_MATCH_PAYLOAD];
 	struct xrl_mranges sport, dport, length, ttl, dscp, frag;
 };
@@ -83,9 +83,9 @@ struct xrl_match {
 struct xrl_match_pkt {
 	__u8 family; /* XRL_FAMILY_V4 or V6 */
 	__u8 src[16], dst[16];
-	struct xrl_lbvs_pkt v;	/* as the program's parser sets them: 0 where the packet lacks a field */
-	const __u8 *payload;	/* the transport payload */
-	__u32 payload_len;	/* its bytes in the frame */
+	struct xrl_lbvs_pkt v; /* as the program's parser sets them: 0 where the packet lacks a field */
+	const __u8 *payload;   /* the transport payload */
+	__u32 payload_len;     /* its bytes in the frame */
 };
 
 /* Values lo to hi of a classifier's field (struct xrl_lbvs_range's layout); a field as ranges takes at most XRL_MATCH_FIELD_RANGES. */

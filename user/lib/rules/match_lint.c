@@ -49,10 +49,9 @@ static unsigned int min_length(const struct xrl_spec *s)
 	unsigned int l4 = 0;
 
 	if ((m->given & XRL_MF_PROTO) && (!(m->given & XRL_MF_FRAG) || m->frag.neg || m->frag.r[0].lo == 0))
-		l4 = m->proto == XRL_PROTO_TCP ? 20 : m->proto == XRL_PROTO_UDP || m->proto == XRL_PROTO_ICMP ||
-								m->proto == XRL_PROTO_ICMPV6 ?
-						  8 :
-						  0;
+		l4 = m->proto == XRL_PROTO_TCP								     ? 20 :
+		     m->proto == XRL_PROTO_UDP || m->proto == XRL_PROTO_ICMP || m->proto == XRL_PROTO_ICMPV6 ? 8 :
+													       0;
 	return (xrl_spec_family(s) == XRL_FAMILY_V6 ? 40 : 20) + l4;
 }
 
@@ -60,9 +59,9 @@ static unsigned int min_length(const struct xrl_spec *s)
 static const char *field_word(int f)
 {
 	static const char *const words[XRL_LBVS_FIELDS] = {
-		[XRL_LBVS_DPORT] = "dport", [XRL_LBVS_SPORT] = "sport",	    [XRL_LBVS_ICMP] = "icmp type",
-		[XRL_LBVS_LENGTH] = "length", [XRL_LBVS_TTL] = "ttl",	    [XRL_LBVS_TCPFLAGS] = "tcp flags",
-		[XRL_LBVS_PROTO] = "proto",   [XRL_LBVS_DSCP] = "dscp",	    [XRL_LBVS_FRAG] = "frag",
+		[XRL_LBVS_DPORT] = "dport",   [XRL_LBVS_SPORT] = "sport", [XRL_LBVS_ICMP] = "icmp type",
+		[XRL_LBVS_LENGTH] = "length", [XRL_LBVS_TTL] = "ttl",	  [XRL_LBVS_TCPFLAGS] = "tcp flags",
+		[XRL_LBVS_PROTO] = "proto",   [XRL_LBVS_DSCP] = "dscp",	  [XRL_LBVS_FRAG] = "frag",
 	};
 
 	return words[f];
@@ -93,9 +92,10 @@ static bool unreachable(const struct xrl_spec *s, char *why, size_t len)
 		if (n)
 			continue;
 		if (f == XRL_LBVS_FRAG && (m->given & XRL_MF_TRANSPORT))
-			snprintf(why, len,
-				 "a later fragment carries no transport header, so '%s' never matches one, and 'frag' leaves no other; drop one of them",
-				 xrl_mfield_name(m->given & XRL_MF_TRANSPORT & -(m->given & XRL_MF_TRANSPORT)));
+			snprintf(
+				why, len,
+				"a later fragment carries no transport header, so '%s' never matches one, and 'frag' leaves no other; drop one of them",
+				xrl_mfield_name(m->given & XRL_MF_TRANSPORT & -(m->given & XRL_MF_TRANSPORT)));
 		else
 			snprintf(why, len, "its '%s' with '!=' excludes every value, so no packet matches it",
 				 field_word(f));
@@ -103,9 +103,10 @@ static bool unreachable(const struct xrl_spec *s, char *why, size_t len)
 	}
 	n = xrl_match_field_ranges(s, XRL_LBVS_LENGTH, r);
 	if (n > 0 && r[n - 1].hi < min_length(s)) {
-		snprintf(why, len,
-			 "its 'length' is below %u bytes, the least its packets have (their headers), so no packet matches it",
-			 min_length(s));
+		snprintf(
+			why, len,
+			"its 'length' is below %u bytes, the least its packets have (their headers), so no packet matches it",
+			min_length(s));
 		return true;
 	}
 	return false;
@@ -141,9 +142,9 @@ static bool addr_covers(const struct xrl_maddr *a, const struct xrl_maddr *b)
 		return false;
 	if (a->set[0] || b->set[0])
 		return !strcmp(a->set, b->set);
-	return a->family == b->family && a->plen <= b->plen &&
-	       !memcmp(a->addr, b->addr, a->plen / 8) &&
-	       (a->plen % 8 == 0 || !((a->addr[a->plen / 8] ^ b->addr[a->plen / 8]) & (__u8)(0xff << (8 - a->plen % 8))));
+	return a->family == b->family && a->plen <= b->plen && !memcmp(a->addr, b->addr, a->plen / 8) &&
+	       (a->plen % 8 == 0 ||
+		!((a->addr[a->plen / 8] ^ b->addr[a->plen / 8]) & (__u8)(0xff << (8 - a->plen % 8))));
 }
 
 /* Whether every payload b matches, a's matches: each byte a compares, b compares under a mask as wide and equal. */
@@ -181,8 +182,8 @@ static bool allow_covers(const struct xrl_ruleset *set, const struct xrl_spec *a
 		if (a->set[0])
 			return false;
 		for (k = 0; k < set->n; k++)
-			if (set->v[k].kind == a->kind && (set->v[k].set[0] || (set->v[k].family == a->family &&
-									      set->v[k].plen > a->plen)))
+			if (set->v[k].kind == a->kind &&
+			    (set->v[k].set[0] || (set->v[k].family == a->family && set->v[k].plen > a->plen)))
 				return false;
 		x->family = a->family;
 		x->plen = a->plen;
@@ -222,10 +223,10 @@ int xrl_ruleset_lint(const struct xrl_ruleset *set, struct xrl_lint_warn **out)
 			at[0] = '\0';
 			if (a->line)
 				snprintf(at, sizeof(at), " on line %d", a->line);
-			ret = warn(&w, s, i,
-				   "every packet this rule matches is allowed by '%s'%s, which passes it at once: this rule %s; delete it, or narrow that one",
-				   m, at,
-				   s->r.flags & XRL_F_ALLOW ? "adds nothing" : "never limits");
+			ret = warn(
+				&w, s, i,
+				"every packet this rule matches is allowed by '%s'%s, which passes it at once: this rule %s; delete it, or narrow that one",
+				m, at, s->r.flags & XRL_F_ALLOW ? "adds nothing" : "never limits");
 			break;
 		}
 	}
@@ -248,11 +249,13 @@ int xrl_ruleset_not_judged_yet(const struct xrl_ruleset *set, char *err, size_t 
 		if (s->kind != XRL_KIND_MATCH && !s->per)
 			continue;
 		xrl_spec_format_match(s, m, sizeof(m));
-		return xrl_fail(-EOPNOTSUPP, err, len,
-				"line %d, '%s': %s are not judged by this build yet ('lint' checks them): leave the line out, or apply it with a build that judges them",
-				s->line, m,
-				s->kind == XRL_KIND_MATCH ? "rules of several fields" :
-							    "rules that count by destination or port ('per dst', 'per src,dport')");
+		return xrl_fail(
+			-EOPNOTSUPP, err, len,
+			"line %d, '%s': %s are not judged by this build yet ('lint' checks them): leave the line out, or apply it with a build that judges them",
+			s->line, m,
+			s->kind == XRL_KIND_MATCH ?
+				"rules of several fields" :
+				"rules that count by destination or port ('per dst', 'per src,dport')");
 	}
 	return 0;
 }

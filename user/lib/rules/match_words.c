@@ -30,9 +30,9 @@ struct mword {
 	const char *word;
 	__u32 bit;
 	mparse_fn parse;
-	size_t off;	    /* ranges fields: where in struct xrl_match */
-	unsigned int max;   /* ... their largest value */
-	const char *what;   /* ... "a port" */
+	size_t off;	  /* ranges fields: where in struct xrl_match */
+	unsigned int max; /* ... their largest value */
+	const char *what; /* ... "a port" */
 	int (*name)(const char *w);
 };
 
@@ -197,7 +197,10 @@ static int parse_addr(struct mp *p, const struct mword *w)
 static const struct {
 	const char *name;
 	__u8 proto;
-} mprotos[] = { { "tcp", XRL_PROTO_TCP }, { "udp", XRL_PROTO_UDP }, { "icmp", XRL_PROTO_ICMP }, { "icmpv6", XRL_PROTO_ICMPV6 } };
+} mprotos[] = { { "tcp", XRL_PROTO_TCP },
+		{ "udp", XRL_PROTO_UDP },
+		{ "icmp", XRL_PROTO_ICMP },
+		{ "icmpv6", XRL_PROTO_ICMPV6 } };
 
 int xrl_mproto_format(__u8 proto, char *buf, size_t len)
 {
@@ -218,12 +221,14 @@ static int set_proto(struct mp *p, __u8 proto, const char *by)
 		xrl_mproto_format(p->m->proto, a, sizeof(a));
 		xrl_mproto_format(proto, b, sizeof(b));
 		if (!by)
-			return fail(p->err, p->len,
-				    "'proto %s' after a field of %s packets: a packet has one protocol; drop one of them",
-				    b, a);
-		return fail(p->err, p->len,
-			    "'%s' is for %s packets, and this rule is 'proto %s': a packet has one protocol; drop one of them",
-			    by, b, a);
+			return fail(
+				p->err, p->len,
+				"'proto %s' after a field of %s packets: a packet has one protocol; drop one of them",
+				b, a);
+		return fail(
+			p->err, p->len,
+			"'%s' is for %s packets, and this rule is 'proto %s': a packet has one protocol; drop one of them",
+			by, b, a);
 	}
 	p->m->given |= XRL_MF_PROTO;
 	p->m->proto = proto;
@@ -301,16 +306,18 @@ static int parse_proto(struct mp *p, const struct mword *w)
 	if (!v)
 		return -EINVAL;
 	if (!strcmp(v, "tcp-syn"))
-		return fail(p->err, p->len,
-			    "'proto tcp-syn' is a rule of one field: in a rule of several write 'proto tcp tcp flags syn / syn,ack'");
+		return fail(
+			p->err, p->len,
+			"'proto tcp-syn' is a rule of one field: in a rule of several write 'proto tcp tcp flags syn / syn,ack'");
 	for (i = 0; i < sizeof(mprotos) / sizeof(mprotos[0]) && strcmp(v, mprotos[i].name); i++)
 		;
 	if (i < sizeof(mprotos) / sizeof(mprotos[0]))
 		n = mprotos[i].proto;
 	else if (number(v, 255, &n))
-		return fail(p->err, p->len,
-			    "'%s' is not a protocol: expected tcp, udp, icmp, icmpv6 or an IP protocol number from 0 to 255",
-			    v);
+		return fail(
+			p->err, p->len,
+			"'%s' is not a protocol: expected tcp, udp, icmp, icmpv6 or an IP protocol number from 0 to 255",
+			v);
 	if (set_proto(p, (__u8)n, NULL))
 		return -EINVAL;
 	/* 'proto icmp type 8': the shorthand's spelling of the icmp field. */
@@ -352,9 +359,10 @@ static int flag_list(struct mp *p, const char *s, __u8 *out)
 		for (i = 0; i < N_TCP_FLAGS && strcmp(e, tcp_flags[i].name); i++)
 			;
 		if (i == N_TCP_FLAGS)
-			return fail(p->err, p->len,
-				    "'%s' is not a TCP flag: expected fin, syn, rst, psh, ack, urg, ece, cwr (comma-separated) or none",
-				    e);
+			return fail(
+				p->err, p->len,
+				"'%s' is not a TCP flag: expected fin, syn, rst, psh, ack, urg, ece, cwr (comma-separated) or none",
+				e);
 		*out |= tcp_flags[i].bit;
 	}
 	if (!*out)
@@ -408,9 +416,10 @@ static int parse_flags(struct mp *p, const struct mword *w)
 	if (!mask[0])
 		p->m->flags_mask = p->m->flags;
 	if (p->m->flags & ~p->m->flags_mask)
-		return fail(p->err, p->len,
-			    "'tcp flags %s / %s': the flags are compared under the mask, so ones outside it match no packet; add them to the mask",
-			    val, mask);
+		return fail(
+			p->err, p->len,
+			"'tcp flags %s / %s': the flags are compared under the mask, so ones outside it match no packet; add them to the mask",
+			val, mask);
 	p->m->given |= XRL_MF_TCPFLAGS;
 	return set_proto(p, XRL_PROTO_TCP, "tcp flags");
 }
@@ -424,9 +433,10 @@ static int hex_bytes(struct mp *p, const char *what, const char *s, __u8 *out)
 		s += 2;
 	n = strlen(s);
 	if (!n || n % 2 || n > 2 * XRL_MATCH_PAYLOAD || strspn(s, "0123456789abcdefABCDEF") != n)
-		return fail(p->err, p->len,
-			    "payload %s '%s' is not bytes in hex: expected 1 to %d bytes, two hex digits each, like 032a",
-			    what, s, XRL_MATCH_PAYLOAD);
+		return fail(
+			p->err, p->len,
+			"payload %s '%s' is not bytes in hex: expected 1 to %d bytes, two hex digits each, like 032a",
+			what, s, XRL_MATCH_PAYLOAD);
 	for (i = 0; i < n / 2; i++) {
 		char b[3] = { s[2 * i], s[2 * i + 1], 0 };
 
@@ -445,9 +455,10 @@ static int parse_payload(struct mp *p, const struct mword *w)
 	if (!v)
 		return -EINVAL;
 	if (number(v, XRL_MATCH_PAYLOAD_OFF_MAX, &off))
-		return fail(p->err, p->len,
-			    "payload offset '%s' is not an offset: expected bytes from the transport payload's start, 0 to %d",
-			    v, XRL_MATCH_PAYLOAD_OFF_MAX);
+		return fail(
+			p->err, p->len,
+			"payload offset '%s' is not an offset: expected bytes from the transport payload's start, 0 to %d",
+			v, XRL_MATCH_PAYLOAD_OFF_MAX);
 	if (slash_pair(p, "payload", "HEX bytes like 032a", val, mask, sizeof(val)))
 		return -EINVAL;
 	n = hex_bytes(p, "value", val, p->m->payload);
@@ -459,9 +470,10 @@ static int parse_payload(struct mp *p, const struct mword *w)
 		if (k < 0)
 			return k;
 		if (k != n)
-			return fail(p->err, p->len,
-				    "payload mask '%s' is %d bytes and the value '%s' %d: give a mask as long as the value",
-				    mask, k, val, n);
+			return fail(
+				p->err, p->len,
+				"payload mask '%s' is %d bytes and the value '%s' %d: give a mask as long as the value",
+				mask, k, val, n);
 		for (k = 0; k < n; k++)
 			if (p->m->payload[k] & ~p->m->payload_mask[k])
 				return fail(
@@ -519,10 +531,10 @@ const char *xrl_frag_name(unsigned int v)
 	return v < 3 ? frags[v] : NULL;
 }
 
-#define RANGES(w, b, field, mx, wh, nm)                                                                      \
-	{                                                                                                    \
+#define RANGES(w, b, field, mx, wh, nm)                                                                          \
+	{                                                                                                        \
 		.word = w, .bit = b, .parse = parse_ranges, .off = offsetof(struct xrl_match, field), .max = mx, \
-		.what = wh, .name = nm                                                                       \
+		.what = wh, .name = nm                                                                           \
 	}
 
 static const struct mword mwords[] = {
@@ -577,7 +589,8 @@ static int shorthand_word(struct mp *p, const char *w)
 		return fail(p->err, p->len,
 			    "'prefix' is a rule of one field: in a rule of several write the source as 'src ADDR/LEN'");
 	if (!strcmp(w, "fragments"))
-		return fail(p->err, p->len, "'fragments' is a rule of one field: in a rule of several write 'frag later'");
+		return fail(p->err, p->len,
+			    "'fragments' is a rule of one field: in a rule of several write 'frag later'");
 	if (p->m->given & XRL_MF_ICMP)
 		return fail(p->err, p->len, "'%s' is given twice: give one icmp type and code a rule", w);
 	return fail(p->err, p->len, "'%s' follows 'icmp type' or 'icmpv6 type': write 'icmp type 3 code 1'", w);
@@ -596,22 +609,23 @@ static int check(struct mp *p)
 		return fail(p->err, p->len,
 			    "'src' is IPv%u and 'dst' IPv%u: a packet has one family; write a rule for each",
 			    m->src.family, m->dst.family);
-	if (fam && (m->given & XRL_MF_PROTO) &&
-	    m->proto == (fam == XRL_FAMILY_V4 ? XRL_PROTO_ICMPV6 : XRL_PROTO_ICMP))
+	if (fam && (m->given & XRL_MF_PROTO) && m->proto == (fam == XRL_FAMILY_V4 ? XRL_PROTO_ICMPV6 : XRL_PROTO_ICMP))
 		return fail(p->err, p->len, "this rule's address is IPv%u, whose ICMP is '%s': write 'proto %s'", fam,
 			    fam == XRL_FAMILY_V4 ? "icmp" : "icmpv6", fam == XRL_FAMILY_V4 ? "icmp" : "icmpv6");
 	xrl_mproto_format(m->proto, proto, sizeof(proto));
 	if (ports && !(m->given & XRL_MF_PROTO))
-		return fail(p->err, p->len,
-			    "'%s' needs its protocol: a port is TCP's or UDP's; write 'proto udp %s ...' or 'proto tcp %s ...'",
-			    pw, pw, pw);
+		return fail(
+			p->err, p->len,
+			"'%s' needs its protocol: a port is TCP's or UDP's; write 'proto udp %s ...' or 'proto tcp %s ...'",
+			pw, pw, pw);
 	if (ports && m->proto != XRL_PROTO_TCP && m->proto != XRL_PROTO_UDP)
-		return fail(p->err, p->len,
-			    "'%s' is for tcp and udp, and this rule is 'proto %s', whose packets have no ports: drop '%s' or write 'proto udp' or 'proto tcp'",
-			    pw, proto, pw);
-	if ((m->given & XRL_MF_PAYLOAD) && (!(m->given & XRL_MF_PROTO) ||
-					    (m->proto != XRL_PROTO_TCP && m->proto != XRL_PROTO_UDP &&
-					     m->proto != XRL_PROTO_ICMP && m->proto != XRL_PROTO_ICMPV6)))
+		return fail(
+			p->err, p->len,
+			"'%s' is for tcp and udp, and this rule is 'proto %s', whose packets have no ports: drop '%s' or write 'proto udp' or 'proto tcp'",
+			pw, proto, pw);
+	if ((m->given & XRL_MF_PAYLOAD) &&
+	    (!(m->given & XRL_MF_PROTO) || (m->proto != XRL_PROTO_TCP && m->proto != XRL_PROTO_UDP &&
+					    m->proto != XRL_PROTO_ICMP && m->proto != XRL_PROTO_ICMPV6)))
 		return fail(
 			p->err, p->len,
 			"'payload' counts from the transport payload's start, which needs its protocol: write 'proto udp', 'proto tcp', 'proto icmp' or 'proto icmpv6' before it");

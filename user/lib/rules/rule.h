@@ -243,8 +243,8 @@ int xrl_match_field_ranges(const struct xrl_spec *s, int f, struct xrl_vrange *o
 
 /* What lint warns about: a rule no packet reaches, or one another makes redundant. */
 struct xrl_lint_warn {
-	int line;	 /* the rule's line; 0 if not from a file */
-	size_t rule;	 /* its index in the set */
+	int line;    /* the rule's line; 0 if not from a file */
+	size_t rule; /* its index in the set */
 	char msg[XRL_ERRLEN];
 };
 /*
