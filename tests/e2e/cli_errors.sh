@@ -48,8 +48,14 @@ expect_err "explain --type without --proto" 2 "--type needs --proto icmp" "$XRL"
 expect_err "explain --type on udp" 2 "'type' is for icmp" "$XRL" explain xrle4 --src 10.0.0.1 --proto udp --type 8
 expect_err "explain --fragment with --dport" 2 "a later fragment carries no transport header" \
 	"$XRL" explain xrle4 --src 10.0.0.1 --dport 53/udp --fragment
-expect_err "a protocol rule narrowed to a destination" 2 "a protocol rule cannot be narrowed to a destination.*add a dst rule" \
-	"$XRL" rule add xrle4 proto icmp dst 203.0.113.5 rate 1/s
+expect_err "a prefix rule with a second field" 2 "'prefix' is a rule of one field.*'src 10.0.0.0/8'" \
+	"$XRL" rule add xrle4 prefix 10.0.0.0/8 dst 203.0.113.5 rate 1/s
+expect_err "a port without its protocol" 2 "'sport' needs its protocol.*'proto udp sport" "$XRL" rule add xrle4 sport 53 rate 1/s
+expect_err "a rule of several fields: parsed, not judged by this build" 1 \
+	"line 1, 'proto udp sport 53': rules of several fields are not judged by this build yet.*nothing was applied" \
+	"$XRL" apply xrle4 - <<<"proto udp sport 53 rate 1/s"
+expect_err "load --config with a rule of several fields" 1 "not judged by this build yet.*nothing was loaded" \
+	"$XRL" load xrle4 --config - <<<"proto tcp tcp flags rst / rst dport 443 rate 20/s"
 expect_err "a dst prefix with host bits" 2 "did you mean 203.0.113.0/24" "$XRL" rule add xrle4 dst 203.0.113.5/24 rate 1/s
 expect_err "dst twice" 2 "'dst' is given twice" "$XRL" rule add xrle4 port 53/udp dst 192.0.2.0/24 dst 192.0.2.0/25 rate 1/s
 expect_err "dst after a port rule's words" 2 "'dst' goes right after the port" "$XRL" rule add xrle4 port 53/udp rate 1/s dst 192.0.2.1
