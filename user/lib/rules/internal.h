@@ -57,6 +57,9 @@ int xrl_match_format(const struct xrl_spec *s, char *buf, size_t len);
 bool xrl_match_same(const struct xrl_match *a, const struct xrl_match *b);
 /* The family a rule's addresses fix (XRL_FAMILY_V4 or V6), 0 when they fix none. */
 __u8 xrl_spec_family(const struct xrl_spec *s);
+/* An ICMP (v6: ICMPv6) type's name, a TCP flag's: the value, or -1. */
+int xrl_icmp_type_value(const char *name, bool v6);
+int xrl_tcp_flag_value(const char *name);
 /* DSCP and fragment-state names, ICMP and ICMPv6 type names: the value, or -1. */
 int xrl_dscp_value(const char *name);
 const char *xrl_dscp_name(unsigned int v);

@@ -13,30 +13,9 @@
 #include "rules/internal.h"
 #include "base/err.h"
 
-struct mp {
-	int argc, i;
-	char **argv;
-	struct xrl_spec *s;
-	struct xrl_match *m;
-	__u32 said; /* the fields written, not implied (proto by tcp flags or icmp type) */
-	char *err;
-	size_t len;
-};
+#include "rules/match_parse.h"
 
-struct mword;
-typedef int (*mparse_fn)(struct mp *p, const struct mword *w);
-
-struct mword {
-	const char *word;
-	__u32 bit;
-	mparse_fn parse;
-	size_t off;	  /* ranges fields: where in struct xrl_match */
-	unsigned int max; /* ... their largest value */
-	const char *what; /* ... "a port" */
-	int (*name)(const char *w);
-};
-
-static const char *next(struct mp *p, const char *word, const char *expected)
+const char *xrl_mp_next(struct mp *p, const char *word, const char *expected)
 {
 	if (p->i >= p->argc) {
 		fail(p->err, p->len, "'%s' needs a value: expected %s", word, expected);
@@ -55,7 +34,7 @@ static int negation(struct mp *p)
 	return 0;
 }
 
-static int number(const char *s, unsigned long max, unsigned long *v)
+int xrl_mp_number(const char *s, unsigned long max, unsigned long *v)
 {
 	char *end;
 
@@ -74,7 +53,7 @@ static int value(struct mp *p, const struct mword *w, const char *s, unsigned lo
 		*v = (unsigned long)n;
 		return 0;
 	}
-	if (!number(s, w->max, v))
+	if (!xrl_mp_number(s, w->max, v))
 		return 0;
 	errno = 0;
 	*v = strtoul(s, &end, 10);
@@ -140,7 +119,7 @@ static int parse_ranges(struct mp *p, const struct mword *w)
 	size_t used = 0;
 
 	f->neg = (__u8)negation(p);
-	v = next(p, w->word, "a number, a range lo-hi or a set { a, b-c }");
+	v = xrl_mp_next(p, w->word, "a number, a range lo-hi or a set { a, b-c }");
 	if (!v)
 		return -EINVAL;
 	if (v[0] != '{') {
@@ -182,7 +161,7 @@ static int parse_addr(struct mp *p, const struct mword *w)
 	const char *v;
 
 	a->neg = (__u8)negation(p);
-	v = next(p, w->word, "ADDR/LEN like 203.0.113.0/24, an address, or @SET");
+	v = xrl_mp_next(p, w->word, "ADDR/LEN like 203.0.113.0/24, an address, or @SET");
 	if (!v)
 		return -EINVAL;
 	if (v[0] != '@')
@@ -213,7 +192,7 @@ int xrl_mproto_format(__u8 proto, char *buf, size_t len)
 }
 
 /* The rule's protocol, said by proto or implied by by ("tcp flags"): a second one is a conflict. */
-static int set_proto(struct mp *p, __u8 proto, const char *by)
+int xrl_mp_set_proto(struct mp *p, __u8 proto, const char *by)
 {
 	char a[8], b[8];
 
@@ -235,28 +214,11 @@ static int set_proto(struct mp *p, __u8 proto, const char *by)
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	__u8 type;
-} icmp_types[] = {
-	{ "echo-reply", 0 },	      { "destination-unreachable", 3 }, { "source-quench", 4 },
-	{ "redirect", 5 },	      { "echo-request", 8 },		{ "router-advertisement", 9 },
-	{ "router-solicitation", 10 }, { "time-exceeded", 11 },		{ "parameter-problem", 12 },
-	{ "timestamp-request", 13 },  { "timestamp-reply", 14 },
-}, icmpv6_types[] = {
-	{ "destination-unreachable", 1 }, { "packet-too-big", 2 },	 { "time-exceeded", 3 },
-	{ "parameter-problem", 4 },	  { "echo-request", 128 },	 { "echo-reply", 129 },
-	{ "mld-listener-query", 130 },	  { "mld-listener-report", 131 }, { "nd-router-solicit", 133 },
-	{ "nd-router-advert", 134 },	  { "nd-neighbor-solicit", 135 }, { "nd-neighbor-advert", 136 },
-	{ "nd-redirect", 137 },
-};
-
 /* After "icmp", "icmpv6" or "proto icmp": 'type T [code C]'. */
 static int icmp_type(struct mp *p, bool v6)
 {
 	const char *word = v6 ? "icmpv6" : "icmp", *v;
 	unsigned long t;
-	size_t i, n = v6 ? sizeof(icmpv6_types) / sizeof(icmpv6_types[0]) : sizeof(icmp_types) / sizeof(icmp_types[0]);
 
 	if (p->m->given & XRL_MF_ICMP)
 		return fail(p->err, p->len, "an icmp type is given twice: give one a rule");
@@ -264,15 +226,12 @@ static int icmp_type(struct mp *p, bool v6)
 		return fail(p->err, p->len, "'%s' takes 'type': write '%s type %s'", word, word,
 			    v6 ? "echo-request" : "echo-request (or 8)");
 	p->i++;
-	v = next(p, "type", "a number from 0 to 255 or a name like echo-request");
+	v = xrl_mp_next(p, "type", "a number from 0 to 255 or a name like echo-request");
 	if (!v)
 		return -EINVAL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(v, v6 ? icmpv6_types[i].name : icmp_types[i].name))
-			break;
-	if (i < n)
-		t = v6 ? icmpv6_types[i].type : icmp_types[i].type;
-	else if (number(v, 255, &t))
+	if (xrl_icmp_type_value(v, v6) >= 0)
+		t = (unsigned long)xrl_icmp_type_value(v, v6);
+	else if (xrl_mp_number(v, 255, &t))
 		return fail(p->err, p->len,
 			    "%s type '%s' is not a type: expected a number from 0 to 255 or a name like echo-request",
 			    word, v);
@@ -280,16 +239,16 @@ static int icmp_type(struct mp *p, bool v6)
 	p->m->given |= XRL_MF_ICMP;
 	if (p->i < p->argc && !strcmp(p->argv[p->i], "code")) {
 		p->i++;
-		v = next(p, "code", "a number from 0 to 255");
+		v = xrl_mp_next(p, "code", "a number from 0 to 255");
 		if (!v)
 			return -EINVAL;
-		if (number(v, 255, &t))
+		if (xrl_mp_number(v, 255, &t))
 			return fail(p->err, p->len, "%s code '%s' is not a code: expected a number from 0 to 255", word,
 				    v);
 		p->m->icmp_code = (__u8)t;
 		p->m->has_code = 1;
 	}
-	return set_proto(p, v6 ? XRL_PROTO_ICMPV6 : XRL_PROTO_ICMP, v6 ? "icmpv6 type" : "icmp type");
+	return xrl_mp_set_proto(p, v6 ? XRL_PROTO_ICMPV6 : XRL_PROTO_ICMP, v6 ? "icmpv6 type" : "icmp type");
 }
 
 static int parse_icmp(struct mp *p, const struct mword *w)
@@ -299,7 +258,7 @@ static int parse_icmp(struct mp *p, const struct mword *w)
 
 static int parse_proto(struct mp *p, const struct mword *w)
 {
-	const char *v = next(p, w->word, "tcp, udp, icmp, icmpv6 or a protocol number");
+	const char *v = xrl_mp_next(p, w->word, "tcp, udp, icmp, icmpv6 or a protocol number");
 	unsigned long n;
 	size_t i;
 
@@ -313,222 +272,17 @@ static int parse_proto(struct mp *p, const struct mword *w)
 		;
 	if (i < sizeof(mprotos) / sizeof(mprotos[0]))
 		n = mprotos[i].proto;
-	else if (number(v, 255, &n))
+	else if (xrl_mp_number(v, 255, &n))
 		return fail(
 			p->err, p->len,
 			"'%s' is not a protocol: expected tcp, udp, icmp, icmpv6 or an IP protocol number from 0 to 255",
 			v);
-	if (set_proto(p, (__u8)n, NULL))
+	if (xrl_mp_set_proto(p, (__u8)n, NULL))
 		return -EINVAL;
 	/* 'proto icmp type 8': the shorthand's spelling of the icmp field. */
 	if ((n == XRL_PROTO_ICMP || n == XRL_PROTO_ICMPV6) && p->i < p->argc && !strcmp(p->argv[p->i], "type"))
 		return icmp_type(p, n == XRL_PROTO_ICMPV6);
 	return 0;
-}
-
-/* TCP flags in the order they print: the common ones first ("syn,ack,rst"). */
-static const struct {
-	const char *name;
-	__u8 bit;
-} tcp_flags[] = { { "syn", 0x02 }, { "ack", 0x10 }, { "rst", 0x04 }, { "fin", 0x01 },
-		  { "psh", 0x08 }, { "urg", 0x20 }, { "ece", 0x40 }, { "cwr", 0x80 } };
-#define N_TCP_FLAGS (sizeof(tcp_flags) / sizeof(tcp_flags[0]))
-
-int xrl_tcp_flags_format(__u8 v, char *buf, size_t len)
-{
-	size_t i, n = 0;
-
-	if (!v)
-		return snprintf(buf, len, "none");
-	for (i = 0; i < N_TCP_FLAGS; i++)
-		if (v & tcp_flags[i].bit)
-			n += (size_t)snprintf(buf + n, len > n ? len - n : 0, "%s%s", n ? "," : "", tcp_flags[i].name);
-	return (int)n;
-}
-
-static int flag_list(struct mp *p, const char *s, __u8 *out)
-{
-	char buf[64], *save = NULL, *e;
-	size_t i;
-
-	*out = 0;
-	if (!strcmp(s, "none"))
-		return 0;
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (e = strtok_r(buf, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < N_TCP_FLAGS && strcmp(e, tcp_flags[i].name); i++)
-			;
-		if (i == N_TCP_FLAGS)
-			return fail(
-				p->err, p->len,
-				"'%s' is not a TCP flag: expected fin, syn, rst, psh, ack, urg, ece, cwr (comma-separated) or none",
-				e);
-		*out |= tcp_flags[i].bit;
-	}
-	if (!*out)
-		return fail(p->err, p->len, "'tcp flags' needs flags: like 'syn / syn,ack'");
-	return 0;
-}
-
-/* VALUE [/ MASK], "VALUE/MASK" or "VALUE /MASK": the value's and the mask's words (mask NULL: none). */
-static int slash_pair(struct mp *p, const char *word, const char *expected, char *val, char *mask, size_t n)
-{
-	const char *v = next(p, word, expected), *slash;
-
-	if (!v)
-		return -EINVAL;
-	slash = strchr(v, '/');
-	snprintf(val, n, "%.*s", slash ? (int)(slash - v) : (int)strlen(v), v);
-	mask[0] = '\0';
-	if (slash && slash[1]) {
-		snprintf(mask, n, "%s", slash + 1);
-	} else if (slash || (p->i < p->argc && p->argv[p->i][0] == '/')) {
-		if (!slash && p->argv[p->i][1]) {
-			snprintf(mask, n, "%s", p->argv[p->i++] + 1);
-		} else {
-			if (!slash)
-				p->i++;
-			v = next(p, "/", "a mask after '/'");
-			if (!v)
-				return -EINVAL;
-			snprintf(mask, n, "%s", v);
-		}
-	}
-	return 0;
-}
-
-static int parse_flags(struct mp *p, const struct mword *w)
-{
-	char val[64], mask[64];
-
-	(void)w;
-	if (p->m->given & XRL_MF_TCPFLAGS)
-		return fail(p->err, p->len, "'tcp flags' is given twice: give it once");
-	if (p->i >= p->argc || strcmp(p->argv[p->i], "flags"))
-		return fail(p->err, p->len, "'tcp' takes 'flags': write 'tcp flags syn / syn,ack'");
-	p->i++;
-	if (slash_pair(p, "tcp flags", "flags like 'ack / syn,ack,rst'", val, mask, sizeof(val)) ||
-	    flag_list(p, val, &p->m->flags) || (mask[0] && flag_list(p, mask, &p->m->flags_mask)))
-		return -EINVAL;
-	if (!mask[0] && !p->m->flags)
-		return fail(p->err, p->len,
-			    "'tcp flags none' needs a mask: 'none / syn,ack' is a packet with neither SYN nor ACK");
-	if (!mask[0])
-		p->m->flags_mask = p->m->flags;
-	if (p->m->flags & ~p->m->flags_mask)
-		return fail(
-			p->err, p->len,
-			"'tcp flags %s / %s': the flags are compared under the mask, so ones outside it match no packet; add them to the mask",
-			val, mask);
-	p->m->given |= XRL_MF_TCPFLAGS;
-	return set_proto(p, XRL_PROTO_TCP, "tcp flags");
-}
-
-/* HEX, 1 to XRL_MATCH_PAYLOAD bytes ("032a", "0x032a"): its bytes, or -EINVAL. */
-static int hex_bytes(struct mp *p, const char *what, const char *s, __u8 *out)
-{
-	size_t n, i;
-
-	if (!strncmp(s, "0x", 2))
-		s += 2;
-	n = strlen(s);
-	if (!n || n % 2 || n > 2 * XRL_MATCH_PAYLOAD || strspn(s, "0123456789abcdefABCDEF") != n)
-		return fail(
-			p->err, p->len,
-			"payload %s '%s' is not bytes in hex: expected 1 to %d bytes, two hex digits each, like 032a",
-			what, s, XRL_MATCH_PAYLOAD);
-	for (i = 0; i < n / 2; i++) {
-		char b[3] = { s[2 * i], s[2 * i + 1], 0 };
-
-		out[i] = (__u8)strtoul(b, NULL, 16);
-	}
-	return (int)(n / 2);
-}
-
-static int parse_payload(struct mp *p, const struct mword *w)
-{
-	char val[64], mask[64];
-	unsigned long off;
-	const char *v = next(p, w->word, "OFFSET HEX, like 'payload 2 032a'");
-	int n, k;
-
-	if (!v)
-		return -EINVAL;
-	if (number(v, XRL_MATCH_PAYLOAD_OFF_MAX, &off))
-		return fail(
-			p->err, p->len,
-			"payload offset '%s' is not an offset: expected bytes from the transport payload's start, 0 to %d",
-			v, XRL_MATCH_PAYLOAD_OFF_MAX);
-	if (slash_pair(p, "payload", "HEX bytes like 032a", val, mask, sizeof(val)))
-		return -EINVAL;
-	n = hex_bytes(p, "value", val, p->m->payload);
-	if (n < 0)
-		return n;
-	memset(p->m->payload_mask, 0xff, (size_t)n);
-	if (mask[0]) {
-		k = hex_bytes(p, "mask", mask, p->m->payload_mask);
-		if (k < 0)
-			return k;
-		if (k != n)
-			return fail(
-				p->err, p->len,
-				"payload mask '%s' is %d bytes and the value '%s' %d: give a mask as long as the value",
-				mask, k, val, n);
-		for (k = 0; k < n; k++)
-			if (p->m->payload[k] & ~p->m->payload_mask[k])
-				return fail(
-					p->err, p->len,
-					"payload value '%s' has bits its mask '%s' clears: the bytes are compared under the mask, so no packet would match; clear them in the value",
-					val, mask);
-	}
-	p->m->payload_off = (__u16)off;
-	p->m->payload_len = (__u8)n;
-	return 0;
-}
-
-static const struct {
-	const char *name;
-	__u8 v;
-} dscps[] = { { "cs0", 0 },   { "cs1", 8 },   { "af11", 10 }, { "af12", 12 }, { "af13", 14 }, { "cs2", 16 },
-	      { "af21", 18 }, { "af22", 20 }, { "af23", 22 }, { "cs3", 24 },  { "af31", 26 }, { "af32", 28 },
-	      { "af33", 30 }, { "cs4", 32 },  { "af41", 34 }, { "af42", 36 }, { "af43", 38 }, { "cs5", 40 },
-	      { "ef", 46 },   { "cs6", 48 },  { "cs7", 56 } };
-
-int xrl_dscp_value(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(dscps) / sizeof(dscps[0]); i++)
-		if (!strcmp(name, dscps[i].name))
-			return dscps[i].v;
-	return -1;
-}
-
-const char *xrl_dscp_name(unsigned int v)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(dscps) / sizeof(dscps[0]); i++)
-		if (dscps[i].v == v)
-			return dscps[i].name;
-	return NULL;
-}
-
-static const char *const frags[] = { "none", "first", "later" };
-
-int xrl_frag_value(const char *name)
-{
-	int i;
-
-	for (i = 0; i < 3; i++)
-		if (!strcmp(name, frags[i]))
-			return i;
-	return -1;
-}
-
-const char *xrl_frag_name(unsigned int v)
-{
-	return v < 3 ? frags[v] : NULL;
 }
 
 #define RANGES(w, b, field, mx, wh, nm)                                                                          \
@@ -541,7 +295,7 @@ static const struct mword mwords[] = {
 	{ .word = "src", .bit = XRL_MF_SRC, .parse = parse_addr, .off = offsetof(struct xrl_match, src) },
 	{ .word = "dst", .bit = XRL_MF_DST, .parse = parse_addr, .off = offsetof(struct xrl_match, dst) },
 	{ .word = "proto", .bit = XRL_MF_PROTO, .parse = parse_proto },
-	{ .word = "tcp", .bit = XRL_MF_TCPFLAGS, .parse = parse_flags },
+	{ .word = "tcp", .bit = XRL_MF_TCPFLAGS, .parse = xrl_mp_flags },
 	{ .word = "icmp", .bit = XRL_MF_ICMP, .parse = parse_icmp },
 	{ .word = "icmpv6", .bit = XRL_MF_ICMP, .parse = parse_icmp },
 	RANGES("sport", XRL_MF_SPORT, sport, 65535, "a port", NULL),
@@ -551,7 +305,7 @@ static const struct mword mwords[] = {
 	RANGES("hoplimit", XRL_MF_TTL, ttl, 255, "a hop limit", NULL),
 	RANGES("dscp", XRL_MF_DSCP, dscp, 63, "a DSCP", xrl_dscp_value),
 	RANGES("frag", XRL_MF_FRAG, frag, 2, "a fragment state", xrl_frag_value),
-	{ .word = "payload", .bit = XRL_MF_PAYLOAD, .parse = parse_payload },
+	{ .word = "payload", .bit = XRL_MF_PAYLOAD, .parse = xrl_mp_payload },
 };
 #define N_MWORDS (sizeof(mwords) / sizeof(mwords[0]))
 
