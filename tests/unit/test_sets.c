@@ -226,6 +226,9 @@ static void test_sets_refused(void **state)
 	refused("set a { 10.0.0.0/8, 192.0.2.0/24 }\nset b {\n 172.16.0.0/12\n 192.0.2.0/24\n}\n"
 		"prefix @a rate 1/s\nprefix @b allow\n",
 		"192.0.2.0/24 is in set a (r.conf:1) and in set b (r.conf:4), both of prefix rules");
+	/* Like every refusal of a rules file, it begins with the file and a line (the fuzzer found it did not). */
+	refused("set a { 10.0.0.0/8, 20:db8::/32 }\nset b {\n 20:db8::/32 }\nprefix @a rate 1/s\nprefix @b allow\n",
+		"r.conf:2: 20:db8::/32 is in set a (r.conf:1) and in set b (r.conf:3)");
 	refused("set a { 10.0.0.0/8 \n", "set a has no '}'");
 	refused("set a { 10.0.0.0/8 } x\nprefix @a allow\n", "'x' after '}'");
 	refused("set 9a { 10.0.0.0/8 }\n", "'9a' is not a set's name");

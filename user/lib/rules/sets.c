@@ -417,8 +417,8 @@ int xrl_ruleset_check_sets(struct xrl_ruleset *set, const char *file, char *err,
 		where(p2, h[i].at, file, w2, sizeof(w2));
 		ret = fail(
 			err, len,
-			"%s/%u is in set %s (%s) and in set %s (%s), both of %s rules: which rule holds it is ambiguous; keep it in one",
-			a, h[i].p.plen, p1->name, w1, p2->name, w2, xrl_kind_word(h[i].kind));
+			"%s:%d: %s/%u is in set %s (%s) and in set %s (%s), both of %s rules: which rule holds it is ambiguous; keep it in one",
+			file, p2->line, a, h[i].p.plen, p1->name, w1, p2->name, w2, xrl_kind_word(h[i].kind));
 	}
 	free(h);
 	return ret;
