@@ -14,7 +14,7 @@
 # window-boundary and fleet row, default 3), XRL_ACC_SECONDS (measured span of the
 # accuracy flood, default 10), XRLB_ONLY=sketch (only the rows of the sketch
 # and those it is measured against: about 2 minutes), XRLB_ONLY=proto (only the
-# protocol rules' rows and those they are measured against: about a minute),
+# protocol rules' rows, several rules a packet, and those they are measured against: about a minute),
 # XRLB_ONLY=dst (only the dst rules' rows and those they are measured against:
 # about a minute), XRLB_ONLY=bytes (only the byte-rate and warm-up rows and those
 # they are measured against), XRLB_ONLY=upgrade (only the upgrade rows: about a minute),
@@ -268,6 +268,16 @@ EOF2
 	echo "port 99/udp rate 5/s window 16s buckets 16"
 } >"$RULES/every16"
 printf 'port 9/udp rate %s/s per-source\nproto udp rate %s/s per-source\n' $OVER_RATE $OVER_RATE >"$RULES/portproto"
+# A packet two and four rules judge, each passing it (issue 34: at most 1.5x and 2x the one rule's "under").
+{
+	cat "$RULES/under"
+	echo "proto udp rate 1000000000/s per-source"
+} >"$RULES/under2"
+{
+	cat "$RULES/under2"
+	echo "dst 192.168.77.0/24 rate 1000000000/s per-source"
+	echo "prefix 10.0.0.0/8 rate 1000000000/s per-source"
+} >"$RULES/under4"
 # Byte rates and warm-up, beside "over" (64-byte frames from one source): a byte rate over (64
 # bytes a second: one frame, then no room, latched as "over" is); a packet rate over with a byte
 # rate the packets never reach (the packet latch answers; the byte window is not asked);
@@ -530,6 +540,10 @@ proto_rows() {
 	cost "$rep" "precise-proto" "link:$XRL_PIN/link"
 	xrl_apply "$RULES/portproto"
 	cost "$rep" "precise-portproto" "link:$XRL_PIN/link"
+	xrl_apply "$RULES/under2"
+	cost "$rep" "precise-under2" "link:$XRL_PIN/link"
+	xrl_apply "$RULES/under4"
+	cost "$rep" "precise-under4" "link:$XRL_PIN/link"
 	xrl_unload
 }
 
@@ -725,6 +739,13 @@ for rep in $(seq 1 "$REPS"); do
 		rate "$rep" precise-over-all all 1
 		cost "$rep" precise-over "link:$XRL_PIN/link"
 		xrl_unload
+		if [ "$ONLY" = proto ]; then
+			# What several rules passing a packet are measured against: the one rule's "under".
+			xrl_load precise
+			xrl_apply "$RULES/under"
+			cost "$rep" precise-under "link:$XRL_PIN/link"
+			xrl_unload
+		fi
 		if [ "$ONLY" = sets ]; then
 			# What the sets are measured against: 1000 prefix rules, each its own.
 			xrl_load precise

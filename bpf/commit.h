@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Commit: once the packet's fate is known, each rule it met counts it (its
- * totals, its QPS window, its bytes), and a pass a window counted for a
- * packet another rule dropped is taken back. The same code for every rule.
+ * totals, its QPS window, its bytes), and a pass a window counted, or a
+ * lease paid, for a packet another rule dropped is taken back. The same code
+ * for every rule.
  */
 #ifndef XRL_BPF_COMMIT_H
 #define XRL_BPF_COMMIT_H
@@ -12,6 +13,7 @@
 #include "xrl_window.h"
 #include "pctx.h"
 #include "rule_stats.h"
+#include "lease.h"
 #include "maps.h"
 
 /*
@@ -63,6 +65,8 @@ static __always_inline void xrl_commit(struct xrl_rule *r, struct xrl_pctx *pc, 
 		return;
 	if (res & XRL_J_COUNTED)
 		xrl_commit_undo(r, pc, 0);
+	if (res & XRL_J_LEASED)
+		xrl_lease_give_back(r, pc);
 	if (xrl_carries(XRL_FEAT_BYTES) && (res & XRL_J_BYTES_COUNTED))
 		xrl_commit_undo(r, pc, 1);
 }

@@ -292,10 +292,10 @@ static __always_inline int xrl_latch_answers(struct xrl_rule *r, struct xrl_pctx
 }
 
 /*
- * The flood path and the hot path, asked by the program before the rule's
+ * The flood path and the hot path, asked by the program before each rule's
  * judgement: XRL_FIRST_OVER when the latch of rule r's packet window answers
  * that it is over, XRL_FIRST_LEASED when a lease pays the packet's pass
- * (pc->lease_ok: the packet's only rule), else 0.
+ * (pc->lease_ok), else 0.
  */
 static __always_inline int xrl_latch_first(struct xrl_rule *r, struct xrl_pctx *pc)
 {
@@ -332,17 +332,37 @@ static __always_inline int xrl_judge_window(struct xrl_rule *r, struct xrl_pctx 
 }
 
 /*
- * Judges rule r for pc's packet when its latch did not answer
- * (xrl_latch_first): its packet window, then, when that passed it, its byte
- * window; the packet's last rule (pc->last) commits too. A global function,
- * verified once for every kind of rule. Returns XRL_J_* bits.
+ * Judges rule r for pc's packet: its packet window, then, when that passed
+ * it, its byte window; the packet's last rule (pc->last) commits too. For a
+ * packet several rules judge, the latch is asked here first, as the program
+ * asks a lone rule's (xrl_latch_first): over, the block is counted now,
+ * whatever the others decide; paid by a lease, the pass is spent with no
+ * shared write, counted once the packet passes, given back if another rule
+ * drops it (xrl_commit). A global function, verified once for every kind of
+ * rule (in the program's loop, each way out of the latch multiplied the
+ * states the verifier walked: 315k instructions against 189k). Returns
+ * XRL_J_* bits.
  */
 __noinline int xrl_judge_rule(struct xrl_rule *r, struct xrl_pctx *pc)
 {
-	int res = 0, w;
+	int res = 0, w, first;
 
 	if (!r || !pc)
 		return 0;
+	if (!pc->asked) {
+		first = xrl_latch_first(r, pc);
+		if (first == XRL_FIRST_OVER) {
+			xrl_commit_over(r, pc);
+			return XRL_J_OVER | XRL_J_COMMITTED;
+		}
+		if (first == XRL_FIRST_LEASED) {
+			if (!pc->last)
+				return XRL_J_LEASED;
+			/* The last rule, and no other dropped the packet (lease_ok): it passes. */
+			xrl_count_rule(bpf_map_lookup_elem(&xrl_rule_stats, &r->id), 0);
+			return XRL_J_COMMITTED;
+		}
+	}
 	if (!xrl_bytes_only(r)) {
 		w = xrl_judge_window(r, pc, 0, pc->asked);
 		if (w & XRL_JUDGED_OVER)

@@ -153,6 +153,38 @@ __noinline int xrl_lease_revoke(struct xrl_rule *r, struct xrl_pctx *pc)
 }
 
 /*
+ * Gives back the pass a lease of rule r's key paid for pc's packet, which
+ * another rule then dropped. To the lease, while it has passes left. Else
+ * (the spend took its last, or another CPU took the rest back, and only
+ * those: xrl_lease_revoke) from the bucket the pass was counted in, as a
+ * take-back does. When the slot holds another key's latch by then (this
+ * CPU let it to a later rule of the same packet whose key shares it), the
+ * pass stays counted: one too many, which can only block. A global
+ * function: called only for a packet a lease passed and another rule dropped.
+ */
+__noinline int xrl_lease_give_back(struct xrl_rule *r, struct xrl_pctx *pc)
+{
+	struct xrl_slot ls = {};
+	struct xrl_latch *l;
+	struct xrl_state *st;
+	__u32 ix;
+
+	if (!r || !pc)
+		return 0;
+	xrl_key_for(&pc->key, r, pc, 0);
+	ix = xrl_key_hash(&pc->key);
+	l = bpf_map_lookup_elem(&xrl_latches, &ix);
+	if (!l || l->kind != XRL_LATCH_LEASE || l->gen != r->gen || !xrl_key_equal(&l->key, &pc->key))
+		return 0;
+	ls.epoch = l->epoch;
+	ls.idx = l->idx;
+	st = bpf_map_lookup_elem(&xrl_state, &pc->key);
+	xrl_lease_unspend(&l->word, st && st->gen == l->gen && st->warm == l->born ? &st->ring : NULL, XRL_CELLS, &ls,
+			  XRL_RESERVE_TRIES);
+	return 0;
+}
+
+/*
  * Marks state st as having a lease out, once latch l has published it
  * (xrl_lease_set): a CPU that clears the mark then finds the lease.
  */

@@ -29,7 +29,7 @@ struct xrl_pctx {
 	__u8 asked;	/* the rule's packet window has asked its latch (xrl_latch_first): key and latch_ix are its */
 	__u32 latch_ix; /* the latch slot of key (xrl_key_hash) */
 	__u8 last;	/* the rule judged is the packet's last: its judgement commits (xrl_judge_rule) */
-	__u8 lease_ok;	/* the rule judged is the packet's only one, and may lease passes (xrl_leases) */
+	__u8 lease_ok;	/* the rule judged may spend or take a lease (xrl_leases, one segment, not dropped yet) */
 	__u8 revoked;	/* its window was full, and the leases of its key were taken back (xrl_lease_revoke) */
 	__u8 pad[1];
 	__u32 lease; /* the slow path's: passes it would lease, then leased (off its stack) */
@@ -58,6 +58,7 @@ enum {
 #define XRL_J_COUNTED 2	      /* its packet window counted a pass: taken back if the packet is dropped */
 #define XRL_J_BYTES_COUNTED 4 /* its byte window counted the frame's bytes: the same */
 #define XRL_J_COMMITTED 8     /* counted already (xrl_commit_over, or the last rule's xrl_judge_rule) */
+#define XRL_J_LEASED 16	      /* a lease paid its pass: given back if the packet is dropped (xrl_lease_give_back) */
 
 /*
  * What the packet counts in a window: its length in a byte window, else 1,

@@ -111,13 +111,17 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		pc.port = i == XRL_M_PORT ? pc.p.dport : 0;
 		pc.last = xrl_last_match(&m, i);
 		pc.asked = 0;
-		/* A lease's pass is one packet's: not a super-packet's segments (generic mode). */
-		pc.lease_ok = m.met == 1U << i && xrl_leases(r) && xrl_cost(&pc, 0) == 1;
+		/*
+		 * A lease's pass is one packet's: not a super-packet's segments
+		 * (generic mode), nor one another rule has dropped already.
+		 */
+		pc.lease_ok = xrl_leases(r) && xrl_cost(&pc, 0) == 1 && !pc.dropping;
 		/*
 		 * A packet one rule judges (most are): its latch asked first, and over
 		 * (a flood) or paid by a lease (a hot source under its limit), it is
 		 * counted now, with no call, and goes to its verdict: no other rule
-		 * met it, and nothing is left to commit.
+		 * met it, and nothing is left to commit. A packet several rules
+		 * judge has each one's latch asked in its judgement (xrl_judge_rule).
 		 */
 		first = m.met == 1U << i ? xrl_latch_first(r, &pc) : 0;
 		if (first == XRL_FIRST_OVER) {

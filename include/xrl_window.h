@@ -531,6 +531,24 @@ XRL_INLINE int xrl_lword_spend(__u64 *word)
 	return xrl_latch_count(w) && __sync_val_compare_and_swap(word, w, w - 1) == w;
 }
 
+/*
+ * Gives back a pass a lease (its word) paid for a packet another rule then
+ * dropped: to the lease, while it has passes left. With none left (the spend
+ * took the last, or another CPU took the rest back, and only those:
+ * xrl_lword_take) the pass is counted in the lease's bucket s of ring r
+ * only, and is taken back from there; r NULL: the state it was counted in is
+ * gone, and nothing is.
+ */
+XRL_INLINE void xrl_lease_unspend(__u64 *word, struct xrl_ring *r, __u32 cells, const struct xrl_slot *s, int tries)
+{
+	__u64 w = *word;
+
+	if (xrl_latch_count(w) && __sync_val_compare_and_swap(word, w, w + 1) == w)
+		return;
+	if (r)
+		xrl_unreserve(r, cells, s, 1, tries);
+}
+
 /* The holder takes back what its lease has left, in one exchange: the passes it took. */
 XRL_INLINE __u32 xrl_lword_return(__u64 *word)
 {

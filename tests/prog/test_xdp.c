@@ -2197,6 +2197,53 @@ static void test_lease_spent_in_margin(void **state)
 	assert_totals(f, r.id, 3 + LEASE, 0);
 }
 
+/*
+ * A packet two rules judge spends each one's lease when its source is hot
+ * under both: no write to either ring. When the other rule drops it, the
+ * pass a lease paid goes back (xrl_lease_give_back), so the window counts
+ * only packets that passed. (Before, a packet two rules met was judged on
+ * the slow path by each: 123 ns against 41 for one rule, by test run.)
+ */
+static void test_lease_two_rules(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule port = rule(f, LEASE_THR, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_rule proto = rule(f, LEASE_THR, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_rule few = rule(f, 10 + 2 * LEASE, 1000, 2, 0);
+	const __u8 src[16] = { 198, 51, 100, 1 };
+	struct xrl_key kp = {}, kq = {};
+	__u64 t = T0 + 100 * MS;
+	__u32 left;
+	struct pkt p;
+
+	first_pass(f, &port, &p); /* cold for the port rule: its slot noted */
+	put_proto(f, XRL_PROTO_UDP, &proto);
+	xrl_key_make(&kp, &port, XRL_FAMILY_V4, src, 53, XRL_PROTO_UDP);
+	xrl_key_make(&kq, &proto, XRL_FAMILY_V4, src, 0, XRL_PROTO_UDP);
+	assert_int_equal(run_n(f, &p, 2), 2); /* hot for the port rule, then for both: each leases */
+	assert_int_equal(ring_pass(f, &port, &kp, t), 2 + LEASE);
+	assert_int_equal(ring_pass(f, &proto, &kq, t), 2 + LEASE);
+	assert_int_equal(run_n(f, &p, LEASE - 1), LEASE - 1);
+	assert_int_equal(ring_pass(f, &port, &kp, t), 2 + LEASE); /* no shared write, for either */
+	assert_int_equal(ring_pass(f, &proto, &kq, t), 2 + LEASE);
+	assert_totals(f, port.id, 2 + LEASE, 0);
+	assert_totals(f, proto.id, 1 + LEASE, 0);
+	assert_int_equal(window_pass(f, &port, &kp, t), 2 + LEASE);
+
+	/* An aggregate protocol rule of 10 + 2 LEASE in the port rule's place (the port's own lease stays). */
+	put_proto(f, XRL_PROTO_UDP, &few);
+	assert_int_equal(run_n(f, &p, 10 + 2 * LEASE + 50), 10 + 2 * LEASE);
+	left = xrl_latch_count(latch_of(f, &port, SRC4, 53).word);
+	/*
+	 * The port rule's lease paid the pass of each packet the protocol rule
+	 * dropped, and got it back: the window holds what passed, no more.
+	 */
+	assert_totals(f, port.id, 12 + 3 * LEASE, 0);
+	assert_int_equal(window_pass(f, &port, &kp, t), 12 + 3 * LEASE);
+	assert_int_equal(ring_pass(f, &port, &kp, t) - left, 12 + 3 * LEASE);
+	assert_totals(f, few.id, 10 + 2 * LEASE, 50);
+}
+
 /* A window of fewer than 256 packets leases nothing: a lease is at most a 256th of it. */
 static void test_lease_none_for_a_small_window(void **state)
 {
@@ -2304,21 +2351,6 @@ static void test_lease_not_given_back_to_a_new_state(void **state)
 	assert_int_equal(run(f, &p), XDP_PASS); /* the first CPU's lease ends */
 	assert_int_equal(xrl_latch_count(latch_on(f, &r, SRC4, 53, 0).word) == LEASE - 1, 0);
 	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), counted);
-}
-
-/* A packet two rules judge leases nothing: a lease is a rule's whole verdict. */
-static void test_lease_one_rule_only(void **state)
-{
-	struct fx *f = fx_get(state);
-	struct xrl_rule r = rule(f, 25600, 1000, 2, XRL_F_PER_SOURCE), pr = rule(f, 25600, 1000, 2, XRL_F_PER_SOURCE);
-	struct xrl_key k = {};
-	struct pkt p;
-
-	put_prefix(f, "198.51.100.0", 24, &pr);
-	first_pass(f, &r, &p);
-	assert_int_equal(run_n(f, &p, 3), 3);
-	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
-	assert_int_equal(ring_pass(f, &r, &k, T0 + 100 * MS), 4);
 }
 
 /*
@@ -2467,9 +2499,9 @@ int main(void)
 		T(test_slot_proof_late_jiffies),
 		T(test_lease_spent_without_shared_write),
 		T(test_lease_spent_in_margin),
+		T(test_lease_two_rules),
 		T(test_lease_none_for_a_small_window),
 		T(test_lease_ends_with_its_bucket),
-		T(test_lease_one_rule_only),
 		T(test_lease_revoked_when_window_full),
 		T(test_lease_not_given_back_to_a_new_state),
 	};
