@@ -25,8 +25,7 @@
  *   takes 128 KB instead of 512 KB (the prototype measured +2-3 ns for it).
  * - xrl_lbvs_bits, a class a value: cfg.nsum summary words, then cfg.nwords
  *   words of 64 rules; a field's class c is value cfg.base[field] + c.
- * A field no rule constrains has no class array and no classes, and its
- * code is removed at load (cfg.used is rodata).
+ * A field no rule constrains has no class array and no classes.
  *
  * What the tables take (xrl_lbvs_bytes): the class arrays 128 KB a 16-bit
  * field in use, 512 bytes an 8-bit one (514 KB with every field); the
@@ -106,6 +105,9 @@ enum xrl_lbvs_field {
 #define XRL_LBVS_MAX_RULES 16384
 #define XRL_LBVS_MAX_WORDS (XRL_LBVS_MAX_RULES / 64)
 #define XRL_LBVS_MAX_SUM (XRL_LBVS_MAX_WORDS / 64)
+/* The words of one set's class arrays with every field in use: domain / 4 a field, rounded up. */
+#define XRL_LBVS_WORD(n, s, d) +((d) + 3) / 4
+#define XRL_LBVS_CLS_WORDS (0 XRL_LBVS_FIELD_TABLE(XRL_LBVS_WORD))
 /* Matches a classification reports; past them, xrl_lbvs_result.more. A power of 2. */
 #define XRL_LBVS_MAX_MATCH 16
 
@@ -122,11 +124,12 @@ XRL_LBVS_INLINE __u32 xrl_lbvs_domain(__u32 f)
 	return 0;
 }
 
-/* What the program fixes at load (rodata) and userspace reads from its copy. */
+/* A set's tables: in BPF a map value of each set (bpf/match.h), in userspace the builder's copy. */
 struct xrl_lbvs_cfg {
-	__u32 used;		     /* bit f: field f has classes */
-	__u32 nwords;		     /* words of 64 rules a bitmap */
-	__u32 nsum;		     /* summary words before them */
+	__u32 used;   /* bit f: field f has classes */
+	__u32 nwords; /* words of 64 rules a bitmap */
+	__u32 nsum;   /* summary words before them */
+	__u32 step;   /* between two classes of a field in xrl_lbvs_bits: 1, 2 where two sets interleave */
 	__u32 off[XRL_LBVS_FIELDS];  /* field f's first word in xrl_lbvs_cls */
 	__u32 base[XRL_LBVS_FIELDS]; /* field f's class 0 in xrl_lbvs_bits */
 };
@@ -144,13 +147,21 @@ struct xrl_lbvs_result {
 };
 
 #if defined(__bpf__)
-/* Sized at load: xrl_lbvs_cls to the class arrays' words, xrl_lbvs_bits to (nsum + nwords) x 8 a class. */
+/*
+ * Both rule sets' tables: xrl_lbvs_cls fixed (XRL_LBVS_CLS_WORDS a set),
+ * xrl_lbvs_bits sized at load (its value xrl_lbvs_stride words, its entries
+ * the classes; the caller's layout says where a set's are). The
+ * configuration of each set is a map value (the caller's c->cfg), so that a
+ * rule set is switched with no new program: the verifier cannot prune the
+ * fields a set leaves out, which cost a test each, and an index into a
+ * bitmap is checked against xrl_lbvs_stride.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(key_size, 4);
 	__uint(value_size, 8);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2 * XRL_LBVS_CLS_WORDS);
 } xrl_lbvs_cls SEC(".maps");
 
 /* No BTF value type: libbpf 1.1 cannot resize one (bpf_map__set_value_size). */
@@ -162,9 +173,11 @@ struct {
 	__uint(max_entries, 1);
 } xrl_lbvs_bits SEC(".maps");
 
-const volatile struct xrl_lbvs_cfg xrl_lbvs_cfg = {};
+/* The words of a value of xrl_lbvs_bits, as the loader sized it. */
+const volatile __u32 xrl_lbvs_stride = 1;
 
-#define XRL_LBVS_CFG(c) xrl_lbvs_cfg
+#define XRL_LBVS_CFG(c) (*(c)->cfg)
+#define XRL_LBVS_STRIDE(c) xrl_lbvs_stride
 /* key is a __u32 lvalue. */
 #define XRL_LBVS_LOOKUP(c, tab, key) ((const __u64 *)bpf_map_lookup_elem(&xrl_lbvs_##tab, &(key)))
 #define XRL_LBVS_LOOP(n, cb, c) bpf_loop((n), (cb), (c), 0)
@@ -188,6 +201,7 @@ static inline const __u64 *xrl_lbvs_user_lookup(const struct xrl_lbvs_array *a, 
 }
 
 #define XRL_LBVS_CFG(c) ((c)->t->cfg)
+#define XRL_LBVS_STRIDE(c) ((c)->t->bits.stride)
 #define XRL_LBVS_LOOKUP(c, tab, key) xrl_lbvs_user_lookup(&(c)->t->tab, (key))
 #define XRL_LBVS_LOOP(n, cb, c)             \
 	do {                                \
@@ -205,10 +219,18 @@ static inline __u64 xrl_lbvs_bytes(const struct xrl_lbvs_tables *t)
 }
 #endif
 
-/* A classification in progress: its state lives in the caller's frame, read by each callback. */
+/*
+ * A classification in progress: its state lives in the caller's frame, read
+ * by each callback. Each field's class is kept as its key in the bitmaps'
+ * table, looked up for each word: 4 bytes a field rather than a pointer's 8
+ * (the caller's frame is the program's stack), and a scalar the verifier
+ * does not multiply states by.
+ */
 struct xrl_lbvs_ctx {
-	const __u64 *p[XRL_LBVS_FIELDS]; /* each field's class bitmap */
-#if !defined(__bpf__)
+	__u32 cls[XRL_LBVS_FIELDS]; /* each field's class bitmap: its key in the bitmaps' table */
+#if defined(__bpf__)
+	const struct xrl_lbvs_cfg *cfg; /* the set's, a map value */
+#else
 	const struct xrl_lbvs_tables *t;
 #endif
 	__u64 sum;		     /* the summary bits left to visit */
@@ -248,26 +270,33 @@ XRL_LBVS_INLINE long xrl_lbvs_class_id(struct xrl_lbvs_ctx *c, __u32 f, __u32 v)
 /* Field f's bitmap is its class id's; 0, or -1 when the tables lack it. */
 XRL_LBVS_INLINE int xrl_lbvs_use_class(struct xrl_lbvs_ctx *c, __u32 f, __u32 id)
 {
-	__u32 k = XRL_LBVS_CFG(c).base[f] + id;
-	const __u64 *p = XRL_LBVS_LOOKUP(c, bits, k);
+	__u32 k = XRL_LBVS_CFG(c).base[f] + id * XRL_LBVS_CFG(c).step;
 
-	if (!p)
+	if (!XRL_LBVS_LOOKUP(c, bits, k))
 		return -1;
-	c->p[f] = p;
+	c->cls[f] = k;
 	return 0;
 }
 
 /* Word `at` of a record (summaries from 0, rule words from nsum) ANDed over the fields in use. */
 XRL_LBVS_INLINE __u64 xrl_lbvs_and(const struct xrl_lbvs_ctx *c, __u64 at)
 {
+	const __u64 *w;
 	__u64 r = ~0ULL;
+	__u32 k;
 	int f;
 
+	if (at >= XRL_LBVS_STRIDE(c))
+		return 0;
 	XRL_LBVS_UNROLL
 	for (f = 0; f < XRL_LBVS_FIELDS; f++) {
 		if (!(XRL_LBVS_CFG(c).used & (1U << f)))
 			continue;
-		r &= c->p[f][at];
+		k = c->cls[f];
+		w = XRL_LBVS_LOOKUP(c, bits, k);
+		if (!w)
+			return 0;
+		r &= w[at];
 		if (!r)
 			return 0;
 	}

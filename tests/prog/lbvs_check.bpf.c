@@ -2,7 +2,8 @@
 /*
  * The classifier's header (include/xrl_lbvs.h) as the XDP program runs it:
  * tables from its maps, every loop under bpf_loop. The packet's values come
- * in through lbvs_in, the result goes out through lbvs_out
+ * in through lbvs_in, the set's configuration through lbvs_cfg, the result
+ * goes out through lbvs_out
  * (tests/prog/test_lbvs.c); the frame is not read.
  */
 #include "vmlinux.h"
@@ -15,6 +16,13 @@ struct {
 	__type(value, struct xrl_lbvs_pkt);
 	__uint(max_entries, 1);
 } lbvs_in SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct xrl_lbvs_cfg);
+	__uint(max_entries, 1);
+} lbvs_cfg SEC(".maps");
 
 /* The result, and classify's return value (0, or -1: a table lacked a class). */
 struct lbvs_out {
@@ -39,7 +47,8 @@ int xdp_lbvs_check(struct xdp_md *xdp)
 
 	pk = bpf_map_lookup_elem(&lbvs_in, &k);
 	o = bpf_map_lookup_elem(&lbvs_out, &k);
-	if (!pk || !o)
+	c.cfg = bpf_map_lookup_elem(&lbvs_cfg, &k);
+	if (!pk || !o || !c.cfg)
 		return XDP_ABORTED;
 	o->ret = xrl_lbvs_classify(&c, pk, &o->res);
 	return o->res.n ? XDP_DROP : XDP_PASS;

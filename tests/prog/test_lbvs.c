@@ -59,23 +59,37 @@ static void fill(struct bpf_map *m, const struct xrl_lbvs_array *a)
 	munmap(p, (len + pg - 1) / pg * pg);
 }
 
-/* The program loaded for b's tables: the configuration in rodata, the maps sized and filled. */
+/*
+ * The program loaded for b's tables, as the product lays them out: the
+ * configuration in a map value, the bitmaps after an entry 0 no class uses.
+ */
 static void load(struct loaded *l, const struct xrl_lbvs_set *b)
 {
+	struct xrl_lbvs_array shifted = b->t.bits;
+	struct xrl_lbvs_cfg cfg = b->t.cfg;
 	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
+	__u32 len = sizeof(info), f, k = 0;
+	__u64 *w = malloc(((size_t)b->t.bits.n + 1) * b->t.bits.stride * 8);
 
+	assert_non_null(w);
+	memset(w, 0xff, (size_t)b->t.bits.stride * 8);
+	memcpy(w + b->t.bits.stride, b->t.bits.w, (size_t)b->t.bits.n * b->t.bits.stride * 8);
+	shifted.w = w;
+	shifted.n = b->t.bits.n + 1;
+	for (f = 0; f < XRL_LBVS_FIELDS; f++)
+		cfg.base[f]++;
 	memset(l, 0, sizeof(*l));
 	libbpf_set_print(quiet);
 	l->sk = lbvs_check_bpf__open();
 	assert_non_null(l->sk);
-	memcpy((void *)&l->sk->rodata->xrl_lbvs_cfg, &b->t.cfg, sizeof(b->t.cfg));
-	assert_int_equal(bpf_map__set_max_entries(l->sk->maps.xrl_lbvs_cls, b->t.cls.n), 0);
+	l->sk->rodata->xrl_lbvs_stride = b->t.bits.stride;
 	assert_int_equal(bpf_map__set_value_size(l->sk->maps.xrl_lbvs_bits, b->t.bits.stride * 8), 0);
-	assert_int_equal(bpf_map__set_max_entries(l->sk->maps.xrl_lbvs_bits, b->t.bits.n), 0);
+	assert_int_equal(bpf_map__set_max_entries(l->sk->maps.xrl_lbvs_bits, shifted.n), 0);
 	assert_int_equal(lbvs_check_bpf__load(l->sk), 0);
 	fill(l->sk->maps.xrl_lbvs_cls, &b->t.cls);
-	fill(l->sk->maps.xrl_lbvs_bits, &b->t.bits);
+	fill(l->sk->maps.xrl_lbvs_bits, &shifted);
+	free(w);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(l->sk->maps.lbvs_cfg), &k, &cfg, BPF_ANY), 0);
 	l->prog = bpf_program__fd(l->sk->progs.xdp_lbvs_check);
 	l->in = bpf_map__fd(l->sk->maps.lbvs_in);
 	l->out = bpf_map__fd(l->sk->maps.lbvs_out);

@@ -303,6 +303,7 @@ int xrl_lbvs_build(struct xrl_lbvs_set *s, const struct xrl_lbvs_rule *rules, __
 	s->nrules = n;
 	cfg->nwords = n > 64 ? (n + 63) / 64 : 1;
 	cfg->nsum = (cfg->nwords + 63) / 64;
+	cfg->step = 1;
 	b.stride = cfg->nsum + cfg->nwords;
 	b.nbits = cfg->nwords * 64;
 	b.norm = calloc((size_t)(n ? n : 1) * XRL_LBVS_FIELDS, sizeof(*b.norm));
