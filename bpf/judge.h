@@ -154,13 +154,12 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	__u64 now, thr, full, until, room = 0;
 	int res, dropping, hot = 0, own, mine;
 	struct xrl_key *k;
-	__u32 zero = 0;
 
 	if (!r || !pc)
 		return 0;
 	k = &pc->key;
 	dropping = pc->dropping;
-	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
+	cnt = bpf_map_lookup_elem(&xrl_counters, &xrl_zero_key);
 	if (!cnt)
 		return 0;
 	st = bpf_map_lookup_elem(&xrl_state, k);
@@ -213,7 +212,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	}
 	/* The slot may take this key's lease: it is free. */
 	mine = l && pc->lease_ok && !bytes && !dropping && !l->gen;
-	snap = bpf_map_lookup_elem(&xrl_scratch, &zero);
+	snap = bpf_map_lookup_elem(&xrl_scratch, &xrl_zero_key);
 	if (!snap)
 		return 0;
 	full = xrl_key_threshold(r, k);

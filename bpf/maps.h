@@ -13,6 +13,13 @@
 #include "xrl_lpm.h"
 #include "maps_counts.h"
 
+/*
+ * Key 0 of an array, from rodata: a lookup with no stack slot for its key.
+ * The program's frame and xrl_judge_slow's are the most of the call chain's
+ * 512 bytes: each slot there counts.
+ */
+static const __u32 xrl_zero_key;
+
 /* Port rules of both sets: see XRL_PORT_IDX. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

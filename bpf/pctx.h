@@ -31,8 +31,8 @@ struct xrl_pctx {
 	__u8 last;	/* the rule judged is the packet's last: its judgement commits (xrl_judge_rule) */
 	__u8 lease_ok;	/* the rule judged may spend or take a lease (xrl_leases, one segment, not dropped yet) */
 	__u8 revoked;	/* its window was full, and the leases of its key were taken back (xrl_lease_revoke) */
-	__u8 pad[1];
-	__u32 lease; /* the slow path's: passes it would lease, then leased (off its stack) */
+	__u8 more;	/* rules of several fields met it too: judged after the other kinds' (match.h) */
+	__u32 lease;	/* the slow path's: passes it would lease, then leased (off its stack) */
 };
 
 /* What the latch asked first answers (xrl_latch_first). */

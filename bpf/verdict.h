@@ -11,6 +11,7 @@
 #include "capture.h"
 #include "classify.h"
 #include "judge.h"
+#include "match.h"
 
 static __always_inline int xrl_pass(struct xrl_counters *cnt)
 {
@@ -66,7 +67,8 @@ static __always_inline __u32 xrl_gso_segs(struct xdp_md *ctx, const struct xrl_p
 /*
  * The rule that decided a judged frame, for a capture: the first over that
  * is not a monitor for a drop, the first over for a monitored pass, else the
- * first met. XRL_CAP_NO_RULE: none.
+ * first met; the match rules' (xrl_judge_all noted it) when m holds none.
+ * XRL_CAP_NO_RULE: none.
  */
 static __always_inline __u32 xrl_decider(const struct xrl_matches *m, const __u32 *res, int over, int monitor)
 {
@@ -81,7 +83,7 @@ static __always_inline __u32 xrl_decider(const struct xrl_matches *m, const __u3
 		if (over ? (res[i] & XRL_J_OVER) && !(r->flags & XRL_F_MONITOR) : !monitor || (res[i] & XRL_J_OVER))
 			return r->id;
 	}
-	return XRL_CAP_NO_RULE;
+	return xrl_carries(XRL_FEAT_MATCH) ? xrl_match_decider() : XRL_CAP_NO_RULE;
 }
 
 #endif /* XRL_BPF_VERDICT_H */

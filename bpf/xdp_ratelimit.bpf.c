@@ -5,7 +5,8 @@
  * destination prefix and per source prefix.
  *
  * One pipeline for every rule kind, a stage a file: parse (parsing.h),
- * classify (classify.h: each kind's index yields at most one rule), judge
+ * classify (classify.h: each kind's index yields at most one rule; match.h:
+ * the rules of several fields, as many as a packet meets), judge
  * (judge.h: the same code for every rule met, packet and byte windows
  * alike), commit (commit.h), verdict (verdict.h). The program carries only
  * the features its rule set uses (config.h).
@@ -19,6 +20,7 @@
 #include "parsing.h"
 #include "classify.h"
 #include "judge.h"
+#include "match.h"
 #include "commit.h"
 #include "capture.h"
 #include "verdict.h"
@@ -32,7 +34,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 	struct xrl_counters *cnt;
 	struct xrl_matches m = {};
 	struct xrl_pctx pc = {};
-	int ret, monitor = 0, over, first;
+	int ret, monitor = 0, over, first, mt;
 	struct xrl_ctl *ctl;
 	struct xrl_rule *r, *allow;
 	__u32 zero = 0, i;
@@ -81,6 +83,18 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		return XRL_CAP_EXIT(ctx, &pc.p, xrl_drop(cnt), XRL_CAP_HOW(XRL_CAP_WHY_HIDDEN, XRL_MAL_IPV6_CHAIN),
 				    XRL_CAP_NO_RULE);
 	allow = xrl_classify(ctx, &pc.p, set, kinds, &m);
+	if (!allow && xrl_carries(XRL_FEAT_MATCH)) {
+		xrl_match_classify(ctx, &pc.p, set);
+		mt = xrl_match_meet(ctx, &pc.p, set);
+		if (mt == XRL_MATCH_ALLOW)
+			allow = xrl_match_rule_met(0);
+		else if (mt >= XRL_MATCH_HIDDEN) /* never a rule met skipped: apply refuses sets where one could be */
+			return XRL_CAP_EXIT(ctx, &pc.p, xrl_drop(cnt),
+					    XRL_CAP_HOW(mt == XRL_MATCH_HIDDEN ? XRL_CAP_WHY_HIDDEN : XRL_CAP_WHY_OVER,
+							mt == XRL_MATCH_HIDDEN ? XRL_MAL_IPV6_CHAIN : 0),
+					    XRL_CAP_NO_RULE);
+		pc.more = mt == XRL_MATCH_MET;
+	}
 	if (allow) {
 		__u64 until;
 
@@ -88,7 +102,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		xrl_count_rule(xrl_rule_slot_now(allow, &pc.clk, &until), 0);
 		return XRL_CAP_EXIT(ctx, &pc.p, xrl_pass(cnt), XRL_CAP_HOW(XRL_CAP_WHY_ALLOW, 0), allow->id);
 	}
-	if (!m.met) {
+	if (!m.met && !pc.more) {
 		if (pc.p.flags & XRL_PKT_UNFOLLOWED) /* no rule judged it: the default fails closed */
 			return XRL_CAP_EXIT(ctx, &pc.p, xrl_drop(cnt),
 					    XRL_CAP_HOW(XRL_CAP_WHY_HIDDEN, XRL_MAL_IPV6_CHAIN), XRL_CAP_NO_RULE);
@@ -109,7 +123,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		if (!r)
 			continue;
 		pc.port = i == XRL_M_PORT ? pc.p.dport : 0;
-		pc.last = xrl_last_match(&m, i);
+		pc.last = xrl_last_match(&m, i) && !pc.more;
 		pc.asked = 0;
 		/*
 		 * A lease's pass is one packet's: not a super-packet's segments
@@ -123,7 +137,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		 * met it, and nothing is left to commit. A packet several rules
 		 * judge has each one's latch asked in its judgement (xrl_judge_rule).
 		 */
-		first = m.met == 1U << i ? xrl_latch_first(r, &pc) : 0;
+		first = m.met == 1U << i && !pc.more ? xrl_latch_first(r, &pc) : 0;
 		if (first == XRL_FIRST_OVER) {
 			xrl_commit_over(r, &pc);
 			res[i] = XRL_J_OVER | XRL_J_COMMITTED;
@@ -145,6 +159,11 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		else
 			pc.dropping = 1;
 	}
+	/* The rules of several fields met, after the other kinds': a loop the verifier walks once (match.h). */
+	if (pc.more) {
+		bpf_loop(XRL_LBVS_MAX_MATCH, xrl_match_judge_cb, &pc, 0);
+		monitor = xrl_match_monitor(monitor);
+	}
 
 	/* Commit: each rule counts the packet's fate. */
 	over = pc.dropping;
@@ -156,6 +175,8 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		pc.port = i == XRL_M_PORT ? pc.p.dport : 0;
 		xrl_commit_rule(r, &pc, res[i], over);
 	}
+	if (pc.more)
+		bpf_loop(XRL_LBVS_MAX_MATCH, xrl_match_commit_cb, &pc, 0);
 
 	/* Verdict: one exit for both, so a capture's check is verified once for the states that reach it. */
 verdict:

@@ -67,6 +67,8 @@
 #define XRL_F_PER_SOURCE (1U << 2)  /* one window per masked source; else one per rule */
 #define XRL_F_GLOBAL (1U << 3)	    /* aggregate only: one limit across a fleet (xdp-ratelimit sync) */
 #define XRL_F_NO_PKT_RATE (1U << 4) /* a byte rate only: no packet window (threshold unused) */
+#define XRL_F_PER_DST (1U << 5)	    /* one window per masked destination (src_mask4, src_mask6); not with PER_SOURCE */
+#define XRL_F_PER_DPORT (1U << 6)   /* ... and per destination port, with PER_SOURCE or PER_DST */
 
 #define XRL_PROTO_ICMP 1
 #define XRL_PROTO_TCP 6
@@ -460,7 +462,9 @@ _Static_assert(sizeof(struct xrl_ctl) == 64, "xrl_ctl layout");
 /* Warm-up ramps: the slow path tests a rule's warmup_ms only when the program carries them. */
 #define XRL_FEAT_WARMUP (1U << 6)
 #define XRL_FEAT_GLOBAL (1U << 7) /* global rules: the fleet allowance's lookup */
-#define XRL_FEAT_ALL 0xffU
+/* Rules of several fields: the parser's reads of their fields, the classifier (bpf/match.h). */
+#define XRL_FEAT_MATCH (1U << 8)
+#define XRL_FEAT_ALL 0x1ffU
 
 enum xrl_clock {
 	XRL_CLOCK_PRECISE = 0, /* bpf_ktime_get_ns: CLOCK_MONOTONIC */

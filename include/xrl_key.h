@@ -46,7 +46,9 @@ static inline void xrl_mask_addr(__u8 *dst, const __u8 *src, __u32 bits)
 
 /*
  * k must be zeroed. port is the destination port for a port rule, 0 for a
- * prefix rule; an aggregate rule has one key whatever the source.
+ * prefix rule; an aggregate rule has one key whatever the source. src is
+ * the address the rule counts by: the source, or the destination for a rule
+ * per destination (xrl_key_make_pkt chooses).
  */
 static inline void xrl_key_make(struct xrl_key *k, const struct xrl_rule *r, __u8 family, const __u8 *src, __u16 port,
 				__u8 proto)
@@ -54,10 +56,24 @@ static inline void xrl_key_make(struct xrl_key *k, const struct xrl_rule *r, __u
 	k->rule_id = r->id;
 	k->port = port;
 	k->proto = port ? proto : 0;
-	if (!(r->flags & XRL_F_PER_SOURCE))
+	if (!(r->flags & (XRL_F_PER_SOURCE | XRL_F_PER_DST)))
 		return;
 	k->family = family;
 	xrl_mask_addr(k->addr, src, family == XRL_FAMILY_V4 ? r->src_mask4 : r->src_mask6);
+}
+
+/*
+ * The key of rule r for a packet: by its source or, per destination
+ * (XRL_F_PER_DST), its destination dst, masked; with the port of a port
+ * rule (port) or, per destination port (XRL_F_PER_DPORT), the packet's
+ * (dport). A per-destination key's family is the packet's, as a
+ * per-source one's: the same address in both is one key only of its rule.
+ */
+static inline void xrl_key_make_pkt(struct xrl_key *k, const struct xrl_rule *r, __u8 family, const __u8 *src,
+				    const __u8 *dst, __u16 port, __u16 dport, __u8 proto)
+{
+	xrl_key_make(k, r, family, (r->flags & XRL_F_PER_DST) ? dst : src, (r->flags & XRL_F_PER_DPORT) ? dport : port,
+		     proto);
 }
 
 #define XRL_KEY_HASH_K 0x9e3779b97f4a7c15ULL

@@ -51,11 +51,15 @@ expect_err "explain --fragment with --dport" 2 "a later fragment carries no tran
 expect_err "a prefix rule with a second field" 2 "'prefix' is a rule of one field.*'src 10.0.0.0/8'" \
 	"$XRL" rule add xrle4 prefix 10.0.0.0/8 dst 203.0.113.5 rate 1/s
 expect_err "a port without its protocol" 2 "'sport' needs its protocol.*'proto udp sport" "$XRL" rule add xrle4 sport 53 rate 1/s
-expect_err "a rule of several fields: parsed, not judged by this build" 1 \
-	"line 1, 'proto udp sport 53': rules of several fields are not judged by this build yet.*nothing was applied" \
-	"$XRL" apply xrle4 - <<<"proto udp sport 53 rate 1/s"
-expect_err "load --config with a rule of several fields" 1 "not judged by this build yet.*nothing was loaded" \
-	"$XRL" load xrle4 --config - <<<"proto tcp tcp flags rst / rst dport 443 rate 20/s"
+expect_err "a shorthand counting by destination: not judged by this build" 1 \
+	"line 1, 'port 53/udp': a port rule that counts by destination or port.*write it as a rule of several fields.*nothing was applied" \
+	"$XRL" apply xrle4 - <<<"port 53/udp rate 1/s per dst"
+expect_err "load --config with a shorthand per src,dport" 1 "not judged by this build yet.*nothing was loaded" \
+	"$XRL" load xrle4 --config - <<<"proto tcp rate 20/s per src,dport"
+expect_err "a rule of several fields with a named set" 1 "a named set as the address of a rule of several fields is not judged" \
+	"$XRL" apply xrle4 - --check <<<$'set resolvers { 192.0.2.53 }\nproto udp sport 53 src != @resolvers rate 1/s'
+expect_err "17 rules of several fields one packet meets" 1 "a packet can meet more than 16 rules of several fields" \
+	"$XRL" apply xrle4 - --check < <(for i in $(seq 1 17); do echo "proto udp ttl $i-255 rate $i/s"; done)
 expect_err "a dst prefix with host bits" 2 "did you mean 203.0.113.0/24" "$XRL" rule add xrle4 dst 203.0.113.5/24 rate 1/s
 expect_err "dst twice" 2 "'dst' is given twice" "$XRL" rule add xrle4 port 53/udp dst 192.0.2.0/24 dst 192.0.2.0/25 rate 1/s
 expect_err "dst after a port rule's words" 2 "'dst' goes right after the port" "$XRL" rule add xrle4 port 53/udp rate 1/s dst 192.0.2.1

@@ -42,6 +42,10 @@ static void test_kinds(void **state)
 	assert_string_equal(features("port 53/udp dst 192.0.2.0/24 rate 10/s\n"), "port-dsts");
 	assert_string_equal(features("port 53/udp rate 10/s\nport 54/udp dst 192.0.2.0/24 rate 1/s\n"),
 			    "ports port-dsts");
+	/* A rule of several fields has maps of its own: none of the shorthands' (it was counted a prefix rule). */
+	assert_string_equal(features("proto udp sport 53 length 512-65535 rate 1000/s aggregate\n"), "match");
+	assert_string_equal(features("dst 192.0.2.10 proto udp rate 50k/s per src,dport\nport 53/udp rate 1/s\n"),
+			    "ports match");
 }
 
 static void test_costs_of_every_packet(void **state)
@@ -65,7 +69,7 @@ static void test_none_and_all(void **state)
 	setenv("XDP_RATELIMIT_FEATURES", "all", 1);
 	assert_int_equal(xrl_features_for(NULL), XRL_FEAT_ALL);
 	assert_string_equal(features("port 53/udp rate 10/s\n"),
-			    "ports prefixes protos dsts port-dsts bytes warmup global");
+			    "ports prefixes protos dsts port-dsts bytes warmup global match");
 	unsetenv("XDP_RATELIMIT_FEATURES");
 	assert_null(xrl_feature_name(XRL_FEATURE_BITS));
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <linux/if_link.h>
 #include "codec/chain.h"
+#include "codec/match_maps.h"
 #include "cli.h"
 #include "render.h"
 #include "life/loader.h"
@@ -99,7 +100,7 @@ static int load_prepare(struct cli_ctx *ctx)
 		fclose(f);
 	if (ret)
 		return cli_fail(EXIT_USAGE, "%s; nothing was loaded", err);
-	if (xrl_ruleset_not_judged_yet(&lo->set, err, sizeof(err)))
+	if (xrl_ruleset_not_judged_yet(&lo->set, err, sizeof(err)) || xrl_match_check(&lo->set, err, sizeof(err)))
 		return cli_fail(EXIT_FAIL, "%s: %s; nothing was loaded", lo->config, err);
 	if (!lo->mode_given && l->set & XRL_LOAD_MODE) {
 		lo->mode = l->generic;

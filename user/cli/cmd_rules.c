@@ -6,6 +6,7 @@
 #include <string.h>
 #include "life/apply.h"
 #include "codec/lpm_set.h"
+#include "codec/match_maps.h"
 #include "cli.h"
 #include "render.h"
 #include "rules/config.h"
@@ -359,7 +360,8 @@ static int apply_prepare(struct cli_ctx *ctx)
 		fclose(f);
 	if (ret)
 		return cli_fail(EXIT_USAGE, "%s; nothing was applied", err);
-	if (ctx->cmd == &cmd_apply && xrl_ruleset_not_judged_yet(&ao->set, err, sizeof(err)))
+	if (ctx->cmd == &cmd_apply &&
+	    (xrl_ruleset_not_judged_yet(&ao->set, err, sizeof(err)) || xrl_match_check(&ao->set, err, sizeof(err))))
 		return cli_fail(EXIT_FAIL, "%s: %s; nothing was applied", ao->file, err);
 	return EXIT_OK;
 }

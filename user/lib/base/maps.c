@@ -12,34 +12,47 @@
 #include <bpf/libbpf.h>
 #include "base/maps.h"
 #include "xrl_capture.h"
+#include "xrl_match.h"
 #include "base/objinfo.h"
 #include "base/err.h"
 
 struct map_want {
 	const char *name;
 	size_t off;
-	__u32 key_size, value_size;
+	__u32 key_size, value_size; /* value_size 0: sized at load */
+	bool optional;		    /* an instance may lack it: its fd is -1 then */
 };
 
 static const struct map_want wanted[] = {
-	{ XRL_MAP_PORT_IDX, offsetof(struct xrl_maps, port_idx), sizeof(__u32), sizeof(__u32) },
-	{ XRL_MAP_PORT_RULES, offsetof(struct xrl_maps, port_rules), sizeof(__u32), sizeof(struct xrl_port_rule) },
-	{ XRL_MAP_PROTO_RULES, offsetof(struct xrl_maps, proto_rules), sizeof(__u32), sizeof(struct xrl_proto_rule) },
-	{ XRL_MAP_LPM_RULES, offsetof(struct xrl_maps, lpm_rules), sizeof(__u32), sizeof(struct xrl_lpm_rule) },
-	{ XRL_MAP_LPM_DIR, offsetof(struct xrl_maps, lpm_dir), sizeof(__u32), sizeof(__u64) },
-	{ XRL_MAP_LPM_RANGES, offsetof(struct xrl_maps, lpm_ranges), sizeof(__u32), sizeof(__u64) },
-	{ XRL_MAP_SETS, offsetof(struct xrl_maps, sets), sizeof(__u32), sizeof(struct xrl_set) },
-	{ XRL_MAP_SET_ITEMS, offsetof(struct xrl_maps, set_items), sizeof(__u32), sizeof(__u64) },
-	{ XRL_MAP_DSTS, offsetof(struct xrl_maps, dsts), sizeof(struct xrl_dst_key), sizeof(struct xrl_rule) },
-	{ XRL_MAP_STATE, offsetof(struct xrl_maps, state), sizeof(struct xrl_key), sizeof(struct xrl_state) },
-	{ XRL_MAP_RULE_STATS, offsetof(struct xrl_maps, rule_stats), sizeof(__u32), sizeof(struct xrl_rule_stats) },
-	{ XRL_MAP_COUNTERS, offsetof(struct xrl_maps, counters), sizeof(__u32), sizeof(struct xrl_counters) },
-	{ XRL_MAP_CTL, offsetof(struct xrl_maps, ctl), sizeof(__u32), sizeof(struct xrl_ctl) },
-	{ XRL_MAP_LATCHES, offsetof(struct xrl_maps, latches), sizeof(__u32), sizeof(struct xrl_latch) },
-	{ XRL_MAP_SCRATCH, offsetof(struct xrl_maps, scratch), sizeof(__u32), 8 * XRL_MAX_CELLS },
-	{ XRL_MAP_SKETCH, offsetof(struct xrl_maps, sketch), sizeof(__u32), sizeof(struct xrl_sketch_cell) },
-	{ XRL_MAP_FLEET, offsetof(struct xrl_maps, fleet), sizeof(__u32), sizeof(struct xrl_fleet) },
-	{ XRL_MAP_THEN, offsetof(struct xrl_maps, then), sizeof(__u32), sizeof(__u32) },
+	{ XRL_MAP_PORT_IDX, offsetof(struct xrl_maps, port_idx), sizeof(__u32), sizeof(__u32), false },
+	{ XRL_MAP_PORT_RULES, offsetof(struct xrl_maps, port_rules), sizeof(__u32), sizeof(struct xrl_port_rule),
+	  false },
+	{ XRL_MAP_PROTO_RULES, offsetof(struct xrl_maps, proto_rules), sizeof(__u32), sizeof(struct xrl_proto_rule),
+	  false },
+	{ XRL_MAP_LPM_RULES, offsetof(struct xrl_maps, lpm_rules), sizeof(__u32), sizeof(struct xrl_lpm_rule), false },
+	{ XRL_MAP_LPM_DIR, offsetof(struct xrl_maps, lpm_dir), sizeof(__u32), sizeof(__u64), false },
+	{ XRL_MAP_LPM_RANGES, offsetof(struct xrl_maps, lpm_ranges), sizeof(__u32), sizeof(__u64), false },
+	{ XRL_MAP_SETS, offsetof(struct xrl_maps, sets), sizeof(__u32), sizeof(struct xrl_set), false },
+	{ XRL_MAP_SET_ITEMS, offsetof(struct xrl_maps, set_items), sizeof(__u32), sizeof(__u64), false },
+	{ XRL_MAP_DSTS, offsetof(struct xrl_maps, dsts), sizeof(struct xrl_dst_key), sizeof(struct xrl_rule), false },
+	{ XRL_MAP_STATE, offsetof(struct xrl_maps, state), sizeof(struct xrl_key), sizeof(struct xrl_state), false },
+	{ XRL_MAP_RULE_STATS, offsetof(struct xrl_maps, rule_stats), sizeof(__u32), sizeof(struct xrl_rule_stats),
+	  false },
+	{ XRL_MAP_COUNTERS, offsetof(struct xrl_maps, counters), sizeof(__u32), sizeof(struct xrl_counters), false },
+	{ XRL_MAP_CTL, offsetof(struct xrl_maps, ctl), sizeof(__u32), sizeof(struct xrl_ctl), false },
+	{ XRL_MAP_LATCHES, offsetof(struct xrl_maps, latches), sizeof(__u32), sizeof(struct xrl_latch), false },
+	{ XRL_MAP_SCRATCH, offsetof(struct xrl_maps, scratch), sizeof(__u32), 8 * XRL_MAX_CELLS, false },
+	{ XRL_MAP_SKETCH, offsetof(struct xrl_maps, sketch), sizeof(__u32), sizeof(struct xrl_sketch_cell), false },
+	{ XRL_MAP_FLEET, offsetof(struct xrl_maps, fleet), sizeof(__u32), sizeof(struct xrl_fleet), false },
+	{ XRL_MAP_THEN, offsetof(struct xrl_maps, then), sizeof(__u32), sizeof(__u32), false },
+	{ XRL_MAP_LBVS_CLS, offsetof(struct xrl_maps, lbvs_cls), sizeof(__u32), sizeof(__u64), true },
+	{ XRL_MAP_LBVS_BITS, offsetof(struct xrl_maps, lbvs_bits), sizeof(__u32), 0, true },
+	{ XRL_MAP_MATCH_CFGS, offsetof(struct xrl_maps, match_cfgs), sizeof(__u32), sizeof(struct xrl_match_cfg),
+	  true },
+	{ XRL_MAP_MATCH_RULES, offsetof(struct xrl_maps, match_rules), sizeof(__u32), sizeof(struct xrl_match_rule),
+	  true },
+	{ XRL_MAP_MATCH_SPECS, offsetof(struct xrl_maps, match_specs), sizeof(__u32), XRL_MATCH_SPEC_BYTES, true },
+	{ XRL_MAP_MATCH_TMP, offsetof(struct xrl_maps, match_tmp), sizeof(__u32), sizeof(struct xrl_match_tmp), true },
 };
 
 /* What xrl_load and a replace pin besides the maps. */
@@ -53,6 +66,16 @@ bool xrl_capture_pin(const char *name)
 
 	for (i = 0; i < sizeof(cap_pins) / sizeof(cap_pins[0]); i++)
 		if (!strcmp(name, cap_pins[i]))
+			return true;
+	return false;
+}
+
+bool xrl_match_pin(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+		if (wanted[i].optional && !strcmp(name, wanted[i].name))
 			return true;
 	return false;
 }
@@ -234,6 +257,8 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 
 		snprintf(path, sizeof(path), "%s/%s", m->dir, wanted[i].name);
 		fd = xrl_pin_open(m->dir, wanted[i].name);
+		if (fd < 0 && errno == ENOENT && wanted[i].optional)
+			continue;
 		if (fd < 0) {
 			ret = -errno;
 			xrl_maps_close(m);
@@ -246,7 +271,7 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 		}
 		*(int *)((char *)m + wanted[i].off) = fd;
 		if (xrl_obj_info(fd, &info, sizeof(info)) || info.key_size != wanted[i].key_size ||
-		    info.value_size != ring_value_size(&wanted[i], m, info.value_size)) {
+		    (wanted[i].value_size && info.value_size != ring_value_size(&wanted[i], m, info.value_size))) {
 			xrl_maps_close(m);
 			return xrl_fail(
 				-EPROTO, err, len,
@@ -255,6 +280,10 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 		}
 		if (!strcmp(wanted[i].name, XRL_MAP_RULE_STATS))
 			m->rule_ids = info.max_entries;
+		if (!strcmp(wanted[i].name, XRL_MAP_LBVS_BITS)) {
+			m->lbvs_stride = info.value_size / 8;
+			m->lbvs_entries = info.max_entries;
+		}
 	}
 	return 0;
 }

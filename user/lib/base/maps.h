@@ -13,7 +13,11 @@ struct xrl_maps {
 	char dir[PATH_MAX];
 	int port_idx, port_rules, proto_rules, lpm_rules, lpm_dir, lpm_ranges, sets, set_items, dsts, state, rule_stats,
 		counters, ctl, latches, scratch, sketch, fleet, then;
-	int lock; /* the pin folder, flocked while rules change */
+	/* The rules of several fields' (xrl_match.h): -1 on an instance a build before them made. */
+	int lbvs_cls, lbvs_bits, match_cfgs, match_rules, match_specs, match_tmp;
+	__u32 lbvs_stride;  /* words a value of xrl_lbvs_bits, as loaded */
+	__u32 lbvs_entries; /* its entries: both sets' classes, interleaved (XRL_MATCH_BITS_IX) */
+	int lock;	    /* the pin folder, flocked while rules change */
 	int ncpus;
 	__u32 cells;	      /* the cells of every ring (xrl_state's, xrl_rule_stats'), as loaded */
 	__u32 rule_ids;	      /* the rules' counter slots (xrl_rule_stats' entries), as loaded */
@@ -28,6 +32,8 @@ struct xrl_maps {
 
 /* Whether a pin of this name is a capture's map (the loader makes them; older builds did not). */
 bool xrl_capture_pin(const char *name);
+/* Whether a pin of this name is a map of the rules of several fields (0.6.0's builds before them lack them). */
+bool xrl_match_pin(const char *name);
 /* Whether name is one of the pins xrl_load or a replace makes in an interface's folder. */
 bool xrl_pin_is_ours(const char *name);
 

@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include "codec/dsts.h"
 #include "codec/lpm_set.h"
+#include "codec/match_maps.h"
 #include "codec/ports.h"
 #include "codec/protos.h"
 #include "codec/rules_read.h"
@@ -88,6 +89,7 @@ static int read_dsts(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out
 
 int xrl_rules_read_set(const struct xrl_maps *m, __u8 set, bool items, struct xrl_ruleset *out)
 {
+	struct xrl_match_fds mf;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -98,6 +100,8 @@ int xrl_rules_read_set(const struct xrl_maps *m, __u8 set, bool items, struct xr
 		ret = xrl_lpm_read(m, set, items, out);
 	if (!ret)
 		ret = read_dsts(m, set, out);
+	if (!ret && !xrl_match_fds_of(m, &mf))
+		ret = xrl_match_read(&mf, set, out);
 	if (ret)
 		xrl_ruleset_free(out);
 	return ret;

@@ -17,11 +17,12 @@ __u8 xrl_ruleset_kinds(const struct xrl_ruleset *set)
 	size_t i;
 
 	for (i = 0; set && i < set->n; i++)
-		kinds |= set->v[i].kind == XRL_KIND_DST	  ? XRL_HAS_DSTS :
-			 xrl_spec_in_dsts(&set->v[i])	  ? XRL_HAS_PORT_DSTS :
-			 set->v[i].kind == XRL_KIND_PORT  ? XRL_HAS_PORTS :
-			 set->v[i].kind == XRL_KIND_PROTO ? XRL_HAS_PROTOS :
-							    XRL_HAS_PREFIXES;
+		kinds |= set->v[i].kind == XRL_KIND_MATCH ? 0 : /* their own maps: xrl_match_cfgs says */
+				 set->v[i].kind == XRL_KIND_DST ? XRL_HAS_DSTS :
+			 xrl_spec_in_dsts(&set->v[i])		? XRL_HAS_PORT_DSTS :
+			 set->v[i].kind == XRL_KIND_PORT	? XRL_HAS_PORTS :
+			 set->v[i].kind == XRL_KIND_PROTO	? XRL_HAS_PROTOS :
+								  XRL_HAS_PREFIXES;
 	return kinds;
 }
 
@@ -40,6 +41,8 @@ __u32 xrl_features_for(const struct xrl_ruleset *set)
 			f |= XRL_FEAT_WARMUP;
 		if (r->flags & XRL_F_GLOBAL)
 			f |= XRL_FEAT_GLOBAL;
+		if (set->v[i].kind == XRL_KIND_MATCH)
+			f |= XRL_FEAT_MATCH;
 	}
 	if (env && !strcmp(env, "all"))
 		f |= XRL_FEAT_ALL;
@@ -105,10 +108,10 @@ int xrl_features_of_prog(int prog_fd, __u32 *features)
 		ret = !val ? -ENOMEM : bpf_map_lookup_elem(fd, &zero, val) ? -errno : 0;
 		if (!ret) {
 			memcpy(&cfg, (char *)val + off, size < sizeof(cfg) ? size : sizeof(cfg));
-			/* A build before the features carried every one. */
+			/* A build before the features carried every one of its time: not rules of several fields. */
 			*features = size >= offsetof(struct xrl_config, features) + sizeof(cfg.features) ?
 					    cfg.features :
-					    XRL_FEAT_ALL;
+					    XRL_FEAT_ALL & ~XRL_FEAT_MATCH;
 		}
 		free(val);
 		close(fd);
@@ -135,11 +138,12 @@ int xrl_features_running(const char *dir, __u32 *features, __u32 *prog_id)
 }
 
 static const char *const names[XRL_FEATURE_BITS] = {
-	"ports", "prefixes", "protos", "dsts", "port-dsts", "bytes", "warmup", "global",
+	"ports", "prefixes", "protos", "dsts", "port-dsts", "bytes", "warmup", "global", "match",
 };
 _Static_assert(XRL_HAS_PORTS == 1 << 0 && XRL_HAS_PREFIXES == 1 << 1 && XRL_HAS_PROTOS == 1 << 2 &&
 		       XRL_HAS_DSTS == 1 << 3 && XRL_HAS_PORT_DSTS == 1 << 4 && XRL_FEAT_BYTES == 1 << 5 &&
-		       XRL_FEAT_WARMUP == 1 << 6 && XRL_FEAT_GLOBAL == 1 << 7 && XRL_FEAT_ALL == 0xff,
+		       XRL_FEAT_WARMUP == 1 << 6 && XRL_FEAT_GLOBAL == 1 << 7 && XRL_FEAT_MATCH == 1 << 8 &&
+		       XRL_FEAT_ALL == 0x1ff,
 	       "the names follow the bits");
 
 const char *xrl_feature_name(unsigned int bit)

@@ -12,6 +12,7 @@
 #include "base/err.h"
 #include "codec/ports.h"
 #include "codec/lpm_set.h"
+#include "codec/match_maps.h"
 #include "codec/protos.h"
 #include "life/replace.h"
 #include "codec/rules_read.h"
@@ -25,9 +26,12 @@
 static int clear_set(const struct xrl_maps *m, struct xrl_lpm_map *lm, __u8 set)
 {
 	struct xrl_dst_key dk, *pdk = NULL, *keys = NULL, *tmp;
+	struct xrl_match_fds mf;
 	size_t i, n = 0;
 	int ret = xrl_ports_clear(m->port_idx, m->port_rules, set);
 
+	if (!ret && !xrl_match_fds_of(m, &mf))
+		ret = xrl_match_clear(&mf, set);
 	if (!ret)
 		ret = xrl_protos_clear(m->proto_rules, set);
 	if (!ret)
@@ -126,6 +130,7 @@ static void ids_fail(const struct xrl_maps *m, int ret, const struct xrl_ruleset
 
 int xrl_rules_check(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size_t len)
 {
+	struct xrl_match_built mb = {};
 	struct xrl_lpm_map lm = {};
 	struct xrl_ruleset active = {};
 	struct xrl_ctl ctl;
@@ -145,8 +150,11 @@ int xrl_rules_check(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 		xrl_fail(ret, err, len, "cannot read the active rules under %s: %s", m->dir, strerror(-ret));
 	else if ((ret = xrl_lpm_check(&lm, set, err, len)))
 		;
+	else if ((ret = xrl_match_build(set, &mb, err, len)))
+		;
 	else if ((ret = assign_ids(m, &active, set, &ctl, true)))
 		ids_fail(m, ret, &active, set, err, len);
+	xrl_match_built_free(&mb);
 	xrl_lpm_map_close(&lm);
 	xrl_ruleset_free(&active);
 	xrl_maps_unlock(m);
@@ -155,16 +163,22 @@ int xrl_rules_check(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 
 /*
  * Swaps in a program that carries features (replace.c), with rings of cells
- * cells and ids counter slots, the instance's lock held; sw counts it. The
+ * cells, ids counter slots and the classifier's bitmaps of msize (words a
+ * value, entries), the instance's lock held; sw counts it. The
  * other settings are the running program's. Maps it made anew (the rings,
  * the slots) are m's from then on, and ctl is read again.
  */
 static int swap_program(struct xrl_maps *m, struct xrl_ctl *ctl, __u32 features, __u32 cells, __u32 ids,
-			struct xrl_apply_swap *sw, char *err, size_t len)
+			const __u32 *msize, struct xrl_apply_swap *sw, char *err, size_t len)
 {
 	char iface[IF_NAMESIZE];
 	struct xrl_load_opts o = {
-		.features = features, .given = XRL_LOAD_CELLS | XRL_LOAD_RULE_IDS, .cells = cells, .rule_ids = ids
+		.features = features,
+		.given = XRL_LOAD_CELLS | XRL_LOAD_RULE_IDS | XRL_LOAD_MATCH,
+		.cells = cells,
+		.rule_ids = ids,
+		.match_stride = msize[0],
+		.match_entries = msize[1],
 	};
 	int ret;
 
@@ -184,6 +198,9 @@ static int swap_program(struct xrl_maps *m, struct xrl_ctl *ctl, __u32 features,
 
 int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_apply_swap *swap, char *err, size_t len)
 {
+	struct xrl_match_built mb = {};
+	struct xrl_match_fds mf;
+	__u32 msize[2];
 	struct xrl_ruleset active = {};
 	struct xrl_lpm_map lm = {};
 	struct xrl_apply_swap none, *sw = swap ? swap : &none;
@@ -210,6 +227,8 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 		goto out;
 	}
 	ret = xrl_lpm_check(&lm, set, err, len);
+	if (!ret)
+		ret = xrl_match_build(set, &mb, err, len);
 	if (ret)
 		goto out;
 	next_set = !(ctl.active_set & 1);
@@ -228,6 +247,9 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 	cells = xrl_ruleset_cells(set) > m->cells ? xrl_ruleset_cells(set) : m->cells;
 	ids = xrl_rule_ids_for((__u32)((active.n + set->n + 1) / 2));
 	ids = ids > m->rule_ids ? ids : m->rule_ids;
+	/* The classifier's bitmaps hold the set in force already: at least as large, and what the new one needs. */
+	msize[0] = xrl_match_stride_for(&mb) > m->lbvs_stride ? xrl_match_stride_for(&mb) : m->lbvs_stride;
+	msize[1] = xrl_match_entries_for(&mb) > m->lbvs_entries ? xrl_match_entries_for(&mb) : m->lbvs_entries;
 	ret = xrl_features_running(m->dir, &sw->before, &sw->prog_id);
 	sw->after = sw->before;
 	if (ret == -ENOENT) {
@@ -237,8 +259,10 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 		snprintf(err, len,
 			 "cannot read what the running program carries (its link under %s): %s; nothing was applied",
 			 m->dir, strerror(-ret));
-	} else if ((sw->before & need) != need || cells > m->cells || ids > m->rule_ids) {
-		ret = swap_program(m, &ctl, (sw->before & need) != need ? need : sw->before, cells, ids, sw, err, len);
+	} else if ((sw->before & need) != need || cells > m->cells || ids > m->rule_ids ||
+		   (mb.n && (m->lbvs_bits < 0 || msize[0] > m->lbvs_stride || msize[1] > m->lbvs_entries))) {
+		ret = swap_program(m, &ctl, (sw->before & need) != need ? need : sw->before, cells, ids, msize, sw, err,
+				   len);
 		if (ret)
 			snprintf(err + strlen(err), len - strlen(err), "; nothing was applied");
 	}
@@ -277,6 +301,8 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 		else if (s->kind == XRL_KIND_PROTO)
 			ret = xrl_proto_put(m->proto_rules, next_set, s->sel, &s->r);
 	}
+	if (!ret && mb.n)
+		ret = xrl_match_fds_of(m, &mf) ?: xrl_match_write(&mf, next_set, set, &mb);
 	if (ret)
 		snprintf(err, len, "cannot write the new rules under %s: %s; the old rules stay in force", m->dir,
 			 strerror(-ret));
@@ -301,10 +327,14 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 		goto out;
 	}
 	/* The rules are in force: a program left carrying more judges them all the same, at a cost. */
-	if (sw->after != want && swap_program(m, &ctl, want, m->cells, m->rule_ids, sw, sw->note, sizeof(sw->note)))
+	msize[0] = m->lbvs_stride;
+	msize[1] = m->lbvs_entries;
+	if (sw->after != want &&
+	    swap_program(m, &ctl, want, m->cells, m->rule_ids, msize, sw, sw->note, sizeof(sw->note)))
 		snprintf(sw->note + strlen(sw->note), sizeof(sw->note) - strlen(sw->note),
 			 "; the rules are in force, judged by a program that carries more than they need");
 out:
+	xrl_match_built_free(&mb);
 	xrl_lpm_map_close(&lm);
 	xrl_ruleset_free(&active);
 	xrl_signals_release(&sigs);

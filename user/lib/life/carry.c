@@ -9,6 +9,7 @@
 #include "life/carry_prog.h"
 #include "base/critical.h"
 #include "base/maps.h"
+#include "xrl_match.h"
 #include "base/objinfo.h"
 #include "base/err.h"
 
@@ -121,7 +122,8 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 	cm->old = xrl_pin_open(dir, cm->name);
 	if (cm->old < 0) {
 		/* The capture's maps are no part of the layout: an instance of this one may lack them. */
-		if (errno != ENOENT || (!xrl_capture_pin(cm->name) && !(c->retired && in(c->retired->lacks, cm->name))))
+		if (errno != ENOENT || (!xrl_capture_pin(cm->name) && !xrl_match_pin(cm->name) &&
+					!(c->retired && in(c->retired->lacks, cm->name))))
 			return xrl_fail(-errno, err, len, "cannot open %s: %s; nothing was changed", path,
 					strerror(errno));
 		cm->how = XRL_CARRY_EMPTY; /* new since its layout */
@@ -160,6 +162,11 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 			cm->how = XRL_CARRY_RULE_STATS;
 			return 0;
 		}
+	}
+	/* The classifier's bitmaps, grown for a rule set with more classes or rules (apply): their entries keep their place. */
+	if (same_k && cm->info.type == BPF_MAP_TYPE_ARRAY && !strcmp(cm->name, XRL_MAP_LBVS_BITS)) {
+		cm->how = XRL_CARRY_ARRAY;
+		return 0;
 	}
 	/* Maps of a retired layout that hold nothing between packets, their value read otherwise now. */
 	if (c->retired && same_size && same_k && in(c->retired->emptied, cm->name)) {
@@ -352,6 +359,28 @@ static int fill_rule_stats(struct xrl_carry *c, struct xrl_carry_map *cm, int to
 	return ret;
 }
 
+/* An array's entries into a larger one (to), each value zero-padded to the new size. */
+static int fill_array(const struct xrl_carry_map *cm, int to, __u32 nvsz, __u32 nmax)
+{
+	__u32 i, osz = cm->info.value_size;
+	char *ov = calloc(1, osz), *nv = calloc(1, nvsz);
+	int ret = ov && nv ? 0 : -ENOMEM;
+
+	for (i = 0; !ret && i < cm->info.max_entries && i < nmax; i++) {
+		if (bpf_map_lookup_elem(cm->old, &i, ov)) {
+			ret = -errno;
+			break;
+		}
+		memset(nv, 0, nvsz);
+		memcpy(nv, ov, osz < nvsz ? osz : nvsz);
+		if (bpf_map_update_elem(to, &i, nv, BPF_ANY))
+			ret = -errno;
+	}
+	free(ov);
+	free(nv);
+	return ret;
+}
+
 int xrl_carry_fill(struct xrl_carry *c, char *err, size_t len)
 {
 	size_t i;
@@ -369,6 +398,8 @@ int xrl_carry_fill(struct xrl_carry *c, char *err, size_t len)
 			ret = xrl_sketch_fill(cm->old, cm->info.max_entries, to, bpf_map__max_entries(cm->map));
 		else if (cm->how == XRL_CARRY_RULE_STATS)
 			ret = fill_rule_stats(c, cm, to);
+		else if (cm->how == XRL_CARRY_ARRAY)
+			ret = fill_array(cm, to, cm->nvsz, cm->nmax);
 		if (ret)
 			xrl_fail(ret, err, len, "cannot carry %s over: %s; the running program was left in place",
 				 cm->name, strerror(-ret));

@@ -24,6 +24,7 @@ enum xrl_carry_how {
 	XRL_CARRY_SKETCH,     /* another width (--sketch-width): columns copied or folded */
 	XRL_CARRY_RULE_STATS, /* other cells, or a retired layout's value (layouts/) */
 	XRL_CARRY_LATCHES,    /* the window states move to other cells: new ones; the old ones' blocks to the states */
+	XRL_CARRY_ARRAY,      /* an array grown (the classifier's bitmaps): entries copied, values zero-padded */
 };
 
 struct xrl_carry_map {
@@ -40,7 +41,7 @@ struct xrl_carry_map {
 	size_t nsnap;
 };
 
-#define XRL_CARRY_MAPS 24
+#define XRL_CARRY_MAPS 32
 
 struct xrl_carry {
 	const char *iface;

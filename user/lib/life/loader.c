@@ -23,6 +23,7 @@
 #include "base/objinfo.h"
 #include "life/replace.h"
 #include "codec/specialise.h"
+#include "codec/match_maps.h"
 #include "xdp_ratelimit.skel.h"
 #include "base/err.h"
 #include "layouts/retired.h"
@@ -242,6 +243,16 @@ static int load_locked(struct xrl_load_opts *o, char *err, size_t len)
 		o->cells = o->rules ? xrl_ruleset_cells(o->rules) : xrl_cells_for(0);
 	if (!o->rule_ids)
 		o->rule_ids = xrl_rule_ids_for(o->rules ? (__u32)o->rules->n : 0);
+	if (o->rules && !o->match_stride) {
+		struct xrl_match_built mb;
+
+		ret = xrl_match_build(o->rules, &mb, err, len);
+		if (ret)
+			return ret;
+		o->match_stride = xrl_match_stride_for(&mb);
+		o->match_entries = xrl_match_entries_for(&mb);
+		xrl_match_built_free(&mb);
+	}
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0)
 		return xrl_fail(-EIO, err, len, "cannot count the possible CPUs (%s): is /sys mounted?",

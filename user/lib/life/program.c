@@ -95,6 +95,10 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
 	bpf_map__set_max_entries(skel->maps.xrl_rule_stats, o->rule_ids ?: XRL_MAX_RULE_IDS);
 	bpf_map__set_value_size(skel->maps.xrl_state, xrl_state_size(skel->rodata->xrl_cfg.cells));
 	bpf_map__set_value_size(skel->maps.xrl_rule_stats, xrl_rule_stats_size(skel->rodata->xrl_cfg.cells));
+	/* The classifier's bitmaps, for the rules of several fields the sets hold (apply grows them: swap_program). */
+	skel->rodata->xrl_lbvs_stride = o->match_stride ?: 2;
+	bpf_map__set_value_size(skel->maps.xrl_lbvs_bits, skel->rodata->xrl_lbvs_stride * 8);
+	bpf_map__set_max_entries(skel->maps.xrl_lbvs_bits, o->match_entries ?: 64);
 	/* The range structure for the worst case of max_prefixes, each rule set's half (xrl_lpm.h). */
 	bpf_map__set_max_entries(skel->maps.xrl_lpm_ranges,
 				 (__u32)(2 * xrl_lpm_words(o->max_prefixes ?: XRL_PREFIXES_DEFAULT)));

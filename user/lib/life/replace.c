@@ -22,6 +22,7 @@
 #include "life/carry.h"
 #include "codec/chain.h"
 #include "codec/lpm_set.h"
+#include "codec/match_maps.h"
 #include "life/journal.h"
 #include "base/objinfo.h"
 #include "life/replace.h"
@@ -37,9 +38,36 @@ static __u32 pinned_entries(const char *dir, const char *name)
 	return xrl_pin_info(dir, name, &info, sizeof(info)) ? XRL_MAX_RULE_IDS : info.max_entries;
 }
 
+/*
+ * The classifier's bitmaps: as the instance has them, or as apply asked
+ * (XRL_LOAD_MATCH), and at least what the new rules need.
+ */
+static int match_sizes(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
+{
+	struct xrl_match_built mb;
+	struct bpf_map_info info;
+	int ret;
+
+	if (!(o->given & XRL_LOAD_MATCH) && !xrl_pin_info(dir, XRL_MAP_LBVS_BITS, &info, sizeof(info))) {
+		o->match_stride = info.value_size / 8;
+		o->match_entries = info.max_entries;
+	}
+	if (!o->rules)
+		return 0;
+	ret = xrl_match_build(o->rules, &mb, err, len);
+	if (ret)
+		return ret;
+	if (o->match_stride < xrl_match_stride_for(&mb))
+		o->match_stride = xrl_match_stride_for(&mb);
+	if (o->match_entries < xrl_match_entries_for(&mb))
+		o->match_entries = xrl_match_entries_for(&mb);
+	xrl_match_built_free(&mb);
+	return 0;
+}
+
 /* The settings not given take the running instance's: a replace changes what it is told to only. */
-static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, __u32 rule_ids, __u32 max_prefixes,
-		       char *err, size_t len)
+static int settle_opts(struct xrl_load_opts *o, const char *dir, const struct xrl_ctl *ctl, __u32 rule_ids,
+		       __u32 max_prefixes, char *err, size_t len)
 {
 	bool generic = ctl->xdp_flags & XDP_FLAGS_SKB_MODE;
 
@@ -71,7 +99,7 @@ static int settle_opts(struct xrl_load_opts *o, const struct xrl_ctl *ctl, __u32
 		o->rule_ids = xrl_rule_ids_for((__u32)o->rules->n);
 	if (!(o->given & XRL_LOAD_MAX_PREFIXES))
 		o->max_prefixes = max_prefixes;
-	return 0;
+	return match_sizes(o, dir, err, len);
 }
 
 /*
@@ -164,7 +192,7 @@ int xrl_replace_locked(struct xrl_load_opts *o, const char *dir, char *err, size
 	}
 	ret = xrl_carry_ctl(&c, &ctl);
 	if (!ret)
-		ret = settle_opts(o, &ctl, pinned_entries(dir, XRL_MAP_RULE_STATS), running_max_prefixes(dir), err,
+		ret = settle_opts(o, dir, &ctl, pinned_entries(dir, XRL_MAP_RULE_STATS), running_max_prefixes(dir), err,
 				  len);
 	if (ret)
 		goto out;

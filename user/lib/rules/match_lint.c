@@ -246,16 +246,13 @@ int xrl_ruleset_not_judged_yet(const struct xrl_ruleset *set, char *err, size_t 
 	for (i = 0; i < set->n; i++) {
 		const struct xrl_spec *s = &set->v[i];
 
-		if (s->kind != XRL_KIND_MATCH && !s->per)
+		if (s->kind == XRL_KIND_MATCH || !s->per)
 			continue;
 		xrl_spec_format_match(s, m, sizeof(m));
 		return xrl_fail(
 			-EOPNOTSUPP, err, len,
-			"line %d, '%s': %s are not judged by this build yet ('lint' checks them): leave the line out, or apply it with a build that judges them",
-			s->line, m,
-			s->kind == XRL_KIND_MATCH ?
-				"rules of several fields" :
-				"rules that count by destination or port ('per dst', 'per src,dport')");
+			"line %d, '%s': a %s rule that counts by destination or port ('per dst', 'per src,dport') is not judged by this build yet: write it as a rule of several fields (its words with 'proto', 'dport', 'dst'), which counts by any key",
+			s->line, m, xrl_kind_name(s->kind));
 	}
 	return 0;
 }

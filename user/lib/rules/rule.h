@@ -98,6 +98,7 @@ enum xrl_load_field {
 	XRL_LOAD_MAX_PREFIXES = 1 << 6,
 	XRL_LOAD_CELLS = 1 << 7,    /* not load options: apply growing the rings (xrl_ruleset_cells), */
 	XRL_LOAD_RULE_IDS = 1 << 8, /* ... and the rules' counter slots (xrl_rule_ids_for) */
+	XRL_LOAD_MATCH = 1 << 9,    /* ... and the classifier's bitmaps (codec/match_maps.h) */
 };
 
 struct xrl_load_line {
@@ -255,9 +256,9 @@ int xrl_ruleset_lint(const struct xrl_ruleset *set, struct xrl_lint_warn **out);
 
 /*
  * A set this build cannot judge yet, so that apply and load --config refuse
- * it whole (-EOPNOTSUPP, a message in err): a match rule, or a rule that
- * counts by another key than its source or nothing. 0 otherwise. Until the
- * program judges match rules: then this goes.
+ * it whole (-EOPNOTSUPP, a message in err): a shorthand rule that counts by
+ * another key than its source or nothing. 0 otherwise. (Rules of several
+ * fields count by any key: a shorthand written as one does too.)
  */
 int xrl_ruleset_not_judged_yet(const struct xrl_ruleset *set, char *err, size_t len);
 

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The rules of several fields in the maps (declared in match_maps.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
+#include "base/err.h"
+#include "codec/match_lbvs.h"
+#include "codec/match_maps.h"
+
+/* xrl_match_specs' value: the rule as written, read back whole for dump (its struct xrl_rule from xrl_match_rules). */
+_Static_assert(sizeof(struct xrl_spec) <= XRL_MATCH_SPEC_BYTES, "a rule as written fits xrl_match_specs' value");
+
+/* Intersections the overlap check may take before it gives up (a set it cannot prove safe is refused). */
+#define OVERLAP_WORK (1U << 22)
+
+int xrl_match_fds_of(const struct xrl_maps *m, struct xrl_match_fds *f)
+{
+	*f = (struct xrl_match_fds){ m->lbvs_cls,    m->lbvs_bits,   m->match_cfgs,  m->match_rules,
+				     m->match_specs, m->lbvs_stride, m->lbvs_entries };
+	return m->lbvs_cls < 0 || m->lbvs_bits < 0 || m->match_cfgs < 0 || m->match_rules < 0 || m->match_specs < 0 ?
+		       -ENOENT :
+		       0;
+}
+
+void xrl_match_built_free(struct xrl_match_built *mb)
+{
+	xrl_lbvs_free(&mb->b);
+	free(mb->spec);
+	memset(mb, 0, sizeof(*mb));
+}
+
+__u32 xrl_match_stride_for(const struct xrl_match_built *mb)
+{
+	return mb->stride > 2 ? mb->stride : 2;
+}
+
+__u32 xrl_match_entries_for(const struct xrl_match_built *mb)
+{
+	__u32 e = 64;
+
+	while (e < 2 * mb->classes)
+		e *= 2;
+	return e;
+}
+
+struct overlap {
+	const struct xrl_lbvs_set *b;
+	__u32 fields[XRL_LBVS_FIELDS], nf, nwords, nsum;
+	__u32 ncls[XRL_LBVS_FIELDS];
+	__u64 work;
+	__u64 *cand; /* a word array a depth */
+	__u32 worst; /* a bit of a rule in an intersection past the bound */
+};
+
+static __u32 popcount(const __u64 *w, __u32 n)
+{
+	__u32 c = 0, i;
+
+	for (i = 0; i < n; i++)
+		c += (__u32)__builtin_popcountll(w[i]);
+	return c;
+}
+
+/*
+ * Whether some packet meets more than XRL_LBVS_MAX_MATCH rules: the
+ * intersections of one class a field, field by field, pruned where they
+ * hold few enough rules. 1: some does (o->worst names one of its rules), 0:
+ * none does, -E2BIG: too much work to tell.
+ */
+static int overlap_from(struct overlap *o, __u32 depth, const __u64 *in)
+{
+	__u32 f, c, i, n;
+	__u64 *out = o->cand + (size_t)(depth + 1) * o->nwords;
+	int ret;
+
+	if (popcount(in, o->nwords) <= XRL_LBVS_MAX_MATCH)
+		return 0;
+	if (depth == o->nf) {
+		for (i = 0; i < o->nwords; i++)
+			if (in[i])
+				o->worst = i * 64 + (__u32)__builtin_ctzll(in[i]);
+		return 1;
+	}
+	f = o->fields[depth];
+	for (c = 0; c < o->ncls[f]; c++) {
+		const __u64 *w = o->b->t.bits.w + (size_t)(o->b->t.cfg.base[f] + c) * o->b->t.bits.stride + o->nsum;
+
+		if (++o->work > OVERLAP_WORK)
+			return -E2BIG;
+		for (i = 0, n = 0; i < o->nwords; i++) {
+			out[i] = in[i] & w[i];
+			n |= out[i] != 0;
+		}
+		if (!n)
+			continue;
+		ret = overlap_from(o, depth + 1, out);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The classes field f has: up to the next field's first, or the last class. */
+static __u32 classes_of(const struct xrl_lbvs_set *b, __u32 f)
+{
+	__u32 g, end = b->t.bits.n;
+
+	for (g = 0; g < XRL_LBVS_FIELDS; g++)
+		if ((b->t.cfg.used & (1U << g)) && b->t.cfg.base[g] > b->t.cfg.base[f] && b->t.cfg.base[g] < end)
+			end = b->t.cfg.base[g];
+	return end - b->t.cfg.base[f];
+}
+
+static int overlap_check(const struct xrl_lbvs_set *b, __u32 *worst)
+{
+	struct overlap o = { .b = b, .nwords = b->t.cfg.nwords, .nsum = b->t.cfg.nsum };
+	__u64 *all;
+	__u32 f, i;
+	int ret;
+
+	for (f = 0; f < XRL_LBVS_FIELDS; f++)
+		if (b->t.cfg.used & (1U << f)) {
+			o.fields[o.nf++] = f;
+			o.ncls[f] = classes_of(b, f);
+		}
+	o.cand = calloc((size_t)(o.nf + 2) * o.nwords, sizeof(*o.cand));
+	if (!o.cand)
+		return -ENOMEM;
+	all = o.cand;
+	for (i = 0; i < b->nrules; i++)
+		all[b->bit_of[i] / 64] |= 1ULL << (b->bit_of[i] % 64);
+	ret = overlap_from(&o, 0, all);
+	*worst = o.worst;
+	free(o.cand);
+	return ret;
+}
+
+int xrl_match_build(const struct xrl_ruleset *set, struct xrl_match_built *mb, char *err, size_t len)
+{
+	struct xrl_match_lbvs *ml = NULL;
+	struct xrl_lbvs_rule *rules = NULL;
+	char m[XRL_RULE_TEXT];
+	__u32 n = 0, worst = 0;
+	size_t i;
+	int ret = 0;
+
+	memset(mb, 0, sizeof(*mb));
+	for (i = 0; set && i < set->n; i++)
+		n += set->v[i].kind == XRL_KIND_MATCH;
+	if (!n)
+		return 0;
+	if (n > XRL_MATCH_MAX)
+		return xrl_fail(-E2BIG, err, len,
+				"the set has %u rules of several fields, more than the %u a set holds: merge some", n,
+				XRL_MATCH_MAX);
+	mb->spec = calloc(n, sizeof(*mb->spec));
+	ml = calloc(n, sizeof(*ml));
+	rules = calloc(n, sizeof(*rules));
+	if (!mb->spec || !ml || !rules) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < set->n; i++) {
+		const struct xrl_spec *s = &set->v[i];
+
+		if (s->kind != XRL_KIND_MATCH)
+			continue;
+		if (s->m.src.set[0] || s->m.dst.set[0]) {
+			xrl_spec_format_match(s, m, sizeof(m));
+			ret = xrl_fail(
+				-EOPNOTSUPP, err, len,
+				"line %d, '%s': a named set as the address of a rule of several fields is not judged by this build yet: write one rule a prefix, or use a prefix or dst rule for the set",
+				s->line, m);
+			goto out;
+		}
+		ret = xrl_match_lbvs(s, &ml[mb->n], err, len);
+		if (ret)
+			goto out;
+		rules[mb->n] = ml[mb->n].rule;
+		mb->spec[mb->n++] = i;
+	}
+	ret = xrl_lbvs_build(&mb->b, rules, mb->n, err, len);
+	if (ret)
+		goto out;
+	ret = overlap_check(&mb->b, &worst);
+	if (ret) {
+		const struct xrl_spec *s = &set->v[mb->spec[mb->b.rule_of[worst]]];
+
+		xrl_spec_format_match(s, m, sizeof(m));
+		ret = ret == -E2BIG ?
+			      xrl_fail(
+				      -ETOOMANYREFS, err, len,
+				      "the rules of several fields overlap too much to check that no packet meets more than %d of them (line %d, '%s', among others): give them fields that tell them apart",
+				      XRL_LBVS_MAX_MATCH, s->line, m) :
+		      ret < 0 ?
+			      ret :
+			      xrl_fail(
+				      -ETOOMANYREFS, err, len,
+				      "a packet can meet more than %d rules of several fields (line %d, '%s', and others whose ports, protocol, flags, length, TTL, DSCP and fragment state all admit it; addresses are not counted): the program judges %d at most; give them fields that tell them apart, or merge some",
+				      XRL_LBVS_MAX_MATCH, s->line, m, XRL_LBVS_MAX_MATCH);
+		goto out;
+	}
+	mb->stride = mb->b.t.bits.stride;
+	mb->classes = mb->b.t.bits.n;
+out:
+	free(ml);
+	free(rules);
+	if (ret)
+		xrl_match_built_free(mb);
+	return ret;
+}
+
+int xrl_match_check(const struct xrl_ruleset *set, char *err, size_t len)
+{
+	struct xrl_match_built mb;
+	int ret = xrl_match_build(set, &mb, err, len);
+
+	if (!ret)
+		xrl_match_built_free(&mb);
+	return ret;
+}
+
+/* A map's values through its mmap, for bytes of it; NULL with errno. */
+static void *map_mem(int fd, size_t bytes)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, (bytes + pg - 1) / pg * pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void map_unmem(void *p, size_t bytes)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	munmap(p, (bytes + pg - 1) / pg * pg);
+}
+
+/* The address a match rule checks past the classifier: a single prefix, host bits clear. */
+static void addr_of(const struct xrl_maddr *a, struct xrl_match_addr *out)
+{
+	__u32 i;
+
+	memset(out, 0, sizeof(*out));
+	if (!a->family)
+		return;
+	out->family = a->family;
+	out->plen = a->plen;
+	out->neg = a->neg;
+	for (i = 0; i < 16; i++) {
+		int bits = (int)a->plen - 8 * (int)i;
+
+		out->addr[i] = bits >= 8 ? a->addr[i] : bits > 0 ? a->addr[i] & (__u8)(0xff << (8 - bits)) : 0;
+	}
+}
+
+/* The rule's flags for what it counts by (its 'per'), as the program reads them. */
+static __u32 per_flags(const struct xrl_spec *s)
+{
+	__u32 f = s->r.flags & ~(XRL_F_PER_DST | XRL_F_PER_DPORT);
+
+	if (s->per & XRL_PER_DST)
+		f = (f & ~XRL_F_PER_SOURCE) | XRL_F_PER_DST;
+	if (s->per & XRL_PER_DPORT)
+		f |= XRL_F_PER_DPORT;
+	return f;
+}
+
+int xrl_match_write(const struct xrl_match_fds *f, __u8 set, const struct xrl_ruleset *rs,
+		    const struct xrl_match_built *mb)
+{
+	const struct xrl_lbvs_set *b = &mb->b;
+	struct xrl_match_cfg cfg = {};
+	size_t cls_bytes = 2ULL * XRL_LBVS_CLS_WORDS * 8, bits_bytes = (size_t)f->entries * f->stride * 8;
+	__u64 *cls, *bits;
+	char spec[XRL_MATCH_SPEC_BYTES];
+	__u32 i, k, fl;
+	int ret = 0;
+
+	set &= 1;
+	if (!mb->n)
+		return 0;
+	if (xrl_match_stride_for(mb) > f->stride || 2 * mb->classes > f->entries)
+		return -ENOSPC;
+	cls = map_mem(f->cls, cls_bytes);
+	bits = map_mem(f->bits, bits_bytes);
+	if (!cls || !bits) {
+		ret = -errno;
+		goto out;
+	}
+	/* The class arrays into the set's half, the bitmaps into its entries (XRL_MATCH_BITS_IX). */
+	memset(cls + XRL_MATCH_CLS_BASE(set), 0, (size_t)XRL_LBVS_CLS_WORDS * 8);
+	memcpy(cls + XRL_MATCH_CLS_BASE(set), b->t.cls.w, (size_t)b->t.cls.n * 8);
+	for (k = 0; k < b->t.bits.n; k++) {
+		__u64 *v = bits + (size_t)XRL_MATCH_BITS_IX(set, k) * f->stride;
+
+		memset(v, 0, (size_t)f->stride * 8);
+		memcpy(v, b->t.bits.w + (size_t)k * b->t.bits.stride, (size_t)b->t.bits.stride * 8);
+	}
+	for (i = 0; i < mb->n; i++) {
+		const struct xrl_spec *s = &rs->v[mb->spec[i]];
+		struct xrl_match_rule mr = {};
+		__u32 slot = XRL_MATCH_SLOT(set, b->bit_of[i]);
+
+		mr.r = s->r;
+		mr.r.flags = per_flags(s);
+		addr_of(&s->m.src, &mr.src);
+		addr_of(&s->m.dst, &mr.dst);
+		if (s->m.given & XRL_MF_PAYLOAD) {
+			mr.pay_off = s->m.payload_off;
+			mr.pay_len = s->m.payload_len;
+			memcpy(mr.pay, s->m.payload, sizeof(mr.pay));
+			memcpy(mr.pay_mask, s->m.payload_mask, sizeof(mr.pay_mask));
+			for (fl = 0; fl < XRL_MATCH_PAYLOAD_MAX; fl++)
+				mr.pay[fl] &= mr.pay_mask[fl];
+		}
+		mr.used = 1;
+		memset(spec, 0, sizeof(spec));
+		memcpy(spec, s, sizeof(*s));
+		if (bpf_map_update_elem(f->specs, &slot, spec, BPF_ANY) ||
+		    bpf_map_update_elem(f->rules, &slot, &mr, BPF_ANY)) {
+			ret = -errno;
+			goto out;
+		}
+	}
+	/* The configuration last: the set's tables, moved to its half and its interleaved entries. */
+	cfg.lbvs = b->t.cfg;
+	for (fl = 0; fl < XRL_LBVS_FIELDS; fl++) {
+		cfg.lbvs.off[fl] += XRL_MATCH_CLS_BASE(set);
+		cfg.lbvs.base[fl] = XRL_MATCH_BITS_IX(set, b->t.cfg.base[fl]);
+	}
+	cfg.lbvs.step = 2;
+	cfg.nrules = mb->n;
+	k = set;
+	if (bpf_map_update_elem(f->cfgs, &k, &cfg, BPF_ANY))
+		ret = -errno;
+out:
+	if (cls)
+		map_unmem(cls, cls_bytes);
+	if (bits)
+		map_unmem(bits, bits_bytes);
+	return ret;
+}
+
+int xrl_match_clear(const struct xrl_match_fds *f, __u8 set)
+{
+	struct xrl_match_cfg cfg = {};
+	struct xrl_match_rule mr, none = {};
+	__u32 k = set & 1, i, slot;
+
+	if (bpf_map_update_elem(f->cfgs, &k, &cfg, BPF_ANY))
+		return -errno;
+	for (i = 0; i < XRL_MATCH_MAX; i++) {
+		slot = XRL_MATCH_SLOT(set, i);
+		if (bpf_map_lookup_elem(f->rules, &slot, &mr))
+			return -errno;
+		if (mr.used && bpf_map_update_elem(f->rules, &slot, &none, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+int xrl_match_read(const struct xrl_match_fds *f, __u8 set, struct xrl_ruleset *out)
+{
+	char spec[XRL_MATCH_SPEC_BYTES], err[XRL_ERRLEN];
+	struct xrl_match_rule mr;
+	struct xrl_spec s;
+	__u32 i, slot;
+	int ret;
+
+	for (i = 0; i < XRL_MATCH_MAX; i++) {
+		slot = XRL_MATCH_SLOT(set, i);
+		if (bpf_map_lookup_elem(f->rules, &slot, &mr))
+			return -errno;
+		if (!mr.used)
+			continue;
+		if (bpf_map_lookup_elem(f->specs, &slot, spec))
+			return -errno;
+		memcpy(&s, spec, sizeof(s));
+		if (s.kind != XRL_KIND_MATCH)
+			continue;
+		/* The rule as the program has it (its id, gen, flags); what it counts by, as written. */
+		s.r = mr.r;
+		s.line = 0;
+		s.r.flags &= ~(XRL_F_PER_DST | XRL_F_PER_DPORT);
+		if (s.per & XRL_PER_DST)
+			s.r.flags &= ~XRL_F_PER_SOURCE;
+		ret = xrl_ruleset_add(out, &s, err, sizeof(err));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
