@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Random packets against random sets of rules of several fields, three
+ * Random packets against random sets of rules of several fields, four
  * ways: through the program (BPF_PROG_TEST_RUN: which rules counted the
- * packet), through the classifier in userspace on the tables apply wrote
- * (include/xrl_lbvs.h, as explain runs it) with each rule's checks past it,
- * and through the field-by-field predicate (xrl_spec_eval). All three must
- * agree on every packet.
+ * packet), through the classifier in userspace on the builder's tables with
+ * each rule's checks past it, through explain's reading of the maps the
+ * program reads (read/match_meets.h: the same header on the maps' tables),
+ * and through the field-by-field predicate (xrl_spec_eval). All must agree
+ * on every packet.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 
 #include "xdp_fixture.h"
 #include "match_fixture.h"
+#include "read/match_meets.h"
 
 #define ROUNDS 60
 #define PACKETS 150
@@ -182,7 +184,32 @@ static __u64 user_meets(const struct xrl_ruleset *set, const struct xrl_match_bu
 	return met;
 }
 
-static void test_three_ways_agree(void **state)
+/* What explain reads: the rules of set that p meets, by the maps, as a bitmap of builder rules. */
+static __u64 explain_meets(struct fx *f, const struct xrl_ruleset *set, const struct xrl_match_built *mb,
+			   const struct xrl_match_pkt *p)
+{
+	struct xrl_match_fds mf = mfx_fds(f);
+	struct xrl_maps m = { .lbvs_cls = mf.cls,
+			      .lbvs_bits = mf.bits,
+			      .match_cfgs = mf.cfgs,
+			      .match_rules = mf.rules,
+			      .match_specs = mf.specs,
+			      .lbvs_stride = mf.stride,
+			      .lbvs_entries = mf.entries };
+	struct xrl_match_meets mm;
+	__u64 met = 0;
+	size_t i, r;
+
+	assert_int_equal(xrl_match_meets(&m, f->set, set, p, &mm), 0);
+	assert_false(mm.more);
+	for (i = 0; i < mm.n; i++)
+		for (r = 0; r < mb->n; r++)
+			if (&set->v[mb->spec[r]] == mm.s[i])
+				met |= 1ULL << r;
+	return met;
+}
+
+static void test_ways_agree(void **state)
 {
 	struct fx *f = fx_get(state);
 	unsigned long pairs = 0, matched = 0;
@@ -211,6 +238,10 @@ static void test_three_ways_agree(void **state)
 				if (xrl_spec_eval(&set.v[mb.spec[i]], &set, &mp) == xrl_spec_fields(&set.v[mb.spec[i]]))
 					pred |= 1ULL << i;
 			user = user_meets(&set, &mb, &mp);
+			if (explain_meets(f, &set, &mb, &mp) != pred)
+				fail_msg(
+					"round %d packet %d: explain's reading of the maps disagrees with the predicate",
+					round, k);
 			if (pred != user) {
 				char text[XRL_RULE_TEXT];
 
@@ -253,7 +284,7 @@ static void test_three_ways_agree(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_three_ways_agree, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_ways_agree, setup, fx_teardown),
 	};
 
 	fx_init();

@@ -12,6 +12,8 @@
 #include "render.h"
 #include "read/stats.h"
 #include "read/fleet.h"
+#include "read/match_meets.h"
+#include "codec/match_maps.h"
 #include "xrl_key.h"
 
 static const struct cli_opt explain_opts[] = {
@@ -29,6 +31,23 @@ static const struct cli_opt explain_opts[] = {
 		.help = "its ICMP or ICMPv6 type, with --proto icmp or icmpv6 (8: echo request)"),
 	CLI_OPT(struct explain_opts, fragment, "fragment", FLAG, .short_name = 'f',
 		.help = "a later fragment (no transport header: no port, no SYN, no type)"),
+	CLI_OPT(struct explain_opts, sport, "sport", UINT, .arg = "PORT", .min = 0, .max = 65535, .what = "a port",
+		CLI_GIVEN(struct explain_opts, sport_given),
+		.help = "its source port, for rules of several fields (default 0)"),
+	CLI_OPT(struct explain_opts, flags_arg, "flags", STRING, .arg = "FLAGS",
+		.help = "its TCP flags, like ack or syn,ack (default: syn with --proto tcp-syn, else none)"),
+	CLI_OPT(struct explain_opts, code, "code", UINT, .arg = "N", .min = 0, .max = 255, .what = "an ICMP code",
+		CLI_GIVEN(struct explain_opts, code_given), .help = "its ICMP or ICMPv6 code, with --type (default 0)"),
+	CLI_OPT(struct explain_opts, length, "length", UINT, .arg = "BYTES", .min = 20, .max = 65535,
+		.what = "an IP length", CLI_GIVEN(struct explain_opts, length_given),
+		.help = "its IP length (IPv6: the payload's + 40; default: the frame's size less 14)"),
+	CLI_OPT(struct explain_opts, ttl, "ttl", UINT, .arg = "N", .min = 0, .max = 255, .what = "a TTL",
+		CLI_GIVEN(struct explain_opts, ttl_given), .help = "its TTL or hop limit (default 64)"),
+	CLI_OPT(struct explain_opts, dscp, "dscp", UINT, .arg = "N", .min = 0, .max = 63, .what = "a DSCP",
+		.help = "its DSCP, 0 to 63 (default 0)"),
+	CLI_OPT(struct explain_opts, payload_arg, "payload", STRING, .arg = "HEX",
+		.help = "its transport payload's first bytes, like 17000203 (up to 8): a rule with a\n"
+			"fingerprint matches only a packet given them"),
 	CLI_OPT(struct explain_opts, size, "size", UINT, .short_name = 'b', .arg = "BYTES", .min = XRL_MIN_JUDGED_FRAME,
 		.max = 65535, .what = "a frame length",
 		.help = "its frame's length as XDP sees it, Ethernet header included, for byte rates (default 64)"),
@@ -85,6 +104,8 @@ static int explain_prepare(struct cli_ctx *ctx)
 				"--fragment: a later fragment carries no transport header, so no port, SYN or type: give --proto alone");
 		eo->sel = XRL_SEL_FRAGMENTS;
 	}
+	if (explain_prepare_fields(ctx))
+		return EXIT_USAGE;
 	eo->label = eo->port_arg ? eo->port_arg : eo->proto_arg;
 	if (eo->fragment || (eo->proto_arg && eo->port_arg) || eo->type_arg) {
 		snprintf(eo->label_buf, sizeof(eo->label_buf), "%s%s%s%s%s", eo->fragment ? "a later fragment" : "",
@@ -101,6 +122,7 @@ static int explain_prepare(struct cli_ctx *ctx)
 /* A rule the packet meets, and what its next such packet meets there. */
 struct explain_rule {
 	const struct xrl_spec *s;
+	__u32 fields;		    /* a rule of several fields: those that matched (XRL_MF_*) */
 	const struct xrl_pfx *held; /* the prefix of its set that holds the address */
 	bool allow;		    /* an allow rule: nothing below is read */
 	struct xrl_sum sum, bsum;   /* the packet and the byte windows */
@@ -118,7 +140,8 @@ struct explain_report {
 	__u32 size;
 	struct xrl_ruleset set;
 	struct xrl_pfx held[EXPLAIN_KINDS];
-	struct explain_rule rules[EXPLAIN_KINDS]; /* in the order the program judges them */
+	/* In the order the program judges them: the other kinds', then the rules of several fields. */
+	struct explain_rule rules[EXPLAIN_KINDS + XRL_LBVS_MAX_MATCH];
 	size_t n;
 	const char *verdict;
 	char why[300];
@@ -133,7 +156,17 @@ static void explain_limit(const struct xrl_maps *m, const struct xrl_ctl *ctl, i
 	struct xrl_key key = {}, bkey;
 	char line[256], sk[48] = "";
 
-	xrl_key_make(&key, &s->r, src->family, src->addr, s->kind == XRL_KIND_PORT ? s->port : 0, s->proto);
+	if (s->kind == XRL_KIND_MATCH) {
+		struct xrl_rule r = s->r;
+		struct xrl_match_pkt p;
+
+		r.flags = xrl_match_flags(s);
+		explain_match_pkt(er->eo, er->size, &p);
+		xrl_key_make_pkt(&key, &r, src->family, src->addr, p.dst, 0, p.v.v[XRL_LBVS_DPORT],
+				 (__u8)p.v.v[XRL_LBVS_PROTO]);
+	} else {
+		xrl_key_make(&key, &s->r, src->family, src->addr, s->kind == XRL_KIND_PORT ? s->port : 0, s->proto);
+	}
 	x->tracked = !xrl_key_window(m, &key, &s->r, now, &x->sum);
 	x->thr = xrl_fleet_threshold(m, s); /* a global rule: this node's share */
 	/* A warm-up rule: where the key is on its ramp (the threshold the next packet meets). */
@@ -184,6 +217,47 @@ static void explain_limit(const struct xrl_maps *m, const struct xrl_ctl *ctl, i
 		x->has_fleet = !xrl_fleet_read(m, s, &x->f);
 }
 
+/*
+ * The rules of several fields the packet meets, after the other kinds' (as
+ * the program judges them), found as the program finds them (match_meets.h):
+ * an allow rule among them passes the packet, no other rule asked.
+ */
+static void explain_matches(const struct xrl_maps *m, const struct xrl_ctl *ctl, int capped, __u64 now,
+			    struct explain_report *er)
+{
+	struct xrl_match_meets mm;
+	struct xrl_match_pkt p;
+	char line[256];
+	size_t i;
+
+	explain_match_pkt(er->eo, er->size, &p);
+	if (xrl_match_meets(m, ctl->active_set & 1, &er->set, &p, &mm))
+		return;
+	for (i = 0; i < mm.n; i++) {
+		struct explain_rule *x;
+
+		/* A rule of an address matches only a packet given it, as a dst rule does. */
+		if ((mm.s[i]->m.given & XRL_MF_DST) && !er->eo->dst_arg)
+			continue;
+		if (mm.allow) {
+			xrl_spec_format(mm.s[0], line, sizeof(line));
+			snprintf(er->why, sizeof(er->why), "allowed by '%s': it bypasses every limit", line);
+			er->verdict = "passes";
+			er->rules[0] = (struct explain_rule){ .s = mm.s[0], .fields = mm.fields[0], .allow = true };
+			er->n = 1;
+			return;
+		}
+		x = &er->rules[er->n++];
+		*x = (struct explain_rule){ .s = mm.s[i], .fields = mm.fields[i], .held = &er->held[0] };
+		explain_limit(m, ctl, capped, now, er, x);
+	}
+	if (mm.more)
+		snprintf(
+			er->why, sizeof(er->why),
+			"it meets more than %d rules of several fields: the program drops it (apply refuses such sets)",
+			XRL_LBVS_MAX_MATCH);
+}
+
 /* Reads what explain shows: 0, or -1 with errno set. */
 static int explain_read(const struct cli_ctx *ctx, struct explain_report *er)
 {
@@ -225,6 +299,8 @@ static int explain_read(const struct cli_ctx *ctx, struct explain_report *er)
 		*x = (struct explain_rule){ .s = match[order[i]], .held = &er->held[order[i]] };
 		explain_limit(m, &ctl, capped, now, er, x);
 	}
+	if (!er->why[0])
+		explain_matches(m, &ctl, capped, now, er);
 	if (!er->n && !er->why[0])
 		snprintf(er->why, sizeof(er->why), "no rule matches: it passes unlimited");
 	return 0;
@@ -242,6 +318,21 @@ static bool held_prefix(const struct explain_rule *x, char *buf, size_t len)
 	return true;
 }
 
+/* The fields of a rule of several fields that matched, by name. */
+static void explain_fields_plain(__u32 fields)
+{
+	const char *sep = "";
+	__u32 b;
+
+	printf("      fields that matched:");
+	for (b = 1; b && b <= XRL_MF_ALL; b <<= 1)
+		if (fields & b) {
+			printf("%s %s", sep, xrl_mfield_name(b));
+			sep = ",";
+		}
+	printf("\n");
+}
+
 static void explain_rule_plain(const struct explain_report *er, const struct explain_rule *x)
 {
 	const struct xrl_spec *s = x->s;
@@ -252,6 +343,8 @@ static void explain_rule_plain(const struct explain_report *er, const struct exp
 		printf("  %s\n      matches: allowed traffic bypasses every limit\n", line);
 	else
 		printf("  %s\n", line);
+	if (x->fields)
+		explain_fields_plain(x->fields);
 	if (held_prefix(x, p, sizeof(p))) {
 		const struct xrl_pset *ps = xrl_ruleset_set(&er->set, s->set);
 
@@ -332,6 +425,15 @@ static json_t *explain_rule_json(const struct explain_report *er, const struct e
 			json_object_set_new(o, "sketch_estimate", json_integer((json_int_t)x->est));
 		if (s->r.flags & XRL_F_GLOBAL)
 			json_object_set_new(o, "fleet", cli_fleet_json(s, x->has_fleet ? &x->f : NULL));
+	}
+	if (x->fields) {
+		json_t *f = json_array();
+		__u32 b;
+
+		for (b = 1; b && b <= XRL_MF_ALL; b <<= 1)
+			if (x->fields & b)
+				json_array_append_new(f, json_string(xrl_mfield_name(b)));
+		json_object_set_new(o, "fields_matched", f);
 	}
 	if (held_prefix(x, p, sizeof(p))) {
 		json_object_set_new(o, "set", json_string(s->set));

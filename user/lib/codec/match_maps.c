@@ -257,8 +257,7 @@ static void addr_of(const struct xrl_maddr *a, struct xrl_match_addr *out)
 	}
 }
 
-/* The rule's flags for what it counts by (its 'per'), as the program reads them. */
-static __u32 per_flags(const struct xrl_spec *s)
+__u32 xrl_match_flags(const struct xrl_spec *s)
 {
 	__u32 f = s->r.flags & ~(XRL_F_PER_DST | XRL_F_PER_DPORT);
 
@@ -306,7 +305,7 @@ int xrl_match_write(const struct xrl_match_fds *f, __u8 set, const struct xrl_ru
 		__u32 slot = XRL_MATCH_SLOT(set, b->bit_of[i]);
 
 		mr.r = s->r;
-		mr.r.flags = per_flags(s);
+		mr.r.flags = xrl_match_flags(s);
 		addr_of(&s->m.src, &mr.src);
 		addr_of(&s->m.dst, &mr.dst);
 		if (s->m.given & XRL_MF_PAYLOAD) {

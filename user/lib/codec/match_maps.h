@@ -57,6 +57,9 @@ int xrl_match_write(const struct xrl_match_fds *f, __u8 set, const struct xrl_ru
 /* Empties set's half: its configuration first (no rule of it is met from then on), then its rules. */
 int xrl_match_clear(const struct xrl_match_fds *f, __u8 set);
 
+/* The flags of rule s as the program has them: what it counts by (its 'per') among them. */
+__u32 xrl_match_flags(const struct xrl_spec *s);
+
 /* Appends set's match rules, as written, to out. */
 int xrl_match_read(const struct xrl_match_fds *f, __u8 set, struct xrl_ruleset *out);
 
