@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define XRL_MEM_MAPS 24
+#define XRL_MEM_MAPS 32
 
 struct xrl_mem_map {
 	char name[16];
