@@ -25,7 +25,7 @@
 #define XRL_MAP_MATCH_SPECS "xrl_match_specs"
 #define XRL_MAP_MATCH_TMP "xrl_match_tmp"
 
-/* Match rules a set holds at most (a power of 2): their maps are fixed (1.3 MB for both sets). */
+/* Match rules a set holds at most (a power of 2): their maps are fixed (rules and specs 1.85 MB, both sets). */
 #define XRL_MATCH_MAX 1024
 #define XRL_MATCH_SLOT(set, bit) (((__u32)(set)&1) * XRL_MATCH_MAX + ((__u32)(bit) & (XRL_MATCH_MAX - 1)))
 /*
