@@ -316,7 +316,7 @@ const struct cli_cmd cmd_rule = {
 		"  proto udp sport 53 length 512-65535 rate 1000/s aggregate\n"
 		"  proto tcp tcp flags ack / syn,ack,rst dport 443 rate 200/s per-source\n"
 		"  dst 192.0.2.10 proto udp rate 50k/s per src,dport\n"
-		"(This build parses and lints them; apply refuses them until the program judges them.)\n"
+		"Every rule a packet meets applies; at most 16 of these a packet (apply refuses a set where one could meet more).\n"
 		"A rate is packets (N/s, N/min, N/h; k, M, G) or bytes (bit, Kbit, Mbit, Gbit, B, KB, MB, GB a unit of time);\n"
 		"a rule may have one of each. MATCH is the words before the rate: 'port 53/udp', 'port 53/udp dst 192.0.2.0/24',\n"
 		"'proto icmp type 8', 'fragments', 'dst 192.0.2.1', 'prefix 10.0.0.0/8' or 'proto udp sport 53'.",

@@ -127,7 +127,7 @@ void explain_match_pkt(const struct explain_opts *eo, __u32 size, struct xrl_mat
 /* --flags (names or a number) and --payload (hex): the fields only rules of several fields read. */
 int explain_prepare_fields(struct cli_ctx *ctx)
 {
-	static const char *const names[8] = { "fin", "syn", "rst", "psh", "ack", "urg", "ecn", "cwr" };
+	static const char *const names[8] = { "fin", "syn", "rst", "psh", "ack", "urg", "ece", "cwr" };
 	struct explain_opts *eo = ctx->opts;
 	char buf[64], *w, *save = NULL, *end;
 	size_t i, n;
@@ -145,7 +145,7 @@ int explain_prepare_fields(struct cli_ctx *ctx)
 				if (i == 8) {
 					cli_usage(
 						ctx->cmd,
-						"--flags '%s': '%s' is not a TCP flag: expected fin, syn, rst, psh, ack, urg, ecn, cwr, or a number",
+						"--flags '%s': '%s' is not a TCP flag: expected fin, syn, rst, psh, ack, urg, ece, cwr, or a number",
 						eo->flags_arg, w);
 					return -1;
 				}
