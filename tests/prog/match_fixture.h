@@ -22,14 +22,21 @@
 static inline struct xrl_match_fds mfx_fds(struct fx *f)
 {
 	return (struct xrl_match_fds){
-		bpf_map__fd(f->skel->maps.xrl_lbvs_cls),
-		bpf_map__fd(f->skel->maps.xrl_lbvs_bits),
-		bpf_map__fd(f->skel->maps.xrl_match_cfgs),
-		bpf_map__fd(f->skel->maps.xrl_match_rules),
-		bpf_map__fd(f->skel->maps.xrl_match_specs),
-		MFX_STRIDE,
-		MFX_ENTRIES,
+		bpf_map__fd(f->skel->maps.xrl_lbvs_cls),	   bpf_map__fd(f->skel->maps.xrl_lbvs_bits),
+		bpf_map__fd(f->skel->maps.xrl_match_cfgs),	   bpf_map__fd(f->skel->maps.xrl_match_rules),
+		bpf_map__fd(f->skel->maps.xrl_match_specs),	   bpf_map__value_size(f->skel->maps.xrl_lbvs_bits) / 8,
+		bpf_map__max_entries(f->skel->maps.xrl_lbvs_bits),
 	};
+}
+
+/* f opened (fx_open), its bitmaps sized as the loader sizes them: stride words a value, entries. */
+static inline void mfx_size(struct fx *f, __u32 stride, __u32 entries)
+{
+	if (!f->skel)
+		return;
+	f->skel->rodata->xrl_lbvs_stride = stride;
+	bpf_map__set_value_size(f->skel->maps.xrl_lbvs_bits, stride * 8);
+	bpf_map__set_max_entries(f->skel->maps.xrl_lbvs_bits, entries);
 }
 
 /* Loads f once, its bitmaps sized; every test then starts with no rule of any kind. */
@@ -39,11 +46,7 @@ static inline int mfx_setup(void **state, struct fx *f)
 
 	if (!f->loaded) {
 		fx_open(f, XRL_MALPOL_EVASIVE);
-		if (f->skel) {
-			f->skel->rodata->xrl_lbvs_stride = MFX_STRIDE;
-			bpf_map__set_value_size(f->skel->maps.xrl_lbvs_bits, MFX_STRIDE * 8);
-			bpf_map__set_max_entries(f->skel->maps.xrl_lbvs_bits, MFX_ENTRIES);
-		}
+		mfx_size(f, MFX_STRIDE, MFX_ENTRIES);
 		fx_load_opened(f);
 	}
 	fx_setup(state, f, XRL_MALPOL_EVASIVE);

@@ -3,8 +3,10 @@
  * A replace that moves the rings to other cells (user/lib/life/carry.c), under
  * BPF_PROG_TEST_RUN: the old program's maps pinned as a loaded instance's,
  * the new program planned, loaded and filled from them as replace.c does,
- * then run before the carry finishes, as after the swap. Needs root. A
- * replace under real traffic is in tests/e2e/rings_grow.sh.
+ * then run before the carry finishes, as after the swap; and one that grows
+ * the classifier's bitmaps, the rules of several fields in force judged by
+ * the new program. Needs root. A replace under real traffic is in
+ * tests/e2e/rings_grow.sh.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -16,25 +18,45 @@
 
 #include "xdp_fixture.h"
 #include "life/carry.h"
+#include "life/carry_internal.h"
 #include "layouts/retired.h"
 #include "base/maps.h"
 #include "read/stats.h"
+#include "match_fixture.h"
 
 /* The old program: rings of 3 cells, as a load of 2-bucket windows sizes them. */
 static struct fx fx_old = { .cells = 3 };
+/* One with the classifier's bitmaps as a load with few rules of several fields sizes them. */
+static struct fx fx_small;
 
 /* The instance pinned from fx_old, and the carry to a program of rings of 11 cells. */
 static struct {
 	char dir[64];
 	struct xrl_carry c;
 	struct fx n;
+	struct fx *old;
+	__u32 stride, entries; /* the new program's bitmaps; 0: as the object has them */
 } rp;
 
 static int setup(void **state)
 {
 	memset(&rp, 0, sizeof(rp));
 	rp.c.ctl = -1; /* nothing for teardown to close until a carry opens */
+	rp.old = &fx_old;
 	return fx_setup(state, &fx_old, 0);
+}
+
+static int setup_small(void **state)
+{
+	memset(&rp, 0, sizeof(rp));
+	rp.c.ctl = -1;
+	rp.old = &fx_small;
+	if (!fx_small.loaded) {
+		fx_open(&fx_small, XRL_MALPOL_EVASIVE);
+		mfx_size(&fx_small, 2, 64);
+		fx_load_opened(&fx_small);
+	}
+	return fx_setup(state, &fx_small, XRL_MALPOL_EVASIVE);
 }
 
 /* The old program's maps pinned as a load pins them, its latches placed by latch_slots; unpinned by teardown. */
@@ -76,6 +98,8 @@ static void carry_to(__u32 cells)
 		fail_msg("carry open: %s", err);
 	fx_open(&rp.n, 0);
 	assert_non_null(rp.n.skel);
+	if (rp.stride)
+		mfx_size(&rp.n, rp.stride, rp.entries);
 	if (xrl_carry_plan(&rp.c, rp.n.skel->obj, err, sizeof(err)))
 		fail_msg("carry plan: %s", err);
 	fx_load_opened(&rp.n);
@@ -94,8 +118,8 @@ static int teardown(void **state)
 	xrl_carry_close(&rp.c);
 	xdp_ratelimit_bpf__destroy(rp.n.skel);
 	rp.n.skel = NULL;
-	if (rp.dir[0] && fx_old.skel) {
-		bpf_object__for_each_map(map, fx_old.skel->obj) if (bpf_map__is_pinned(map)) bpf_map__unpin(map, NULL);
+	if (rp.dir[0] && rp.old && rp.old->skel) {
+		bpf_object__for_each_map(map, rp.old->skel->obj) if (bpf_map__is_pinned(map)) bpf_map__unpin(map, NULL);
 		rmdir(rp.dir);
 	}
 	rp.dir[0] = 0;
@@ -106,6 +130,7 @@ static int group_teardown(void **state)
 {
 	(void)state;
 	xdp_ratelimit_bpf__destroy(fx_old.skel);
+	xdp_ratelimit_bpf__destroy(fx_small.skel);
 	return 0;
 }
 
@@ -201,11 +226,50 @@ static void test_older_slots_keep_latched_blocks(void **state)
 	carry_latched_blocks(state, 3, true);
 }
 
+/*
+ * apply grows the classifier's bitmaps (64 entries of 2 words to 8192 of
+ * 17) through a replace: the rules of several fields in force, written in
+ * the old maps, are judged by the new program from its first packet, their
+ * windows where they were.
+ */
+static void test_grow_keeps_match_rules(void **state)
+{
+	struct fx *o = fx_get(state);
+	struct mpkt big = { .src = "198.51.100.7",
+			    .dst = "203.0.113.1",
+			    .proto = XRL_PROTO_UDP,
+			    .sport = 53,
+			    .dport = 40000,
+			    .len = 600 };
+	struct xrl_ruleset set;
+	struct xrl_match_built mb;
+	char err[XRL_ERRLEN];
+
+	mfx_parse(o, "proto udp sport 53 length 512-65535 rate 3/s aggregate\nproto tcp dport 443 rate 1/s\n", &set);
+	if (mfx_write(o, &set, &mb, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(mrun(o, &big, 2), 2);
+	pin_old(o, XRL_LATCH_SLOTS);
+	rp.stride = 17;
+	rp.entries = 8192;
+	carry_to(XRL_MAX_CELLS);
+	assert_int_equal(xrl_carry_map_of(&rp.c, XRL_MAP_LBVS_BITS)->how, XRL_CARRY_ARRAY);
+	assert_int_equal(xrl_carry_map_of(&rp.c, XRL_MAP_MATCH_CFGS)->how, XRL_CARRY_KEEP);
+	/* The same window: one more of its 3 passes, then blocks. */
+	set_now(&rp.n, T0);
+	assert_int_equal(mrun(&rp.n, &big, 3), 1);
+	xrl_carry_finish(&rp.c);
+	assert_int_equal(mrun(&rp.n, &big, 1), 0);
+	xrl_match_built_free(&mb);
+	xrl_ruleset_free(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_grow_keeps_latched_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_older_slots_keep_latched_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_grow_keeps_match_rules, setup_small, teardown),
 	};
 
 	fx_init();
