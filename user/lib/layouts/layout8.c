@@ -17,7 +17,10 @@
  *    xrl_lpm_dir, xrl_lpm_ranges, xrl_sets, xrl_set_items, new maps), no
  *    longer in the LPM tries: a replace moves them from the old instance's
  *    xrl_prefixes (gone) and xrl_dsts (carry_tries);
- *  - xrl_eval, the judgements' slots of the program before the pipeline: gone.
+ *  - xrl_eval, the judgements' slots of the program before the pipeline: gone;
+ *  - the maps of the rules of several fields (xrl_match.h): new, made empty
+ *    by a replace, as for a 0.6.0 build's instance made before them
+ *    (xrl_match_pin: base/maps.c opens them when they are there).
  * The development builds of 0.6.0 before XRL_LATCH_SLOTS (layout 9 with
  * xrl_ctl.latch_slots 0) kept layout 8's latches, and some its xrl_eval.
  */
