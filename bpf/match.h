@@ -8,7 +8,7 @@
  * program that carries XRL_FEAT_MATCH calls them.
  *
  * More than XRL_LBVS_MAX_MATCH rules met by one packet: apply refuses a set
- * where a packet can match more (codec/match_write.c), so the classifier's
+ * where a packet can match more (codec/match_maps.c), so the classifier's
  * `more` never comes up; should it, the packet is dropped rather than one
  * of its rules skipped (xrl_match_meet returns XRL_MATCH_TOO_MANY).
  */
@@ -289,14 +289,16 @@ __noinline int xrl_match_meet(struct xdp_md *ctx, const struct xrl_pkt *p, __u32
 	set &= 1;
 	mc = bpf_map_lookup_elem(&xrl_match_cfgs, &set);
 	t = bpf_map_lookup_elem(&xrl_match_tmp, &zero);
-	if (!mc || !t || !mc->nrules)
+	if (!t)
+		return XRL_MATCH_NONE;
+	t->decider = XRL_CAP_NO_RULE; /* not an earlier packet's: xrl_decider falls back on it */
+	if (!mc || !mc->nrules)
 		return XRL_MATCH_NONE;
 	if (p->flags & XRL_PKT_UNFOLLOWED)
 		return XRL_MATCH_HIDDEN;
 	t->n = 0;
 	t->allow = 0;
 	t->out = 0;
-	t->decider = XRL_CAP_NO_RULE;
 	if (!t->classified)
 		return XRL_MATCH_NONE;
 	if (t->res.more)

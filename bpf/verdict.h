@@ -67,7 +67,7 @@ static __always_inline __u32 xrl_gso_segs(struct xdp_md *ctx, const struct xrl_p
 /*
  * The rule that decided a judged frame, for a capture: the first over that
  * is not a monitor for a drop, the first over for a monitored pass, else the
- * first met; the match rules' (xrl_judge_all noted it) when m holds none.
+ * first met; else the first match rule that decided (xrl_match_commit_cb noted it).
  * XRL_CAP_NO_RULE: none.
  */
 static __always_inline __u32 xrl_decider(const struct xrl_matches *m, const __u32 *res, int over, int monitor)

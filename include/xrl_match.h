@@ -100,7 +100,7 @@ struct xrl_match_tmp {
 	__u8 allow;			  /* one of them allows the packet: slot[0] */
 	__u8 classified;		  /* res holds the packet's classification */
 	__u32 decider;			  /* the rule that decided, for a capture */
-	__u32 out;			  /* what the judgements found (bpf/match.h: XRL_ALL_*) */
+	__u32 out;			  /* what the judgements found (bpf/match.h: XRL_MATCH_OUT_*) */
 	__u8 src[16];			  /* the packet's source, while a rule per destination is judged */
 	__u32 slot[XRL_LBVS_MAX_MATCH];	  /* in xrl_match_rules */
 	__u32 judged[XRL_LBVS_MAX_MATCH]; /* each one's XRL_J_* */
