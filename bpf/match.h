@@ -34,6 +34,18 @@
 #define XRL_MATCH_HIDDEN 3   /* an IPv6 chain too long to follow hides the fields the set's rules need */
 #define XRL_MATCH_TOO_MANY 4 /* more rules than XRL_LBVS_MAX_MATCH: see above */
 
+/*
+ * Whether match rules met pc's packet, to be judged after the other kinds':
+ * tested with the feature first, so that a program without it prunes every
+ * branch on it whatever the verifier knows of pc->more (read with its
+ * neighbours, it was unknown, and a program of port rules alone walked
+ * their judgement too: 136k instructions against 118k).
+ */
+static __always_inline int xrl_more(const struct xrl_pctx *pc)
+{
+	return xrl_carries(XRL_FEAT_MATCH) && pc->more;
+}
+
 /* Match rule i met (xrl_match_tmp's slot[i]); NULL for none. */
 static __always_inline struct xrl_rule *xrl_match_rule_met(__u32 i)
 {

@@ -102,7 +102,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		xrl_count_rule(xrl_rule_slot_now(allow, &pc.clk, &until), 0);
 		return XRL_CAP_EXIT(ctx, &pc.p, xrl_pass(cnt), XRL_CAP_HOW(XRL_CAP_WHY_ALLOW, 0), allow->id);
 	}
-	if (!m.met && !pc.more) {
+	if (!m.met && !xrl_more(&pc)) {
 		if (pc.p.flags & XRL_PKT_UNFOLLOWED) /* no rule judged it: the default fails closed */
 			return XRL_CAP_EXIT(ctx, &pc.p, xrl_drop(cnt),
 					    XRL_CAP_HOW(XRL_CAP_WHY_HIDDEN, XRL_MAL_IPV6_CHAIN), XRL_CAP_NO_RULE);
@@ -123,7 +123,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		if (!r)
 			continue;
 		pc.port = i == XRL_M_PORT ? pc.p.dport : 0;
-		pc.last = xrl_last_match(&m, i) && !pc.more;
+		pc.last = xrl_last_match(&m, i) && !xrl_more(&pc);
 		pc.asked = 0;
 		/*
 		 * A lease's pass is one packet's: not a super-packet's segments
@@ -137,7 +137,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		 * met it, and nothing is left to commit. A packet several rules
 		 * judge has each one's latch asked in its judgement (xrl_judge_rule).
 		 */
-		first = m.met == 1U << i && !pc.more ? xrl_latch_first(r, &pc) : 0;
+		first = m.met == 1U << i && !xrl_more(&pc) ? xrl_latch_first(r, &pc) : 0;
 		if (first == XRL_FIRST_OVER) {
 			xrl_commit_over(r, &pc);
 			res[i] = XRL_J_OVER | XRL_J_COMMITTED;
@@ -160,7 +160,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 			pc.dropping = 1;
 	}
 	/* The rules of several fields met, after the other kinds': a loop the verifier walks once (match.h). */
-	if (pc.more) {
+	if (xrl_more(&pc)) {
 		bpf_loop(XRL_LBVS_MAX_MATCH, xrl_match_judge_cb, &pc, 0);
 		monitor = xrl_match_monitor(monitor);
 	}
@@ -175,7 +175,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		pc.port = i == XRL_M_PORT ? pc.p.dport : 0;
 		xrl_commit_rule(r, &pc, res[i], over);
 	}
-	if (pc.more)
+	if (xrl_more(&pc))
 		bpf_loop(XRL_LBVS_MAX_MATCH, xrl_match_commit_cb, &pc, 0);
 
 	/* Verdict: one exit for both, so a capture's check is verified once for the states that reach it. */
