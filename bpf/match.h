@@ -371,21 +371,25 @@ static __always_inline int xrl_decided(const struct xrl_rule *r, __u32 res, int 
 /*
  * bpf_loop's callback: judges match rule i met (xrl_match_meet), after the
  * other kinds' rules, as the pipeline judges a rule; the last one commits
- * in its judgement. ctx is the packet's struct xrl_pctx. A callback, so
- * that the verifier walks one judgement, not one a rule met; its frame is
- * small: the call chain below it (xrl_judge_rule, xrl_judge_slow) needs
- * the rest of the stack.
+ * in its judgement. Its context is the packet's struct xrl_pctx copied
+ * into xrl_match_tmp (xrl_match_judge), not the program's stack: the
+ * verifier then walks the callback once, not once for each state of the
+ * program's stack at the call (the other kinds' rules met, their
+ * judgements). Its frame is small: the call chain below it
+ * (xrl_judge_rule, xrl_judge_slow) needs the rest of the stack.
  */
 static long xrl_match_judge_cb(__u64 i, void *ctx)
 {
-	struct xrl_pctx *pc = ctx;
 	struct xrl_match_rule *mr;
 	struct xrl_match_tmp *t;
+	struct xrl_pctx *pc;
 	__u32 res;
 
+	(void)ctx;
 	t = bpf_map_lookup_elem(&xrl_match_tmp, &xrl_zero_key);
 	if (!t || i >= t->n || i >= XRL_LBVS_MAX_MATCH)
 		return 1;
+	pc = (struct xrl_pctx *)t->pc;
 	mr = bpf_map_lookup_elem(&xrl_match_rules, &t->slot[i]);
 	if (!mr) {
 		t->judged[i] = XRL_J_COMMITTED;
@@ -408,16 +412,39 @@ static long xrl_match_judge_cb(__u64 i, void *ctx)
 	return 0;
 }
 
-/* Whether a rule met is a monitor over: monitor, the other kinds', or a match rule's; notes it for the commit. */
-static __always_inline int xrl_match_monitor(int monitor)
+static long xrl_match_commit_cb(__u64 i, void *ctx);
+
+_Static_assert(sizeof(struct xrl_pctx) <= XRL_MATCH_PCTX_BYTES, "the packet's context fits xrl_match_tmp");
+
+/*
+ * Judges the match rules met, after the other kinds' (pc->dropping: one of
+ * them dropped the packet), on a copy of pc (xrl_match_judge_cb); what
+ * they decide comes back into pc. Returns whether a rule met is a monitor
+ * over: monitor, the other kinds', or a match rule's, noted for the commit.
+ */
+static __always_inline int xrl_match_judge(struct xrl_pctx *pc, int monitor)
 {
 	struct xrl_match_tmp *t = bpf_map_lookup_elem(&xrl_match_tmp, &xrl_zero_key);
 
 	if (!t)
 		return monitor;
+	__builtin_memcpy(t->pc, pc, sizeof(*pc));
+	bpf_loop(XRL_LBVS_MAX_MATCH, xrl_match_judge_cb, NULL, 0);
+	pc->dropping = ((struct xrl_pctx *)t->pc)->dropping;
 	if (monitor)
 		t->out |= XRL_MATCH_OUT_MONITOR;
 	return !!(t->out & XRL_MATCH_OUT_MONITOR);
+}
+
+/* Commits the match rules judged, the packet's fate known (over). */
+static __always_inline void xrl_match_commit(int over)
+{
+	struct xrl_match_tmp *t = bpf_map_lookup_elem(&xrl_match_tmp, &xrl_zero_key);
+
+	if (!t)
+		return;
+	((struct xrl_pctx *)t->pc)->dropping = !!over;
+	bpf_loop(XRL_LBVS_MAX_MATCH, xrl_match_commit_cb, NULL, 0);
 }
 
 /*
@@ -427,14 +454,16 @@ static __always_inline int xrl_match_monitor(int monitor)
  */
 static long xrl_match_commit_cb(__u64 i, void *ctx)
 {
-	struct xrl_pctx *pc = ctx;
 	struct xrl_match_rule *mr;
 	struct xrl_match_tmp *t;
+	struct xrl_pctx *pc;
 	__u32 res;
 
+	(void)ctx;
 	t = bpf_map_lookup_elem(&xrl_match_tmp, &xrl_zero_key);
 	if (!t || i >= t->n || i >= XRL_LBVS_MAX_MATCH)
 		return 1;
+	pc = (struct xrl_pctx *)t->pc;
 	mr = bpf_map_lookup_elem(&xrl_match_rules, &t->slot[i]);
 	if (!mr)
 		return 0;

@@ -160,10 +160,8 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 			pc.dropping = 1;
 	}
 	/* The rules of several fields met, after the other kinds': a loop the verifier walks once (match.h). */
-	if (xrl_more(&pc)) {
-		bpf_loop(XRL_LBVS_MAX_MATCH, xrl_match_judge_cb, &pc, 0);
-		monitor = xrl_match_monitor(monitor);
-	}
+	if (xrl_more(&pc))
+		monitor = xrl_match_judge(&pc, monitor);
 
 	/* Commit: each rule counts the packet's fate. */
 	over = pc.dropping;
@@ -176,7 +174,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		xrl_commit_rule(r, &pc, res[i], over);
 	}
 	if (xrl_more(&pc))
-		bpf_loop(XRL_LBVS_MAX_MATCH, xrl_match_commit_cb, &pc, 0);
+		xrl_match_commit(over);
 
 	/* Verdict: one exit for both, so a capture's check is verified once for the states that reach it. */
 verdict:

@@ -38,6 +38,8 @@
 #define XRL_MATCH_BITS_IX(set, c) (((__u32)(set)&1) + 2 * (__u32)(c))
 /* The classes the bitmaps hold for n rules at first: the loader's least (apply grows them). */
 #define XRL_MATCH_CLASSES_MIN 1024
+/* The program's context of a packet (bpf/pctx.h), copied for the judgement of the rules met: room for it. */
+#define XRL_MATCH_PCTX_BYTES 192
 /* Payload bytes a fingerprint holds at most. */
 #define XRL_MATCH_PAYLOAD_MAX 8
 
@@ -96,14 +98,15 @@ struct xrl_match_tmp {
 	struct xrl_match_fields f;
 	struct xrl_lbvs_pkt v;
 	struct xrl_lbvs_result res;
-	__u16 n;			  /* rules met: slot[0..n) */
-	__u8 allow;			  /* one of them allows the packet: slot[0] */
-	__u8 classified;		  /* res holds the packet's classification */
-	__u32 decider;			  /* the rule that decided, for a capture */
-	__u32 out;			  /* what the judgements found (bpf/match.h: XRL_MATCH_OUT_*) */
-	__u8 src[16];			  /* the packet's source, while a rule per destination is judged */
-	__u32 slot[XRL_LBVS_MAX_MATCH];	  /* in xrl_match_rules */
-	__u32 judged[XRL_LBVS_MAX_MATCH]; /* each one's XRL_J_* */
+	__u16 n;	 /* rules met: slot[0..n) */
+	__u8 allow;	 /* one of them allows the packet: slot[0] */
+	__u8 classified; /* res holds the packet's classification */
+	__u32 decider;	 /* the rule that decided, for a capture */
+	__u32 out;	 /* what the judgements found (bpf/match.h: XRL_MATCH_OUT_*) */
+	__u8 src[16];	 /* the packet's source, while a rule per destination is judged */
+	__u8 pc[XRL_MATCH_PCTX_BYTES] __attribute__((aligned(8))); /* the program's packet context, for the callbacks */
+	__u32 slot[XRL_LBVS_MAX_MATCH];				   /* in xrl_match_rules */
+	__u32 judged[XRL_LBVS_MAX_MATCH];			   /* each one's XRL_J_* */
 };
 
 #endif /* XRL_MATCH_ABI_H */
