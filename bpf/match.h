@@ -82,34 +82,27 @@ static __always_inline int xrl_match_addr_ok(const struct xrl_match_addr *a, __u
 }
 
 /*
- * Whether the fingerprint of rule mr is in the frame: its bytes under its
+ * Whether the fingerprint of rule mr is in frame ctx: its bytes under its
  * mask, pay_off bytes into the transport payload (which starts at pay_off
- * and has pay_len bytes). A byte at a time, each read checked: a packet
- * read, no copy.
+ * and has pay_len bytes). Its bytes loaded at once and compared as one
+ * word with the rule's (masked, zero past its length), with no loop: the
+ * verifier walks it once.
  */
 static __always_inline int xrl_match_payload(struct xdp_md *ctx, const struct xrl_match_rule *mr, __u32 pay_off,
 					     __u32 pay_len)
 {
-	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
-	__u32 off, i, n = mr->pay_len;
-	__u8 *b;
+	__u64 x = 0, want, mask;
+	__u32 n = mr->pay_len;
 
 	if (!n)
 		return 1;
-	if (!pay_off || (__u32)mr->pay_off + n > pay_len)
+	if (!pay_off || n > XRL_MATCH_PAYLOAD_MAX || (__u32)mr->pay_off + n > pay_len)
 		return 0;
-	off = (pay_off + mr->pay_off) & 0x3fff; /* the verifier bounds a packet offset under 64K with the read */
-	b = data + off;
-	for (i = 0; i < XRL_MATCH_PAYLOAD_MAX; i++) {
-		if (i >= n)
-			break;
-		if ((void *)(b + 1) > end)
-			return 0;
-		if ((*b & mr->pay_mask[i]) != mr->pay[i])
-			return 0;
-		b++;
-	}
-	return 1;
+	if (bpf_xdp_load_bytes(ctx, pay_off + mr->pay_off, &x, n))
+		return 0;
+	__builtin_memcpy(&want, mr->pay, sizeof(want));
+	__builtin_memcpy(&mask, mr->pay_mask, sizeof(mask));
+	return (x & mask) == want;
 }
 
 /*
@@ -283,28 +276,70 @@ __noinline int xrl_match_classify(struct xdp_md *ctx, const struct xrl_pkt *p, _
 	return 0;
 }
 
+/* What xrl_match_meet_cb is given: the packet, where its frame is, and the set. */
+struct xrl_meet_ctx {
+	struct xdp_md *ctx;
+	const struct xrl_pkt *p;
+	__u32 set;
+	__u32 found; /* XRL_MATCH_* */
+};
+
+/*
+ * bpf_loop's callback: the classifier's match i, past its rule's checks
+ * the classifier does not make (addresses, fingerprint), into
+ * xrl_match_tmp's slots. An allow rule met ends the search. A callback, not
+ * a loop of the function: the verifier walks it once, not once an
+ * iteration and a branch of each.
+ */
+static long xrl_match_meet_cb(__u64 i, void *data)
+{
+	struct xrl_meet_ctx *mc = data;
+	struct xrl_match_rule *mr;
+	struct xrl_match_tmp *t;
+	__u32 slot;
+
+	t = bpf_map_lookup_elem(&xrl_match_tmp, &xrl_zero_key);
+	if (!t || i >= t->res.n || i >= XRL_LBVS_MAX_MATCH)
+		return 1;
+	slot = XRL_MATCH_SLOT(mc->set, t->res.bit[i]);
+	mr = bpf_map_lookup_elem(&xrl_match_rules, &slot);
+	if (!mr || !mr->used || !xrl_match_addr_ok(&mr->src, mc->p->family, mc->p->src) ||
+	    !xrl_match_addr_ok(&mr->dst, mc->p->family, t->f.dst) ||
+	    !xrl_match_payload(mc->ctx, mr, t->f.pay_off, t->f.pay_len))
+		return 0;
+	if (mr->r.flags & XRL_F_ALLOW) {
+		t->slot[0] = slot;
+		t->n = 1;
+		t->allow = 1;
+		mc->found = XRL_MATCH_ALLOW;
+		return 1;
+	}
+	t->slot[t->n & (XRL_LBVS_MAX_MATCH - 1)] = slot;
+	t->n++;
+	mc->found = XRL_MATCH_MET;
+	return 0;
+}
+
 /*
  * The match rules of set that packet p (of frame ctx) meets, into
  * xrl_match_tmp: XRL_MATCH_*. The classifier yields the rules whose small
  * fields all match, in ascending bits; each rule's addresses and fingerprint
- * are checked here. An allow rule met ends the search.
+ * are checked past it (xrl_match_meet_cb).
  */
 __noinline int xrl_match_meet(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 set)
 {
-	struct xrl_match_rule *mr;
-	struct xrl_match_cfg *mc;
+	struct xrl_meet_ctx mc = { .ctx = ctx, .p = p, .set = set & 1, .found = XRL_MATCH_NONE };
+	struct xrl_match_cfg *cfg;
 	struct xrl_match_tmp *t;
-	__u32 zero = 0, i, slot;
 
 	if (!ctx || !p)
 		return XRL_MATCH_NONE;
-	set &= 1;
-	mc = bpf_map_lookup_elem(&xrl_match_cfgs, &set);
-	t = bpf_map_lookup_elem(&xrl_match_tmp, &zero);
+	cfg = bpf_map_lookup_elem(&xrl_match_cfgs, &mc.set);
+	t = bpf_map_lookup_elem(&xrl_match_tmp, &xrl_zero_key);
 	if (!t)
 		return XRL_MATCH_NONE;
 	t->decider = XRL_CAP_NO_RULE; /* not an earlier packet's: xrl_decider falls back on it */
-	if (!mc || !mc->nrules)
+	if (!cfg || !cfg->nrules)
 		return XRL_MATCH_NONE;
 	if (p->flags & XRL_PKT_UNFOLLOWED)
 		return XRL_MATCH_HIDDEN;
@@ -315,25 +350,8 @@ __noinline int xrl_match_meet(struct xdp_md *ctx, const struct xrl_pkt *p, __u32
 		return XRL_MATCH_NONE;
 	if (t->res.more)
 		return XRL_MATCH_TOO_MANY;
-	for (i = 0; i < XRL_LBVS_MAX_MATCH; i++) {
-		if (i >= t->res.n)
-			break;
-		slot = XRL_MATCH_SLOT(set, t->res.bit[i]);
-		mr = bpf_map_lookup_elem(&xrl_match_rules, &slot);
-		if (!mr || !mr->used || !xrl_match_addr_ok(&mr->src, p->family, p->src) ||
-		    !xrl_match_addr_ok(&mr->dst, p->family, t->f.dst) ||
-		    !xrl_match_payload(ctx, mr, t->f.pay_off, t->f.pay_len))
-			continue;
-		if (mr->r.flags & XRL_F_ALLOW) {
-			t->slot[0] = slot;
-			t->n = 1;
-			t->allow = 1;
-			return XRL_MATCH_ALLOW;
-		}
-		t->slot[t->n & (XRL_LBVS_MAX_MATCH - 1)] = slot;
-		t->n++;
-	}
-	return t->n ? XRL_MATCH_MET : XRL_MATCH_NONE;
+	bpf_loop(XRL_LBVS_MAX_MATCH, xrl_match_meet_cb, &mc, 0);
+	return mc.found;
 }
 
 /*
