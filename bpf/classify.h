@@ -20,7 +20,8 @@
 
 /* The kinds of rule a packet may meet, one rule of each at most, in the order they are judged. */
 enum xrl_match_kind {
-	XRL_M_PORT = 0,
+	XRL_M_MATCH = 0, /* a rule of several fields, when it is the one the packet meets of them (match.h) */
+	XRL_M_PORT,
 	XRL_M_PROTO,
 	XRL_M_DST,
 	XRL_M_PREFIX,

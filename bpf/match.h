@@ -355,6 +355,43 @@ __noinline int xrl_match_meet(struct xdp_md *ctx, const struct xrl_pkt *p, __u32
 }
 
 /*
+ * The port in the key of rule r, met as kind i, for a packet to dport: the
+ * packet's for a port rule and a match rule per destination port, else 0.
+ */
+static __always_inline __u16 xrl_key_port(const struct xrl_rule *r, __u32 i, __u16 dport)
+{
+	if (i == XRL_M_PORT)
+		return dport;
+	if (i == XRL_M_MATCH && (r->flags & XRL_F_PER_DPORT))
+		return dport;
+	return 0;
+}
+
+/*
+ * The match rules met (xrl_match_meet found some): one, the only rule the
+ * packet meets, counted by its source, is judged as a lone rule of the
+ * other kinds is, in m (its latch asked first, no call when it answers: a
+ * flood's path); else they are judged after the other kinds'
+ * (pc->more: xrl_match_judge). Only a lone one: with rules of other kinds
+ * met, a fifth kind in m would double the states the verifier walks.
+ */
+static __always_inline void xrl_match_one_or_more(struct xrl_matches *m, struct xrl_pctx *pc)
+{
+	struct xrl_match_tmp *t = bpf_map_lookup_elem(&xrl_match_tmp, &xrl_zero_key);
+	struct xrl_rule *r;
+
+	if (!t)
+		return;
+	r = t->n == 1 && !m->met ? xrl_match_rule_met(0) : NULL;
+	if (r && !(r->flags & XRL_F_PER_DST)) {
+		m->r[XRL_M_MATCH] = r;
+		m->met |= 1U << XRL_M_MATCH;
+		return;
+	}
+	pc->more = 1;
+}
+
+/*
  * The key of match rule r for pc's packet, as xrl_key_make_pkt makes it:
  * the port a rule per destination port counts by goes to pc->port, and the
  * destination a rule per destination counts by takes the source's place in

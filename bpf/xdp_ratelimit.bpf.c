@@ -93,7 +93,8 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 					    XRL_CAP_HOW(mt == XRL_MATCH_HIDDEN ? XRL_CAP_WHY_HIDDEN : XRL_CAP_WHY_OVER,
 							mt == XRL_MATCH_HIDDEN ? XRL_MAL_IPV6_CHAIN : 0),
 					    XRL_CAP_NO_RULE);
-		pc.more = mt == XRL_MATCH_MET;
+		else if (mt == XRL_MATCH_MET)
+			xrl_match_one_or_more(&m, &pc);
 	}
 	if (allow) {
 		__u64 until;
@@ -122,7 +123,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		r = m.r[i];
 		if (!r)
 			continue;
-		pc.port = i == XRL_M_PORT ? pc.p.dport : 0;
+		pc.port = xrl_key_port(r, i, pc.p.dport);
 		pc.last = xrl_last_match(&m, i) && !xrl_more(&pc);
 		pc.asked = 0;
 		/*
@@ -170,7 +171,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		r = m.r[i];
 		if (!r || (res[i] & XRL_J_COMMITTED))
 			continue;
-		pc.port = i == XRL_M_PORT ? pc.p.dport : 0;
+		pc.port = xrl_key_port(r, i, pc.p.dport);
 		xrl_commit_rule(r, &pc, res[i], over);
 	}
 	if (xrl_more(&pc))

@@ -208,6 +208,27 @@ static void test_exact(void **state)
 	assert_totals(f, 1, 20, 180);
 }
 
+/*
+ * The only rule a packet meets, of several fields, judged as a lone rule of
+ * another kind (its latch asked first, its passes leased): exact all the
+ * same, through the window's threshold and past it; a second source its own.
+ */
+static void test_lone_exact(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct mpkt a = udp(1000, 9, 10), b = udp(1000, 9, 10);
+
+	b.src = "198.51.100.8";
+	put_match(f, "proto udp dport 9 sport 1000 rate 1000/s window 1s buckets 1 per-source\n");
+	assert_int_equal(mrun(f, &a, 600), 600);
+	assert_int_equal(mrun(f, &a, 900), 400);
+	assert_int_equal(mrun(f, &b, 1200), 1000);
+	assert_totals(f, 1, 2000, 700);
+	set_now(f, T0 + SEC_NS);
+	assert_int_equal(mrun(f, &a, 1001), 1000);
+	assert_totals(f, 1, 3000, 701);
+}
+
 /* The issue's seven lines apply as written, and hold what they name. */
 static void test_issue_lines(void **state)
 {
@@ -247,6 +268,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_allow, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_with_shorthands, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_exact, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_lone_exact, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_issue_lines, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_none, setup, fx_teardown),
 	};
