@@ -423,6 +423,14 @@ static __always_inline int xrl_decided(const struct xrl_rule *r, __u32 res, int 
 	return over ? (res & XRL_J_OVER) && !(r->flags & XRL_F_MONITOR) : !monitor || (res & XRL_J_OVER);
 }
 
+/* The packet's classification, for the callbacks' rule met i; NULL past the rules met, which ends their loop. */
+static __always_inline struct xrl_match_tmp *xrl_match_cb_tmp(__u64 i)
+{
+	struct xrl_match_tmp *t = bpf_map_lookup_elem(&xrl_match_tmp, &xrl_zero_key);
+
+	return t && i < t->n && i < XRL_LBVS_MAX_MATCH ? t : NULL;
+}
+
 /*
  * bpf_loop's callback: judges match rule i met (xrl_match_meet), after the
  * other kinds' rules, as the pipeline judges a rule; the last one commits
@@ -441,8 +449,8 @@ static long xrl_match_judge_cb(__u64 i, void *ctx)
 	__u32 res;
 
 	(void)ctx;
-	t = bpf_map_lookup_elem(&xrl_match_tmp, &xrl_zero_key);
-	if (!t || i >= t->n || i >= XRL_LBVS_MAX_MATCH)
+	t = xrl_match_cb_tmp(i);
+	if (!t)
 		return 1;
 	pc = (struct xrl_pctx *)t->pc;
 	mr = bpf_map_lookup_elem(&xrl_match_rules, &t->slot[i]);
@@ -515,8 +523,8 @@ static long xrl_match_commit_cb(__u64 i, void *ctx)
 	__u32 res;
 
 	(void)ctx;
-	t = bpf_map_lookup_elem(&xrl_match_tmp, &xrl_zero_key);
-	if (!t || i >= t->n || i >= XRL_LBVS_MAX_MATCH)
+	t = xrl_match_cb_tmp(i);
+	if (!t)
 		return 1;
 	pc = (struct xrl_pctx *)t->pc;
 	mr = bpf_map_lookup_elem(&xrl_match_rules, &t->slot[i]);
