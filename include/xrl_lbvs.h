@@ -368,9 +368,24 @@ static inline long xrl_lbvs_sum_cb(__u64 i, void *ctx)
 /* The bitmaps and c->res are set (xrl_lbvs_use_class, each field in use): the rules they all hold, into c->res. */
 XRL_LBVS_INLINE void xrl_lbvs_walk(struct xrl_lbvs_ctx *c)
 {
+	__u64 x;
+
 	c->res->n = 0;
 	c->res->more = 0;
-	XRL_LBVS_LOOP(XRL_LBVS_CFG(c).nsum, xrl_lbvs_sum_cb, c);
+	if (XRL_LBVS_CFG(c).nwords != 1) {
+		XRL_LBVS_LOOP(XRL_LBVS_CFG(c).nsum, xrl_lbvs_sum_cb, c);
+		return;
+	}
+	/* 64 rules at most, the most sets: their one word, its summary not read, one rule met taken with no loop. */
+	x = xrl_lbvs_and(c, XRL_LBVS_CFG(c).nsum);
+	c->base = 0;
+	c->word = x;
+	if (x && !(x & (x - 1))) {
+		c->res->bit[0] = (__u16)xrl_lbvs_lowbit(x);
+		c->res->n = 1;
+	} else if (x) {
+		XRL_LBVS_LOOP(64, xrl_lbvs_bit_cb, c);
+	}
 }
 
 /*
