@@ -9,42 +9,26 @@
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 NS=xrlq-a H=xrlq0 P=xrlq1
-lab_prologue attacks $NS $H $P 10.246.0 fd00:246
-RAW=$BUILD/xrl-rawsend
-if [ ! -x "$RAW" ]; then fail attacks "$RAW is missing: build it first (make)"; finish; fi
-if ! command -v python3 >/dev/null; then skip attacks "needs python3 (scripts/deps.sh installs it)"; exit 0; fi
+raw_lab attacks $NS $H $P 10.246.0 fd00:246
 
 check "load attaches natively" "$XRL" load $H
-HMAC=$(cat /sys/class/net/$H/address)
-PMAC=$(ip netns exec $NS cat /sys/class/net/$P/address)
 
 # frame KIND SRC ...: one Ethernet frame in hex, from the namespace's side to the host's.
 #   udp SRC SPORT DPORT HEXPAYLOAD BYTES: the payload's first bytes, padded to BYTES
 #   tcp SRC DPORT FLAGS
 frame() {
-	python3 - "$PMAC" "$HMAC" "$@" <<'PY'
-import socket, struct, sys
+	PYTHONPATH="$ROOT/tests/e2e" python3 - "$PMAC" "$HMAC" "$@" <<'PY'
+import struct, sys
+from frames import eth, ip4
 smac, dmac, kind, src = sys.argv[1:5]
 args = sys.argv[5:]
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-def ip4(proto, payload):
-    h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 0x4242, 0, 64, proto, 0,
-                    socket.inet_aton(src), socket.inet_aton("10.246.0.1"))
-    return h[:10] + struct.pack("!H", csum(h)) + h[12:] + payload
 if kind == "udp":
     data = bytes.fromhex(args[2]).ljust(int(args[3]), b"r")
-    pkt = ip4(17, struct.pack("!HHHH", int(args[0]), int(args[1]), 8 + len(data), 0) + data)
+    pkt = ip4(src, "10.246.0.1", 17, struct.pack("!HHHH", int(args[0]), int(args[1]), 8 + len(data), 0) + data)
 else:
     seg = struct.pack("!HHIIBBHHH", 40000, int(args[0]), 7, 9, 5 << 4, int(args[1], 16), 65535, 0, 0)
-    pkt = ip4(6, seg)
-eth = bytes.fromhex(dmac.replace(":", "")) + bytes.fromhex(smac.replace(":", "")) + b"\x08\x00"
-print((eth + pkt).hex())
+    pkt = ip4(src, "10.246.0.1", 6, seg)
+print((eth(smac, dmac) + pkt).hex())
 PY
 }
 flood() { "$RAW" -n $NS -c "$1" $P "$2" >/dev/null; }

@@ -12,31 +12,18 @@
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 NS=xrlc-a H=xrlc0 P=xrlc1
-lab_prologue crafted_frames $NS $H $P 10.243.0 fd00:243
-RAW=$BUILD/xrl-rawsend
-if [ ! -x "$RAW" ]; then fail crafted_frames "$RAW is missing: build it first (make)"; finish; fi
-if ! command -v python3 >/dev/null; then skip crafted_frames "needs python3 (scripts/deps.sh installs it)"; exit 0; fi
-
-HMAC=$(cat /sys/class/net/$H/address)
-PMAC=$(ip netns exec $NS cat /sys/class/net/$P/address)
+raw_lab crafted_frames $NS $H $P 10.243.0 fd00:243
 N=200
 
 # frames KIND: N frames in hex, one a line, from the namespace's side to the host's, each with a
 # source port of its own. v6chain: UDP to [fd00:243::1]:5000 behind 9 Destination Options
 # headers. synfrag: a TCP SYN to 10.243.0.1:7000 as two IPv4 fragments (8 bytes, then the rest).
 frames() {
-	python3 - "$PMAC" "$HMAC" "$1" "$N" <<'PY'
+	PYTHONPATH="$ROOT/tests/e2e" python3 - "$PMAC" "$HMAC" "$1" "$N" <<'PY'
 import socket, struct, sys
+from frames import csum, eth
 smac, dmac, kind, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-eth4 = bytes.fromhex(dmac.replace(":", "")) + bytes.fromhex(smac.replace(":", "")) + b"\x08\x00"
-eth6 = eth4[:12] + b"\x86\xdd"
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
+eth4, eth6 = eth(smac, dmac), eth(smac, dmac, 0x86dd)
 src6, dst6 = socket.inet_pton(socket.AF_INET6, "fd00:243::2"), socket.inet_pton(socket.AF_INET6, "fd00:243::1")
 src4, dst4 = socket.inet_aton("10.243.0.2"), socket.inet_aton("10.243.0.1")
 for i in range(n):

@@ -78,6 +78,19 @@ lab_prologue() {
 	lab_undo "rm -rf $dir"
 }
 
+# raw_lab SUITE NS HOST_IF PEER_IF NET4 NET6: lab_prologue, then what a suite that sends frames
+# of its own from PEER_IF needs: RAW (build/xrl-rawsend, a FAIL when missing), python3 (a SKIP
+# without it; tests/e2e/frames.py builds the frames), and HMAC and PMAC, the MAC addresses of
+# HOST_IF and PEER_IF.
+raw_lab() {
+	lab_prologue "$@"
+	RAW=$BUILD/xrl-rawsend
+	if [ ! -x "$RAW" ]; then fail "$1" "$RAW is missing: build it first (make)"; finish; fi
+	if ! command -v python3 >/dev/null; then skip "$1" "needs python3 (scripts/deps.sh installs it)"; exit 0; fi
+	# shellcheck disable=SC2034 # HMAC and PMAC: for the suites that call this
+	HMAC=$(cat "/sys/class/net/$3/address") PMAC=$(ip netns exec "$2" cat "/sys/class/net/$4/address")
+}
+
 # recv_bg FILE ADDR PORT SECONDS: "xrl-udp recv ADDR PORT SECONDS" in the background into FILE,
 # its pid in rx. Returns once the receiver has bound its port (it prints "ready" first), so
 # that nothing sent afterwards is lost for want of a socket, however slowly it started; its

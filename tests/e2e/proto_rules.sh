@@ -8,44 +8,28 @@
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 NS=xrlr-a H=xrlr0 P=xrlr1
-lab_prologue proto_rules $NS $H $P 10.241.0 fd00:241
-RAW=$BUILD/xrl-rawsend
-if [ ! -x "$RAW" ]; then fail proto_rules "$RAW is missing: build it first (make)"; finish; fi
-if ! command -v python3 >/dev/null; then skip proto_rules "needs python3 (scripts/deps.sh installs it)"; exit 0; fi
+raw_lab proto_rules $NS $H $P 10.241.0 fd00:241
 
 check "load attaches natively" "$XRL" load $H
-HMAC=$(cat /sys/class/net/$H/address)
-PMAC=$(ip netns exec $NS cat /sys/class/net/$P/address)
 
 # frame KIND SRC ...: one Ethernet frame in hex, from the namespace's side to the host's.
 #   tcp SRC DPORT FLAGS | icmp SRC TYPE | frag SRC OFFSET_BYTES (a later UDP fragment, 64 bytes of it)
 frame() {
-	python3 - "$PMAC" "$HMAC" "$@" <<'PY'
-import socket, struct, sys
+	PYTHONPATH="$ROOT/tests/e2e" python3 - "$PMAC" "$HMAC" "$@" <<'PY'
+import struct, sys
+from frames import csum, eth, ip4
 smac, dmac, kind, src = sys.argv[1:5]
 args = sys.argv[5:]
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-def ip4(proto, payload, frag=0):
-    h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 0x4242, frag, 64, proto, 0,
-                    socket.inet_aton(src), socket.inet_aton("10.241.0.1"))
-    return h[:10] + struct.pack("!H", csum(h)) + h[12:] + payload
 if kind == "tcp":
     seg = struct.pack("!HHIIBBHHH", 40000, int(args[0]), 1, 0, 5 << 4, int(args[1], 16), 65535, 0, 0)
-    pkt = ip4(6, seg)
+    pkt = ip4(src, "10.241.0.1", 6, seg)
 elif kind == "icmp":
     msg = struct.pack("!BBHHH", int(args[0]), 0, 0, 0x77, 1) + b"x" * 32
     msg = msg[:2] + struct.pack("!H", csum(msg)) + msg[4:]
-    pkt = ip4(1, msg)
+    pkt = ip4(src, "10.241.0.1", 1, msg)
 else:
-    pkt = ip4(17, b"f" * 64, 0x2000 | (int(args[0]) // 8))
-eth = bytes.fromhex(dmac.replace(":", "")) + bytes.fromhex(smac.replace(":", "")) + b"\x08\x00"
-print((eth + pkt).hex())
+    pkt = ip4(src, "10.241.0.1", 17, b"f" * 64, 0x2000 | (int(args[0]) // 8))
+print((eth(smac, dmac) + pkt).hex())
 PY
 }
 send() { "$RAW" -n $NS -c "$1" $P "$2" >/dev/null; }

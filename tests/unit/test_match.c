@@ -20,50 +20,7 @@
 #include <unistd.h>
 #include "rules/rule.h"
 #include "codec/match_lbvs.h"
-
-#define assert_contains(hay, needle)                                                         \
-	do {                                                                                 \
-		if (!strstr((hay), (needle)))                                                \
-			fail_msg("message \"%s\" does not contain \"%s\"", (hay), (needle)); \
-	} while (0)
-
-#define MAX_ARGS 256
-
-static int parse(const char *line, struct xrl_spec *s, char *err)
-{
-	char buf[XRL_RULE_TEXT * 2], *argv[MAX_ARGS], *save = NULL, *w;
-	int argc = 0;
-
-	assert_true(strlen(line) < sizeof(buf));
-	strcpy(buf, line);
-	for (w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		assert_true(argc < MAX_ARGS);
-		argv[argc++] = w;
-	}
-	err[0] = '\0';
-	return xrl_spec_parse(argc, argv, s, err, XRL_ERRLEN);
-}
-
-static void parse_ok(const char *line, struct xrl_spec *s)
-{
-	char err[XRL_ERRLEN];
-
-	if (parse(line, s, err))
-		fail_msg("'%s' refused: %s", line, err);
-}
-
-static void parse_bad(const char *line, const char *want1, const char *want2)
-{
-	char err[XRL_ERRLEN];
-	struct xrl_spec s;
-	int ret = parse(line, &s, err);
-
-	if (ret != -EINVAL)
-		fail_msg("'%s' gave %d, expected -EINVAL", line, ret);
-	assert_contains(err, want1);
-	if (want2)
-		assert_contains(err, want2);
-}
+#include "rule_lines.h"
 
 /* line parses to a rule of kind, which prints as want and parses back to the same rule. */
 static void prints_as(const char *line, int kind, const char *want)
@@ -96,13 +53,9 @@ static const char *const issue_lines[] = {
 static int lint_file(const char *text, struct xrl_ruleset *set, struct xrl_lint_warn **w)
 {
 	char err[XRL_ERRLEN];
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	int ret;
 
-	assert_non_null(f);
-	ret = xrl_ruleset_parse(f, "t.rules", set, err, sizeof(err));
-	fclose(f);
-	if (ret)
+	if (parse_text(text, "t.rules", set, err))
 		fail_msg("refused: %s", err);
 	ret = xrl_ruleset_lint(set, w);
 	assert_true(ret >= 0);

@@ -15,18 +15,16 @@
 #include <cmocka.h>
 
 #include "codec/match_maps.h"
+#include "rule_lines.h"
 
 /* Builds the rules of text (a rules file): xrl_match_build's return, its message in err. */
 static int build(const char *text, struct xrl_match_built *mb, char *err, size_t len)
 {
 	struct xrl_ruleset set = {};
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	int ret;
 
-	assert_non_null(f);
-	if (xrl_ruleset_parse(f, "test.rules", &set, err, len))
+	if (parse_text(text, "test.rules", &set, err))
 		fail_msg("%s", err);
-	fclose(f);
 	ret = xrl_match_build(&set, mb, err, len);
 	xrl_ruleset_free(&set);
 	return ret;

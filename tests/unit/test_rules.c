@@ -15,65 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rules/rule.h"
+#include "rule_lines.h"
 
 #define NS_PER_MS 1000000ULL
 #define NS_PER_S 1000000000ULL
-
-#define assert_contains(hay, needle)                                                         \
-	do {                                                                                 \
-		if (!strstr((hay), (needle)))                                                \
-			fail_msg("message \"%s\" does not contain \"%s\"", (hay), (needle)); \
-	} while (0)
-
-#define MAX_ARGS 64
-
-/* Splits line (copied into buf) into words, as a shell or a rules file would. */
-static int split(const char *line, char *buf, size_t len, char **argv)
-{
-	char *save = NULL, *w;
-	int n = 0;
-
-	assert_true(strlen(line) < len);
-	strcpy(buf, line);
-	for (w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		assert_true(n < MAX_ARGS);
-		argv[n++] = w;
-	}
-	return n;
-}
-
-/* Parses one rule written as a line; err holds the message. */
-static int parse(const char *line, struct xrl_spec *s, char *err)
-{
-	char buf[1024], *argv[MAX_ARGS];
-	int argc = split(line, buf, sizeof(buf), argv);
-
-	err[0] = '\0';
-	return xrl_spec_parse(argc, argv, s, err, XRL_ERRLEN);
-}
-
-/* Parses a rule that must be good, failing with its message otherwise. */
-static void parse_ok(const char *line, struct xrl_spec *s)
-{
-	char err[XRL_ERRLEN];
-
-	if (parse(line, s, err))
-		fail_msg("'%s' refused: %s", line, err);
-}
-
-/* A rule that must be refused, with a message containing each of the words given. */
-static void parse_bad(const char *line, const char *want1, const char *want2)
-{
-	char err[XRL_ERRLEN];
-	struct xrl_spec s;
-	int ret = parse(line, &s, err);
-
-	if (ret != -EINVAL)
-		fail_msg("'%s' gave %d, expected -EINVAL", line, ret);
-	assert_contains(err, want1);
-	if (want2)
-		assert_contains(err, want2);
-}
 
 /* ---- rates ---- */
 
@@ -1058,18 +1003,6 @@ static void test_format_too_small(void **state)
 }
 
 /* ---- rules files ---- */
-
-static int parse_text(const char *text, const char *name, struct xrl_ruleset *set, char *err)
-{
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
-	int ret;
-
-	assert_non_null(f);
-	err[0] = '\0';
-	ret = xrl_ruleset_parse(f, name, set, err, XRL_ERRLEN);
-	fclose(f);
-	return ret;
-}
 
 static void test_file_comments_blank_crlf(void **state)
 {

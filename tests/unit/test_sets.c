@@ -17,18 +17,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 #include "rules/rule.h"
-
-static int parse_text(const char *text, const char *name, struct xrl_ruleset *set, char *err)
-{
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
-	int ret;
-
-	assert_non_null(f);
-	err[0] = '\0';
-	ret = xrl_ruleset_parse(f, name, set, err, XRL_ERRLEN);
-	fclose(f);
-	return ret;
-}
+#include "rule_lines.h"
 
 static void refused(const char *text, const char *want)
 {
