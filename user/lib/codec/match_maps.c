@@ -18,8 +18,8 @@ _Static_assert(sizeof(struct xrl_spec) <= XRL_MATCH_SPEC_BYTES, "a rule as writt
 
 int xrl_match_fds_of(const struct xrl_maps *m, struct xrl_match_fds *f)
 {
-	*f = (struct xrl_match_fds){ m->lbvs_cls,    m->lbvs_bits,   m->match_cfgs,  m->match_rules,
-				     m->match_specs, m->lbvs_stride, m->lbvs_entries };
+	*f = (struct xrl_match_fds){ m->lbvs_cls,    m->lbvs_bits,	   m->match_cfgs,    m->match_rules,
+				     m->match_specs, m->lbvs_stride, m->lbvs_entries, m->match_slots };
 	return m->lbvs_cls < 0 || m->lbvs_bits < 0 || m->match_cfgs < 0 || m->match_rules < 0 || m->match_specs < 0 ?
 		       -ENOENT :
 		       0;
@@ -37,13 +37,27 @@ __u32 xrl_match_stride_for(const struct xrl_match_built *mb)
 	return mb->stride > 2 ? mb->stride : 2;
 }
 
+/*
+ * Entries for need, from least: powers of 2, then multiples of 4096, so
+ * that 16,384 rules' bitmaps (2 KB a class) are not rounded up by half.
+ */
+static __u32 entries_round(__u32 need, __u32 least)
+{
+	__u32 e = least;
+
+	while (e < need && e < 4096)
+		e *= 2;
+	return e < need ? (need + 4095) / 4096 * 4096 : e;
+}
+
 __u32 xrl_match_entries_for(const struct xrl_match_built *mb)
 {
-	__u32 e = 64;
+	return entries_round(2 * mb->classes, 64);
+}
 
-	while (e < 2 * mb->classes)
-		e *= 2;
-	return e;
+__u32 xrl_match_slots_for(const struct xrl_match_built *mb)
+{
+	return entries_round(2 * mb->n, XRL_MATCH_SLOTS_MIN);
 }
 
 struct overlap {
@@ -282,7 +296,7 @@ int xrl_match_write(const struct xrl_match_fds *f, __u8 set, const struct xrl_ru
 	set &= 1;
 	if (!mb->n)
 		return 0;
-	if (xrl_match_stride_for(mb) > f->stride || 2 * mb->classes > f->entries)
+	if (xrl_match_stride_for(mb) > f->stride || 2 * mb->classes > f->entries || 2 * mb->n > f->slots)
 		return -ENOSPC;
 	cls = map_mem(f->cls, cls_bytes);
 	bits = map_mem(f->bits, bits_bytes);
@@ -352,7 +366,7 @@ int xrl_match_clear(const struct xrl_match_fds *f, __u8 set)
 
 	if (bpf_map_update_elem(f->cfgs, &k, &cfg, BPF_ANY))
 		return -errno;
-	for (i = 0; i < XRL_MATCH_MAX; i++) {
+	for (i = 0; i < f->slots / 2; i++) {
 		slot = XRL_MATCH_SLOT(set, i);
 		if (bpf_map_lookup_elem(f->rules, &slot, &mr))
 			return -errno;
@@ -370,7 +384,7 @@ int xrl_match_read(const struct xrl_match_fds *f, __u8 set, struct xrl_ruleset *
 	__u32 i, slot;
 	int ret;
 
-	for (i = 0; i < XRL_MATCH_MAX; i++) {
+	for (i = 0; i < f->slots / 2; i++) {
 		slot = XRL_MATCH_SLOT(set, i);
 		if (bpf_map_lookup_elem(f->rules, &slot, &mr))
 			return -errno;
