@@ -69,6 +69,34 @@ static void test_sixteen_a_packet(void **state)
 	free(text);
 }
 
+/*
+ * Among 5000 rules apart by their ports (bitmaps of two summary words),
+ * rules of TTL 5-6 over every port: 15 of them, a packet meets 16 rules at
+ * most; 16 of them, 17, refused (found where the summaries say the words
+ * of both kinds are).
+ */
+static void test_sixteen_among_many(void **state)
+{
+	struct xrl_match_built mb;
+	char err[XRL_ERRLEN], *text = calloc(5016, 64);
+	int wide, i, len;
+
+	(void)state;
+	assert_non_null(text);
+	for (wide = 15; wide <= 16; wide++) {
+		for (i = 0, len = 0; i < 5000; i++)
+			len += sprintf(text + len, "proto udp dport %d rate 1/s\n", 1000 + i);
+		for (i = 0; i < wide; i++)
+			len += sprintf(text + len, "proto udp ttl 5-6 length %d-65535 rate 1/s\n", 20 + i);
+		assert_int_equal(build(text, &mb, err, sizeof(err)), wide == 15 ? 0 : -ETOOMANYREFS);
+		if (wide == 15) {
+			assert_true(mb.b.t.cfg.nsum > 1);
+			xrl_match_built_free(&mb);
+		}
+	}
+	free(text);
+}
+
 static void test_apart_by_fields(void **state)
 {
 	struct xrl_match_built mb;
@@ -149,9 +177,8 @@ static void test_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sixteen_a_packet),
-		cmocka_unit_test(test_apart_by_fields),
-		cmocka_unit_test(test_as_many_as_a_set_holds),
+		cmocka_unit_test(test_sixteen_a_packet), cmocka_unit_test(test_sixteen_among_many),
+		cmocka_unit_test(test_apart_by_fields),	 cmocka_unit_test(test_as_many_as_a_set_holds),
 		cmocka_unit_test(test_refused),
 	};
 
