@@ -26,8 +26,7 @@ static inline struct xrl_match_fds mfx_fds(struct fx *f)
 		bpf_map__fd(f->skel->maps.xrl_lbvs_cls),	   bpf_map__fd(f->skel->maps.xrl_lbvs_bits),
 		bpf_map__fd(f->skel->maps.xrl_match_cfgs),	   bpf_map__fd(f->skel->maps.xrl_match_rules),
 		bpf_map__fd(f->skel->maps.xrl_match_specs),	   bpf_map__value_size(f->skel->maps.xrl_lbvs_bits) / 8,
-		bpf_map__max_entries(f->skel->maps.xrl_lbvs_bits),
-		bpf_map__max_entries(f->skel->maps.xrl_match_rules),
+		bpf_map__max_entries(f->skel->maps.xrl_lbvs_bits), bpf_map__max_entries(f->skel->maps.xrl_match_rules),
 	};
 }
 

@@ -363,13 +363,14 @@ static void test_grow_rules_past_1024(void **state)
 	ctl.active_set = other;
 	assert_int_equal(bpf_map_update_elem(rp.n.ctl, &zero, &ctl, BPF_ANY), 0);
 	assert_int_equal(mrun(&rp.n, &p2, 4), 3);
-	assert_int_equal(mrun(&rp.n, &(struct mpkt){ .src = "198.51.100.7",
-						    .dst = "203.0.113.1",
-						    .proto = XRL_PROTO_UDP,
-						    .sport = 5000,
-						    .dport = 9999,
-						    .len = 64 },
-			       4),
+	assert_int_equal(mrun(&rp.n,
+			      &(struct mpkt){ .src = "198.51.100.7",
+					      .dst = "203.0.113.1",
+					      .proto = XRL_PROTO_UDP,
+					      .sport = 5000,
+					      .dport = 9999,
+					      .len = 64 },
+			      4),
 			 4);
 	xrl_ruleset_free(&back);
 	xrl_match_built_free(&mb);

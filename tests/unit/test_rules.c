@@ -1265,8 +1265,7 @@ static void test_file_too_many(void **state)
 	/* A map's rules: XRL_MAX_RULES port rules, one more refused. */
 	text = many_ports(XRL_MAX_RULES + 1, "");
 	assert_int_equal(parse_text(text, "big.rules", &set, err), -EINVAL);
-	snprintf(want, sizeof(want), "big.rules:%d: too many port rules: at most %d", XRL_MAX_RULES + 1,
-		 XRL_MAX_RULES);
+	snprintf(want, sizeof(want), "big.rules:%d: too many port rules: at most %d", XRL_MAX_RULES + 1, XRL_MAX_RULES);
 	assert_contains(err, want);
 	free(text);
 

@@ -12,16 +12,6 @@
 #include "base/err.h"
 #include "xrl_lpm.h"
 
-int xrl_ruleset_find(const struct xrl_ruleset *set, const struct xrl_spec *match)
-{
-	size_t i;
-
-	for (i = 0; i < set->n; i++)
-		if (xrl_spec_same_match(&set->v[i], match))
-			return (int)i;
-	return -1;
-}
-
 /* The rules by match (xrl_spec_same_match): chains of a hash; and how many each map holds. */
 struct xrl_ruleset_ix {
 	const struct xrl_spec *v; /* what it indexes: v[0..n) */
@@ -119,6 +109,25 @@ static struct xrl_ruleset_ix *ix_of(struct xrl_ruleset *set)
 	return ix;
 }
 
+int xrl_ruleset_find(const struct xrl_ruleset *set, const struct xrl_spec *match)
+{
+	const struct xrl_ruleset_ix *ix = set->ix;
+	size_t i;
+	int found = -1;
+
+	if (ix && ix->v == set->v &&
+	    ix->n == set->n) { /* the index is of the set as it is (apply's ids: 16,384 a set) */
+		for (i = ix->head[(size_t)spec_hash(match) & (ix->nb - 1)]; i; i = ix->next[i - 1])
+			if (xrl_spec_same_match(&set->v[i - 1], match))
+				found = (int)(i - 1); /* the chain runs from the last added: the first wins */
+		return found;
+	}
+	for (i = 0; i < set->n; i++)
+		if (xrl_spec_same_match(&set->v[i], match))
+			return (int)i;
+	return -1;
+}
+
 int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err, size_t len)
 {
 	struct xrl_ruleset_ix *ix = ix_of(set);
@@ -154,9 +163,9 @@ int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err
 	 * slot of its own (XRL_PROTO_IDX): never more than XRL_SELS. Rules of
 	 * several fields have maps of their own, as large as the set.
 	 */
-	kinds = xrl_spec_in_dsts(s) ? ix->dsts :
-	        s->kind >= 0 && (size_t)s->kind < sizeof(ix->kind) / sizeof(ix->kind[0]) ? ix->kind[s->kind] :
-										     0;
+	kinds = xrl_spec_in_dsts(s)							 ? ix->dsts :
+		s->kind >= 0 && (size_t)s->kind < sizeof(ix->kind) / sizeof(ix->kind[0]) ? ix->kind[s->kind] :
+											   0;
 	if (s->kind != XRL_KIND_PROTO && s->kind != XRL_KIND_MATCH && kinds >= XRL_MAX_RULES)
 		return fail(err, len, "too many %s rules: at most %d",
 			    xrl_spec_in_dsts(s) ? "dst and narrowed port" : xrl_kind_word(s->kind), XRL_MAX_RULES);
