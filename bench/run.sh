@@ -22,15 +22,17 @@
 # XRLB_ONLY=sets (only the named sets' rows and those they are measured against: about 2 minutes).
 # XRLB_ONLY=capture (only the capture rows, off against on: about a minute).
 # XRLB_ONLY=floor (only the floors of a table of states and the 100k rows: about 2 minutes).
+# XRLB_ONLY=match (only the rules of several fields' rows: 1000 of six fields, 16,384 applied
+# under a flood, and what they are measured against: about 2 minutes).
 # The defaults take about
 # 15 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
 # The rows asked for, before waiting for the lab.
 case ${XRLB_ONLY:-} in
-'' | sketch | proto | dst | bytes | upgrade | special | sets | capture | floor) ;;
+'' | sketch | proto | dst | bytes | upgrade | special | sets | capture | floor | match) ;;
 *)
-	echo "bench: XRLB_ONLY=$XRLB_ONLY names no rows: give sketch, proto, dst, bytes, upgrade, special, sets, capture or floor" >&2
+	echo "bench: XRLB_ONLY=$XRLB_ONLY names no rows: give sketch, proto, dst, bytes, upgrade, special, sets, capture, floor or match" >&2
 	exit 2
 	;;
 esac
@@ -306,6 +308,18 @@ head -n 1000 "$RULES/set1m-1.txt" >"$RULES/set1k.txt"
 for f in set1k set1m-1 set1m-2 set1m-3; do
 	printf 'set feed file %s.txt\nprefix @feed rate %s/s per-source\n' $f $OVER_RATE >"$RULES/$f"
 	printf 'set feed file %s.txt\nprefix @feed rate %s/s per-source\n' $f $ACC_RATE >"$RULES/acc-$f"
+done
+# Rules of several fields, six each, that the generator's frames (UDP from port 40000 to 9, TTL 64,
+# 64 bytes, DSCP 0) meet: one over, as the port rule of "over"; 1000 apart by their destination
+# ports (9 to 1008), one met; 16,384 so (9 to 16392) at the accuracy rows' limit, twice (another
+# TTL range: other rules), which an apply swaps under a flood (issue 34).
+SIX="sport 40000 ttl 1-128 length 20-1500 dscp 0"
+echo "proto udp dport 9 $SIX rate $OVER_RATE/s per-source" >"$RULES/match1"
+seq 9 1008 | awk -v s="$SIX" -v r=$OVER_RATE '{ printf "proto udp dport %d %s rate %d/s per-source\n", $1, s, r }' \
+	>"$RULES/match1k"
+for t in 128 255; do
+	seq 9 16392 | awk -v t=$t -v r=$ACC_RATE '{ printf "proto udp dport %d sport 40000 ttl 1-%d length 20-1500 dscp 0 rate %d/s per-source\n", $1, t, r }' \
+		>"$RULES/match16k-$t"
 done
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
@@ -634,6 +648,45 @@ sets_apply() {
 	done
 }
 
+# The rules of several fields' rows, beside the port rule's "over" (same limit, one source): one
+# rule of six fields, and 1000 of them (a port each) with one met.
+match_rows() {
+	local rep=$1
+
+	xrl_load precise
+	xrl_apply "$RULES/match1"
+	cost "$rep" "precise-match1" "link:$XRL_PIN/link"
+	xrl_apply "$RULES/match1k"
+	cost "$rep" "precise-match1k" "link:$XRL_PIN/link"
+	xrl_unload
+}
+
+# match_swaps REP: 16,384 rules of six fields applied over a port rule (the maps grown: the program
+# swapped), then 16,384 others over them (the maps as they are); each apply's seconds.
+match_swaps() {
+	local rep=$1 t row
+
+	for row in grow:match16k-128 again:match16k-255; do
+		sleep 1
+		t=$(date +%s%N)
+		xrl_apply "$RULES/${row#*:}"
+		record match apply "$rep" "${row%%:*}_s" "$(awk -v n=$(($(date +%s%N) - t)) 'BEGIN { printf "%.3f", n / 1e9 }')"
+	done
+}
+
+# 16,384 rules of six fields applied under a flood (under_flood), twice (match_swaps).
+match_apply() {
+	local rep
+
+	for rep in $(seq 1 "$ACC_REPS"); do
+		log "match: apply of 16,384 rules of six fields under a flood, run $rep"
+		xrl_load precise
+		xrl_apply "$RULES/acc"
+		under_flood match apply "$rep" match_swaps "$rep"
+		xrl_unload
+	done
+}
+
 # What a capture costs the data path: 1 source over its limit on every CPU, with no capture running
 # (the flag off: one array lookup and one load a frame), then with one running on the dropped frames
 # at its default budget (1000 a second a CPU: past it, frames are counted and not copied), written to
@@ -730,7 +783,7 @@ for rep in $(seq 1 "$REPS"); do
 	[ "$ONLY" = upgrade ] && break
 	if [ -n "$ONLY" ]; then
 		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows, special_rows, sets_rows, capture_rows,
-		# floor_rows) and what they are measured against.
+		# floor_rows, match_rows) and what they are measured against.
 		bare_attach drop
 		rate "$rep" drop-all all 1
 		cost "$rep" drop drop
@@ -799,6 +852,7 @@ for rep in $(seq 1 "$REPS"); do
 	special_rows "$rep"
 	sets_rows "$rep"
 	capture_rows "$rep"
+	match_rows "$rep"
 
 	# nftables and iptables, behind bare XDP_PASS.
 	bare_attach pass
@@ -827,6 +881,9 @@ if [ -z "$ONLY" ] || [ "$ONLY" = upgrade ]; then
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = sets ]; then
 	sets_apply
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = match ]; then
+	match_apply
 fi
 
 footprint

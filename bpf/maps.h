@@ -137,7 +137,10 @@ struct {
 	__type(value, struct xrl_ctl);
 } xrl_ctl SEC(".maps");
 
-/* Per rule id: a global rule's allowance, set by the sync agent (an array: the lookup is inlined). */
+/*
+ * Per rule id: a global rule's allowance, set by the sync agent (an array:
+ * the lookup is inlined). Sized at load as xrl_rule_stats.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, XRL_MAX_RULE_IDS);

@@ -15,9 +15,10 @@ struct {
 	__type(value, struct xrl_match_cfg);
 } xrl_match_cfgs SEC(".maps");
 
+/* Both sized at load for the rules (XRL_MATCH_SLOT), grown by apply. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2 * XRL_MATCH_MAX);
+	__uint(max_entries, XRL_MATCH_SLOTS_MIN);
 	__type(key, __u32);
 	__type(value, struct xrl_match_rule);
 } xrl_match_rules SEC(".maps");
@@ -25,7 +26,7 @@ struct {
 /* Userspace's only: what dump writes back. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2 * XRL_MATCH_MAX);
+	__uint(max_entries, XRL_MATCH_SLOTS_MIN);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, XRL_MATCH_SPEC_BYTES);
 } xrl_match_specs SEC(".maps");

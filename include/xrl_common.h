@@ -15,9 +15,9 @@
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
-#define XRL_MAX_RULES 4096    /* per map (port, prefix, dst) and per rule set */
-#define XRL_MAX_RULE_IDS 8192 /* counter slots: two sets' worth, at most (the loader sizes them) */
-#define XRL_MIN_RULE_IDS 256  /* ... at least */
+#define XRL_MAX_RULES 4096     /* per map (port, prefix, dst) */
+#define XRL_MAX_RULE_IDS 32768 /* counter slots: two sets' worth, at most (the loader sizes them) */
+#define XRL_MIN_RULE_IDS 256   /* ... at least */
 #define XRL_DEFAULT_KEYS 65536
 #define XRL_LATCH_BITS 10
 #define XRL_LATCHES (1 << XRL_LATCH_BITS) /* per CPU: keys known to be over their limit */

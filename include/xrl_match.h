@@ -7,7 +7,8 @@
  *  - xrl_match_cfgs, a set an entry: its classifier's configuration and
  *    what the rules ask past the classifier;
  *  - xrl_match_rules, a rule a bit: XRL_MATCH_SLOT(set, bit), the rule and
- *    the checks the classifier does not make (addresses, the fingerprint);
+ *    the checks the classifier does not make (addresses, the fingerprint),
+ *    sized for the rules;
  *  - xrl_match_specs, the same slots: the rule as written, for dump (the
  *    classifier's tables cannot be read back into rules);
  *  - xrl_match_tmp, per CPU: one packet's classification and judgements.
@@ -25,9 +26,17 @@
 #define XRL_MAP_MATCH_SPECS "xrl_match_specs"
 #define XRL_MAP_MATCH_TMP "xrl_match_tmp"
 
-/* Match rules a set holds at most (a power of 2): their maps are fixed (rules and specs 1.85 MB, both sets). */
-#define XRL_MATCH_MAX 1024
-#define XRL_MATCH_SLOT(set, bit) (((__u32)(set)&1) * XRL_MATCH_MAX + ((__u32)(bit) & (XRL_MATCH_MAX - 1)))
+/* Match rules a set holds at most: as many as the classifier's table. */
+#define XRL_MATCH_MAX XRL_LBVS_MAX_RULES
+/*
+ * Rule bit of a set is entry XRL_MATCH_SLOT(set, bit) of xrl_match_rules
+ * and xrl_match_specs, which are sized at load (2 entries a rule, both sets,
+ * XRL_MATCH_SLOTS_MIN at least) and grown by apply as xrl_lbvs_bits is: the
+ * sets interleave, so that a set's rules stay where they are when the maps
+ * grow. A slot past the maps' end is no rule (the lookup fails).
+ */
+#define XRL_MATCH_SLOT(set, bit) (((__u32)(set)&1) + 2 * ((__u32)(bit) & (XRL_MATCH_MAX - 1)))
+#define XRL_MATCH_SLOTS_MIN 128
 /*
  * A set's class arrays start at XRL_LBVS_CLS_WORDS * set in xrl_lbvs_cls;
  * its class c (the builder's numbering) is entry XRL_MATCH_BITS_IX(set, c)

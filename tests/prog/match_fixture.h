@@ -15,9 +15,10 @@
 #define XRL_IP_OFFSET 0x1FFF
 #define XRL_IP_MF 0x2000
 
-/* The bitmaps as the loader sizes them for XRL_MATCH_MAX rules and many classes. */
+/* The bitmaps and the rules' maps as the loader sizes them for 1024 rules and many classes. */
 #define MFX_STRIDE 17
 #define MFX_ENTRIES 8192
+#define MFX_SLOTS 2048
 
 static inline struct xrl_match_fds mfx_fds(struct fx *f)
 {
@@ -25,18 +26,23 @@ static inline struct xrl_match_fds mfx_fds(struct fx *f)
 		bpf_map__fd(f->skel->maps.xrl_lbvs_cls),	   bpf_map__fd(f->skel->maps.xrl_lbvs_bits),
 		bpf_map__fd(f->skel->maps.xrl_match_cfgs),	   bpf_map__fd(f->skel->maps.xrl_match_rules),
 		bpf_map__fd(f->skel->maps.xrl_match_specs),	   bpf_map__value_size(f->skel->maps.xrl_lbvs_bits) / 8,
-		bpf_map__max_entries(f->skel->maps.xrl_lbvs_bits),
+		bpf_map__max_entries(f->skel->maps.xrl_lbvs_bits), bpf_map__max_entries(f->skel->maps.xrl_match_rules),
 	};
 }
 
-/* f opened (fx_open), its bitmaps sized as the loader sizes them: stride words a value, entries. */
-static inline void mfx_size(struct fx *f, __u32 stride, __u32 entries)
+/*
+ * f opened (fx_open), its bitmaps sized as the loader sizes them (stride
+ * words a value, entries), its rules' maps slots entries.
+ */
+static inline void mfx_size(struct fx *f, __u32 stride, __u32 entries, __u32 slots)
 {
 	if (!f->skel)
 		return;
 	f->skel->rodata->xrl_lbvs_stride = stride;
 	bpf_map__set_value_size(f->skel->maps.xrl_lbvs_bits, stride * 8);
 	bpf_map__set_max_entries(f->skel->maps.xrl_lbvs_bits, entries);
+	bpf_map__set_max_entries(f->skel->maps.xrl_match_rules, slots);
+	bpf_map__set_max_entries(f->skel->maps.xrl_match_specs, slots);
 }
 
 /* Loads f once, its bitmaps sized; every test then starts with no rule of any kind. */
@@ -46,7 +52,7 @@ static inline int mfx_setup(void **state, struct fx *f)
 
 	if (!f->loaded) {
 		fx_open(f, XRL_MALPOL_EVASIVE);
-		mfx_size(f, MFX_STRIDE, MFX_ENTRIES);
+		mfx_size(f, MFX_STRIDE, MFX_ENTRIES, MFX_SLOTS);
 		fx_load_opened(f);
 	}
 	fx_setup(state, f, XRL_MALPOL_EVASIVE);

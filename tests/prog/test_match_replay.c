@@ -195,7 +195,8 @@ static __u64 explain_meets(struct fx *f, const struct xrl_ruleset *set, const st
 			      .match_rules = mf.rules,
 			      .match_specs = mf.specs,
 			      .lbvs_stride = mf.stride,
-			      .lbvs_entries = mf.entries };
+			      .lbvs_entries = mf.entries,
+			      .match_slots = mf.slots };
 	struct xrl_match_meets mm;
 	__u64 met = 0;
 	size_t i, r;

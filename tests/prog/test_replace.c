@@ -3,9 +3,9 @@
  * A replace that moves the rings to other cells (user/lib/life/carry.c), under
  * BPF_PROG_TEST_RUN: the old program's maps pinned as a loaded instance's,
  * the new program planned, loaded and filled from them as replace.c does,
- * then run before the carry finishes, as after the swap; and one that grows
- * the classifier's bitmaps, the rules of several fields in force judged by
- * the new program. Needs root. A replace under real traffic is in
+ * then run before the carry finishes, as after the swap; and those that grow
+ * the classifier's bitmaps and the rules' maps, the rules of several fields
+ * in force judged by the new program. Needs root. A replace under real traffic is in
  * tests/e2e/rings_grow.sh.
  */
 #define _GNU_SOURCE
@@ -28,6 +28,8 @@
 static struct fx fx_old = { .cells = 3 };
 /* One with the classifier's bitmaps as a load with few rules of several fields sizes them. */
 static struct fx fx_small;
+/* One with the bitmaps and the rules' maps as a load of 1000 rules of several fields sizes them. */
+static struct fx fx_mid;
 
 /* The instance pinned from fx_old, and the carry to a program of rings of 11 cells. */
 static struct {
@@ -35,7 +37,7 @@ static struct {
 	struct xrl_carry c;
 	struct fx n;
 	struct fx *old;
-	__u32 stride, entries; /* the new program's bitmaps; 0: as the object has them */
+	__u32 stride, entries, slots; /* the new program's bitmaps and rules' maps; 0: as the object has them */
 } rp;
 
 static int setup(void **state)
@@ -53,10 +55,23 @@ static int setup_small(void **state)
 	rp.old = &fx_small;
 	if (!fx_small.loaded) {
 		fx_open(&fx_small, XRL_MALPOL_EVASIVE);
-		mfx_size(&fx_small, 2, 64);
+		mfx_size(&fx_small, 2, 64, XRL_MATCH_SLOTS_MIN);
 		fx_load_opened(&fx_small);
 	}
 	return fx_setup(state, &fx_small, XRL_MALPOL_EVASIVE);
+}
+
+static int setup_mid(void **state)
+{
+	memset(&rp, 0, sizeof(rp));
+	rp.c.ctl = -1;
+	rp.old = &fx_mid;
+	if (!fx_mid.loaded) {
+		fx_open(&fx_mid, XRL_MALPOL_EVASIVE);
+		mfx_size(&fx_mid, 17, 4096, 2048);
+		fx_load_opened(&fx_mid);
+	}
+	return fx_setup(state, &fx_mid, XRL_MALPOL_EVASIVE);
 }
 
 /* The old program's maps pinned as a load pins them, its latches placed by latch_slots; unpinned by teardown. */
@@ -99,7 +114,7 @@ static void carry_to(__u32 cells)
 	fx_open(&rp.n, 0);
 	assert_non_null(rp.n.skel);
 	if (rp.stride)
-		mfx_size(&rp.n, rp.stride, rp.entries);
+		mfx_size(&rp.n, rp.stride, rp.entries, rp.slots ?: XRL_MATCH_SLOTS_MIN);
 	if (xrl_carry_plan(&rp.c, rp.n.skel->obj, err, sizeof(err)))
 		fail_msg("carry plan: %s", err);
 	fx_load_opened(&rp.n);
@@ -131,6 +146,7 @@ static int group_teardown(void **state)
 	(void)state;
 	xdp_ratelimit_bpf__destroy(fx_old.skel);
 	xdp_ratelimit_bpf__destroy(fx_small.skel);
+	xdp_ratelimit_bpf__destroy(fx_mid.skel);
 	return 0;
 }
 
@@ -264,12 +280,112 @@ static void test_grow_keeps_match_rules(void **state)
 	xrl_ruleset_free(&set);
 }
 
+/* n rules of two fields, a destination port each from 10000, 3 packets a second each. */
+static char *port_rules(int n)
+{
+	char *text = calloc((size_t)n, 64);
+	size_t len = 0;
+	int i;
+
+	assert_non_null(text);
+	for (i = 0; i < n; i++)
+		len += (size_t)sprintf(text + len, "proto udp dport %d ttl 1-128 rate 3/s aggregate\n", 10000 + i);
+	return text;
+}
+
+/* The packet the rule of mb's last bit (the last slot it takes) meets. */
+static struct mpkt last_bit_pkt(const struct xrl_ruleset *set, const struct xrl_match_built *mb)
+{
+	const struct xrl_spec *s = &set->v[mb->spec[mb->b.rule_of[mb->n - 1]]];
+
+	return (struct mpkt){ .src = "198.51.100.7",
+			      .dst = "203.0.113.1",
+			      .proto = XRL_PROTO_UDP,
+			      .sport = 5000,
+			      .dport = s->m.dport.r[0].lo,
+			      .len = 64 };
+}
+
+/*
+ * apply grows the rules' maps past 1024 rules a set (2048 slots to 4096)
+ * with the bitmaps, through a replace: the 1000 rules in force stay
+ * judged, their windows where they were, dump reads them back; the new
+ * maps then take 2000 rules in the other set (the old ones could not),
+ * judged once it is switched to, a rule past bit 1024 among them.
+ */
+static void test_grow_rules_past_1024(void **state)
+{
+	struct fx *o = fx_get(state);
+	struct xrl_ruleset set, set2, back = {};
+	struct xrl_match_built mb, mb2;
+	struct xrl_match_fds mf;
+	struct mpkt p, p2;
+	struct xrl_ctl ctl;
+	char err[XRL_ERRLEN], *text;
+	__u32 zero = 0;
+	__u8 other;
+
+	text = port_rules(1000);
+	mfx_parse(o, text, &set);
+	free(text);
+	if (mfx_write(o, &set, &mb, err, sizeof(err)))
+		fail_msg("%s", err);
+	p = last_bit_pkt(&set, &mb);
+	assert_int_equal(mrun(o, &p, 2), 2);
+	text = port_rules(2000);
+	mfx_parse(o, text, &set2);
+	free(text);
+	assert_int_equal(xrl_match_build(&set2, &mb2, err, sizeof(err)), 0);
+	assert_true(xrl_match_slots_for(&mb2) > 2048);
+	mf = mfx_fds(o);
+	other = !o->set;
+	assert_int_equal(xrl_match_write(&mf, other, &set2, &mb2), -ENOSPC);
+	pin_old(o, XRL_LATCH_SLOTS);
+	rp.stride = xrl_match_stride_for(&mb2);
+	rp.entries = xrl_match_entries_for(&mb2);
+	rp.slots = xrl_match_slots_for(&mb2);
+	carry_to(XRL_MAX_CELLS);
+	assert_int_equal(xrl_carry_map_of(&rp.c, XRL_MAP_MATCH_RULES)->how, XRL_CARRY_ARRAY);
+	assert_int_equal(xrl_carry_map_of(&rp.c, XRL_MAP_MATCH_SPECS)->how, XRL_CARRY_ARRAY);
+	/* The same window: one more of its 3 passes, then blocks. */
+	set_now(&rp.n, T0);
+	assert_int_equal(mrun(&rp.n, &p, 3), 1);
+	xrl_carry_finish(&rp.c);
+	mf = mfx_fds(&rp.n);
+	assert_int_equal(mf.slots, 4096);
+	assert_int_equal(xrl_match_read(&mf, o->set, &back), 0);
+	assert_int_equal(back.n, 1000);
+	/* The other set, 2000 rules, then the switch to it: the last bit's rule its own window. */
+	assert_int_equal(xrl_match_write(&mf, other, &set2, &mb2), 0);
+	assert_true(mb2.b.bit_of[mb2.b.rule_of[mb2.n - 1]] >= 1024);
+	p2 = last_bit_pkt(&set2, &mb2);
+	assert_int_equal(bpf_map_lookup_elem(rp.n.ctl, &zero, &ctl), 0);
+	ctl.active_set = other;
+	assert_int_equal(bpf_map_update_elem(rp.n.ctl, &zero, &ctl, BPF_ANY), 0);
+	assert_int_equal(mrun(&rp.n, &p2, 4), 3);
+	assert_int_equal(mrun(&rp.n,
+			      &(struct mpkt){ .src = "198.51.100.7",
+					      .dst = "203.0.113.1",
+					      .proto = XRL_PROTO_UDP,
+					      .sport = 5000,
+					      .dport = 9999,
+					      .len = 64 },
+			      4),
+			 4);
+	xrl_ruleset_free(&back);
+	xrl_match_built_free(&mb);
+	xrl_match_built_free(&mb2);
+	xrl_ruleset_free(&set);
+	xrl_ruleset_free(&set2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_grow_keeps_latched_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_older_slots_keep_latched_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_grow_keeps_match_rules, setup_small, teardown),
+		cmocka_unit_test_setup_teardown(test_grow_rules_past_1024, setup_mid, teardown),
 	};
 
 	fx_init();

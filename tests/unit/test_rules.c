@@ -1162,6 +1162,23 @@ static char *many_ports(int n, const char *extra)
 	return text;
 }
 
+/* n port rules, then n2 rules of several fields (a port each), then extra. */
+static char *many_rules(int n, int n2, const char *extra)
+{
+	char *ports = many_ports(n, "");
+	size_t cap = strlen(ports) + (size_t)n2 * 48 + strlen(extra) + 1, off;
+	char *text = malloc(cap);
+	int i;
+
+	assert_non_null(text);
+	off = (size_t)snprintf(text, cap, "%s", ports);
+	for (i = 1; i <= n2; i++)
+		off += (size_t)snprintf(text + off, cap - off, "proto udp dport %d rate 100/s\n", i);
+	snprintf(text + off, cap - off, "%s", extra);
+	free(ports);
+	return text;
+}
+
 static void test_file_too_many(void **state)
 {
 	struct xrl_ruleset set = {};
@@ -1169,16 +1186,25 @@ static void test_file_too_many(void **state)
 	char *text;
 
 	(void)state;
-	/* XRL_MAX_SET_RULES of both kinds together: a set that can always replace another */
-	text = many_ports(XRL_MAX_SET_RULES - 2, "prefix 10.0.0.0/8 rate 1/s\nprefix 2001:db8::/32 allow\n");
+	/* XRL_MAX_SET_RULES of every kind together: a set that can always replace another */
+	text = many_rules(XRL_MAX_RULES, XRL_MAX_SET_RULES - XRL_MAX_RULES - 2,
+			  "prefix 10.0.0.0/8 rate 1/s\nprefix 2001:db8::/32 allow\n");
 	if (parse_text(text, "big.rules", &set, err))
 		fail_msg("refused: %s", err);
 	assert_int_equal(set.n, XRL_MAX_SET_RULES);
 	xrl_ruleset_free(&set);
 	free(text);
 
+	/* A map's rules: XRL_MAX_RULES port rules, one more refused. */
+	text = many_ports(XRL_MAX_RULES + 1, "");
+	assert_int_equal(parse_text(text, "big.rules", &set, err), -EINVAL);
+	snprintf(want, sizeof(want), "big.rules:%d: too many port rules: at most %d", XRL_MAX_RULES + 1, XRL_MAX_RULES);
+	assert_contains(err, want);
+	free(text);
+
 	/* one more rule is refused, naming its line: with a prefix rule as with a port rule */
-	text = many_ports(XRL_MAX_SET_RULES - 1, "prefix 10.0.0.0/8 rate 1/s\nprefix 2001:db8::/32 allow\n");
+	text = many_rules(XRL_MAX_RULES, XRL_MAX_SET_RULES - XRL_MAX_RULES - 1,
+			  "prefix 10.0.0.0/8 rate 1/s\nprefix 2001:db8::/32 allow\n");
 	assert_int_equal(parse_text(text, "big.rules", &set, err), -EINVAL);
 	snprintf(want, sizeof(want), "big.rules:%d: ", XRL_MAX_SET_RULES + 1);
 	assert_contains(err, want);
@@ -1187,6 +1213,36 @@ static void test_file_too_many(void **state)
 	assert_int_equal(set.n, 0);
 	assert_null(set.v);
 	free(text);
+}
+
+/*
+ * Among thousands of rules (found by their index, not by a scan): a rule of
+ * several fields written again in another order of words is refused, naming
+ * the first; one deleted by hand (n lowered, as rule del does) can be added
+ * again.
+ */
+static void test_duplicate_among_many(void **state)
+{
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN], *text = many_rules(2000, 3000, "dport 2500 proto udp rate 1/s\n");
+	struct xrl_spec last;
+
+	(void)state;
+	assert_int_equal(parse_text(text, "many.rules", &set, err), -EINVAL);
+	assert_contains(err, "many.rules:5001: 'proto udp dport 2500' is already given on line 4500");
+	free(text);
+	text = many_rules(10, 3000, "");
+	if (parse_text(text, "many.rules", &set, err))
+		fail_msg("refused: %s", err);
+	free(text);
+	last = set.v[set.n - 1];
+	assert_int_equal(xrl_ruleset_add(&set, &last, err, sizeof(err)), -EINVAL);
+	assert_contains(err, "is already given on line 3010");
+	set.n--;
+	if (xrl_ruleset_add(&set, &last, err, sizeof(err)))
+		fail_msg("refused: %s", err);
+	assert_int_equal(set.n, 3010);
+	xrl_ruleset_free(&set);
 }
 
 static void test_file_long_line(void **state)
@@ -1347,6 +1403,7 @@ int main(void)
 		cmocka_unit_test(test_file_empty),
 		cmocka_unit_test(test_file_bad_line),
 		cmocka_unit_test(test_file_duplicates),
+		cmocka_unit_test(test_duplicate_among_many),
 		cmocka_unit_test(test_ruleset_add),
 		cmocka_unit_test(test_rule_global),
 		cmocka_unit_test(test_file_too_many),

@@ -28,7 +28,7 @@ static const struct cli_opt memory_opts[] = {
 	CLI_OPT(struct memory_opts, buckets, "buckets", UINT, .arg = "N", .min = 1, .max = XRL_MAX_BUCKETS,
 		.what = "a bucket count",
 		.help = "the most buckets a window of the rules has (a ring keeps one more); default 2"),
-	CLI_OPT(struct memory_opts, rules, "rules", UINT, .arg = "N", .min = 0, .max = XRL_MAX_RULES,
+	CLI_OPT(struct memory_opts, rules, "rules", UINT, .arg = "N", .min = 0, .max = XRL_MAX_RULE_IDS / 2,
 		.what = "a rule count",
 		.help = "rules in force: their counter slots are sized for twice as many, 256 at least;\n"
 			"default 0"),

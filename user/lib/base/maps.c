@@ -280,6 +280,8 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 		}
 		if (!strcmp(wanted[i].name, XRL_MAP_RULE_STATS))
 			m->rule_ids = info.max_entries;
+		if (!strcmp(wanted[i].name, XRL_MAP_MATCH_RULES))
+			m->match_slots = info.max_entries;
 		if (!strcmp(wanted[i].name, XRL_MAP_LBVS_BITS)) {
 			m->lbvs_stride = info.value_size / 8;
 			m->lbvs_entries = info.max_entries;

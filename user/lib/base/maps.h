@@ -17,6 +17,7 @@ struct xrl_maps {
 	int lbvs_cls, lbvs_bits, match_cfgs, match_rules, match_specs, match_tmp;
 	__u32 lbvs_stride;  /* words a value of xrl_lbvs_bits, as loaded */
 	__u32 lbvs_entries; /* its entries: both sets' classes, interleaved (XRL_MATCH_BITS_IX) */
+	__u32 match_slots;  /* the entries of xrl_match_rules and _specs, as loaded (XRL_MATCH_SLOT) */
 	int lock;	    /* the pin folder, flocked while rules change */
 	int ncpus;
 	__u32 cells;	      /* the cells of every ring (xrl_state's, xrl_rule_stats'), as loaded */

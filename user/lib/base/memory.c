@@ -8,6 +8,7 @@
 #include "base/memory.h"
 #include "xrl_common.h"
 #include "xrl_lpm.h"
+#include "xrl_match.h"
 #include "xdp_ratelimit.skel.h"
 #include "base/err.h"
 
@@ -137,9 +138,11 @@ int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sket
 		return xrl_fail(-errno, err, len, "cannot open the BPF object: %s", strerror(errno));
 	bpf_map__set_value_size(skel->maps.xrl_state, xrl_state_size(cells));
 	bpf_map__set_value_size(skel->maps.xrl_rule_stats, xrl_rule_stats_size(cells));
-	/* The classifier's bitmaps as a load without rules of several fields sizes them (program.c). */
+	/* The classifier's bitmaps and the rules' maps as a load without rules of several fields sizes them (program.c). */
 	bpf_map__set_value_size(skel->maps.xrl_lbvs_bits, 2 * 8);
 	bpf_map__set_max_entries(skel->maps.xrl_lbvs_bits, 64);
+	bpf_map__set_max_entries(skel->maps.xrl_match_rules, XRL_MATCH_SLOTS_MIN);
+	bpf_map__set_max_entries(skel->maps.xrl_match_specs, XRL_MATCH_SLOTS_MIN);
 	bpf_object__for_each_map(m, skel->obj)
 	{
 		__u32 n = bpf_map__max_entries(m);
@@ -157,7 +160,7 @@ int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sket
 			n = (__u32)(2 * XRL_SET_ITEM_WORDS(prefixes));
 		else if (m == skel->maps.xrl_dsts)
 			n = dsts;
-		else if (m == skel->maps.xrl_rule_stats)
+		else if (m == skel->maps.xrl_rule_stats || m == skel->maps.xrl_fleet)
 			n = rule_ids;
 		e = &out->map[out->n++];
 		snprintf(e->name, sizeof(e->name), "%s", bpf_map__name(m));

@@ -17,6 +17,7 @@
 struct xrl_match_fds {
 	int cls, bits, cfgs, rules, specs;
 	__u32 stride, entries; /* xrl_lbvs_bits' value in words, its entries */
+	__u32 slots;	       /* the entries of xrl_match_rules and xrl_match_specs */
 };
 
 /* m's; -ENOENT when the instance has none (a build before the rules of several fields made it). */
@@ -43,13 +44,15 @@ void xrl_match_built_free(struct xrl_match_built *mb);
 /* xrl_match_build's checks alone, for a rules file before any interface is read. */
 int xrl_match_check(const struct xrl_ruleset *set, char *err, size_t len);
 
-/* The stride and entries of xrl_lbvs_bits that hold mb in either set. */
+/* The stride and entries of xrl_lbvs_bits, the entries of xrl_match_rules and _specs, that hold mb in either set. */
 __u32 xrl_match_stride_for(const struct xrl_match_built *mb);
 __u32 xrl_match_entries_for(const struct xrl_match_built *mb);
+__u32 xrl_match_slots_for(const struct xrl_match_built *mb);
 
 /*
  * Writes mb (of rule set rs) into set's half of the maps, its configuration
- * last: -ENOSPC when xrl_lbvs_bits is too small (apply grows it first).
+ * last: -ENOSPC when xrl_lbvs_bits or the rules' maps are too small (apply
+ * grows them first).
  */
 int xrl_match_write(const struct xrl_match_fds *f, __u8 set, const struct xrl_ruleset *rs,
 		    const struct xrl_match_built *mb);

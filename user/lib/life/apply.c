@@ -163,8 +163,8 @@ int xrl_rules_check(struct xrl_maps *m, struct xrl_ruleset *set, char *err, size
 
 /*
  * Swaps in a program that carries features (replace.c), with rings of cells
- * cells, ids counter slots and the classifier's bitmaps of msize (words a
- * value, entries), the instance's lock held; sw counts it. The
+ * cells, ids counter slots, the classifier's bitmaps and the rules' maps of
+ * msize (words a value, entries; the rules' entries), the instance's lock held; sw counts it. The
  * other settings are the running program's. Maps it made anew (the rings,
  * the slots) are m's from then on, and ctl is read again.
  */
@@ -179,6 +179,7 @@ static int swap_program(struct xrl_maps *m, struct xrl_ctl *ctl, __u32 features,
 		.rule_ids = ids,
 		.match_stride = msize[0],
 		.match_entries = msize[1],
+		.match_slots = msize[2],
 	};
 	int ret;
 
@@ -200,7 +201,7 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 {
 	struct xrl_match_built mb = {};
 	struct xrl_match_fds mf;
-	__u32 msize[2];
+	__u32 msize[3];
 	struct xrl_ruleset active = {};
 	struct xrl_lpm_map lm = {};
 	struct xrl_apply_swap none, *sw = swap ? swap : &none;
@@ -247,9 +248,10 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 	cells = xrl_ruleset_cells(set) > m->cells ? xrl_ruleset_cells(set) : m->cells;
 	ids = xrl_rule_ids_for((__u32)((active.n + set->n + 1) / 2));
 	ids = ids > m->rule_ids ? ids : m->rule_ids;
-	/* The classifier's bitmaps hold the set in force already: at least as large, and what the new one needs. */
+	/* The classifier's bitmaps and the rules' maps hold the set in force already: at least as large, and what the new one needs. */
 	msize[0] = xrl_match_stride_for(&mb) > m->lbvs_stride ? xrl_match_stride_for(&mb) : m->lbvs_stride;
 	msize[1] = xrl_match_entries_for(&mb) > m->lbvs_entries ? xrl_match_entries_for(&mb) : m->lbvs_entries;
+	msize[2] = xrl_match_slots_for(&mb) > m->match_slots ? xrl_match_slots_for(&mb) : m->match_slots;
 	ret = xrl_features_running(m->dir, &sw->before, &sw->prog_id);
 	sw->after = sw->before;
 	if (ret == -ENOENT) {
@@ -260,7 +262,8 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 			 "cannot read what the running program carries (its link under %s): %s; nothing was applied",
 			 m->dir, strerror(-ret));
 	} else if ((sw->before & need) != need || cells > m->cells || ids > m->rule_ids ||
-		   (mb.n && (m->lbvs_bits < 0 || msize[0] > m->lbvs_stride || msize[1] > m->lbvs_entries))) {
+		   (mb.n && (m->lbvs_bits < 0 || msize[0] > m->lbvs_stride || msize[1] > m->lbvs_entries ||
+			     msize[2] > m->match_slots))) {
 		ret = swap_program(m, &ctl, (sw->before & need) != need ? need : sw->before, cells, ids, msize, sw, err,
 				   len);
 		if (ret)
@@ -329,6 +332,7 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 	/* The rules are in force: a program left carrying more judges them all the same, at a cost. */
 	msize[0] = m->lbvs_stride;
 	msize[1] = m->lbvs_entries;
+	msize[2] = m->match_slots;
 	if (sw->after != want &&
 	    swap_program(m, &ctl, want, m->cells, m->rule_ids, msize, sw, sw->note, sizeof(sw->note)))
 		snprintf(sw->note + strlen(sw->note), sizeof(sw->note) - strlen(sw->note),

@@ -163,8 +163,16 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 			return 0;
 		}
 	}
-	/* The classifier's bitmaps, grown for a rule set with more classes or rules (apply): their entries keep their place. */
-	if (same_k && cm->info.type == BPF_MAP_TYPE_ARRAY && !strcmp(cm->name, XRL_MAP_LBVS_BITS)) {
+	/*
+	 * The classifier's bitmaps, grown for a rule set with more classes or
+	 * rules (apply), the rules' maps, grown for more rules, and the
+	 * allowances, a counter slot each: their entries keep their place
+	 * (XRL_MATCH_BITS_IX, XRL_MATCH_SLOT, a rule's id, below the slots).
+	 */
+	if ((same_k && cm->info.type == BPF_MAP_TYPE_ARRAY && !strcmp(cm->name, XRL_MAP_LBVS_BITS)) ||
+	    (same_kv && cm->info.type == BPF_MAP_TYPE_ARRAY &&
+	     (!strcmp(cm->name, XRL_MAP_MATCH_RULES) || !strcmp(cm->name, XRL_MAP_MATCH_SPECS) ||
+	      !strcmp(cm->name, XRL_MAP_FLEET)))) {
 		cm->how = XRL_CARRY_ARRAY;
 		return 0;
 	}

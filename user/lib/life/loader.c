@@ -251,6 +251,7 @@ static int load_locked(struct xrl_load_opts *o, char *err, size_t len)
 			return ret;
 		o->match_stride = xrl_match_stride_for(&mb);
 		o->match_entries = xrl_match_entries_for(&mb);
+		o->match_slots = xrl_match_slots_for(&mb);
 		xrl_match_built_free(&mb);
 	}
 	ncpus = libbpf_num_possible_cpus();

@@ -13,6 +13,7 @@
 #include "read/stats.h"
 #include "xdp_ratelimit.skel.h"
 #include "xrl_lpm.h"
+#include "xrl_match.h"
 #include "xrl_sketch.h"
 
 int xrl_iface_mtu(const char *iface)
@@ -93,12 +94,15 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
 	 */
 	skel->rodata->xrl_cfg.cells = o->cells ?: XRL_MAX_CELLS;
 	bpf_map__set_max_entries(skel->maps.xrl_rule_stats, o->rule_ids ?: XRL_MAX_RULE_IDS);
+	bpf_map__set_max_entries(skel->maps.xrl_fleet, o->rule_ids ?: XRL_MAX_RULE_IDS);
 	bpf_map__set_value_size(skel->maps.xrl_state, xrl_state_size(skel->rodata->xrl_cfg.cells));
 	bpf_map__set_value_size(skel->maps.xrl_rule_stats, xrl_rule_stats_size(skel->rodata->xrl_cfg.cells));
 	/* The classifier's bitmaps, for the rules of several fields the sets hold (apply grows them: swap_program). */
 	skel->rodata->xrl_lbvs_stride = o->match_stride ?: 2;
 	bpf_map__set_value_size(skel->maps.xrl_lbvs_bits, skel->rodata->xrl_lbvs_stride * 8);
 	bpf_map__set_max_entries(skel->maps.xrl_lbvs_bits, o->match_entries ?: 64);
+	bpf_map__set_max_entries(skel->maps.xrl_match_rules, o->match_slots ?: XRL_MATCH_SLOTS_MIN);
+	bpf_map__set_max_entries(skel->maps.xrl_match_specs, o->match_slots ?: XRL_MATCH_SLOTS_MIN);
 	/* The range structure for the worst case of max_prefixes, each rule set's half (xrl_lpm.h). */
 	bpf_map__set_max_entries(skel->maps.xrl_lpm_ranges,
 				 (__u32)(2 * xrl_lpm_words(o->max_prefixes ?: XRL_PREFIXES_DEFAULT)));

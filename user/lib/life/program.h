@@ -27,10 +27,11 @@ struct xrl_load_opts {
 	/* The rules' counter slots (xrl_rule_ids_for); 0: as the rules need, or as the instance has. */
 	__u32 rule_ids;
 	/*
-	 * The classifier's bitmaps (xrl_lbvs_bits): words a value, entries
+	 * The classifier's bitmaps (xrl_lbvs_bits): words a value, entries;
+	 * the entries of the rules' maps (xrl_match_rules, _specs)
 	 * (codec/match_maps.h); 0: as the rules need, or as the instance has.
 	 */
-	__u32 match_stride, match_entries;
+	__u32 match_stride, match_entries, match_slots;
 	bool force; /* replace another XDP program */
 	/* Applied before the program is attached, so that it never runs without them; NULL: no rules. */
 	struct xrl_ruleset *rules;

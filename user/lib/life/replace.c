@@ -39,8 +39,8 @@ static __u32 pinned_entries(const char *dir, const char *name)
 }
 
 /*
- * The classifier's bitmaps: as the instance has them, or as apply asked
- * (XRL_LOAD_MATCH), and at least what the new rules need.
+ * The classifier's bitmaps and the rules' maps: as the instance has them,
+ * or as apply asked (XRL_LOAD_MATCH), and at least what the new rules need.
  */
 static int match_sizes(struct xrl_load_opts *o, const char *dir, char *err, size_t len)
 {
@@ -51,6 +51,7 @@ static int match_sizes(struct xrl_load_opts *o, const char *dir, char *err, size
 	if (!(o->given & XRL_LOAD_MATCH) && !xrl_pin_info(dir, XRL_MAP_LBVS_BITS, &info, sizeof(info))) {
 		o->match_stride = info.value_size / 8;
 		o->match_entries = info.max_entries;
+		o->match_slots = xrl_pin_info(dir, XRL_MAP_MATCH_RULES, &info, sizeof(info)) ? 0 : info.max_entries;
 	}
 	if (!o->rules)
 		return 0;
@@ -61,6 +62,8 @@ static int match_sizes(struct xrl_load_opts *o, const char *dir, char *err, size
 		o->match_stride = xrl_match_stride_for(&mb);
 	if (o->match_entries < xrl_match_entries_for(&mb))
 		o->match_entries = xrl_match_entries_for(&mb);
+	if (o->match_slots < xrl_match_slots_for(&mb))
+		o->match_slots = xrl_match_slots_for(&mb);
 	xrl_match_built_free(&mb);
 	return 0;
 }

@@ -11,11 +11,12 @@
 #include "rules/match.h"
 
 /*
- * Rules in one set, both kinds together: half the counter slots, which the set
- * in force and the next share, so that any set can replace any other.
+ * Rules in one set, every kind together: half the counter slots, which the
+ * set in force and the next share, so that any set can replace any other
+ * (16,384: as many rules of several fields as a set holds, XRL_MATCH_MAX).
  */
 #define XRL_MAX_SET_RULES (XRL_MAX_RULE_IDS / 2)
-/* Bytes of a rules file at most: 4096 rules of the longest line fit 4 times over. */
+/* Bytes of a rules file at most: 16,384 rules of 1 KB. */
 #define XRL_MAX_RULES_FILE (16 << 20)
 /* Bytes of a set file at most: 16M prefixes of 64 bytes a line. */
 #define XRL_MAX_SET_FILE (1ULL << 30)
@@ -112,12 +113,19 @@ struct xrl_load_line {
 	__u32 max_prefixes; /* of the prefix and dst rules, sets included (xrl_lpm.h) */
 };
 
+struct xrl_ruleset_ix;
 struct xrl_ruleset {
 	struct xrl_spec *v;
 	size_t n, cap;
 	struct xrl_pset *sets; /* the named sets the rules use */
 	size_t nsets;
 	struct xrl_load_line load; /* from a file's load line, if it has one */
+	/*
+	 * xrl_ruleset_add's index of v by match, so that a set of 16,384 rules
+	 * is not read in quadratic time: made again when v or n is not what it
+	 * indexed (a rule deleted by hand changes n).
+	 */
+	struct xrl_ruleset_ix *ix;
 };
 
 /* "100/s", "10k/s", "6000/min": count packets per unit. */

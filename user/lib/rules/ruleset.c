@@ -12,10 +12,116 @@
 #include "base/err.h"
 #include "xrl_lpm.h"
 
-int xrl_ruleset_find(const struct xrl_ruleset *set, const struct xrl_spec *match)
+/* The rules by match (xrl_spec_same_match): chains of a hash; and how many each map holds. */
+struct xrl_ruleset_ix {
+	const struct xrl_spec *v; /* what it indexes: v[0..n) */
+	size_t n, nb;		  /* nb buckets, a power of 2 */
+	size_t *head, *next;	  /* rule + 1 by bucket, the next rule + 1 in its chain; 0 ends */
+	size_t ncap;		  /* next's room */
+	size_t dsts, kind[8];	  /* rules in the dst trie; the others of each kind */
+};
+
+static __u64 hash_bytes(__u64 h, const void *p, size_t n)
 {
+	const unsigned char *b = p;
 	size_t i;
 
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Equal for rules xrl_spec_same_match finds the same: fields it compares exactly, a few. */
+static __u64 spec_hash(const struct xrl_spec *s)
+{
+	__u64 h = hash_bytes(0xcbf29ce484222325ULL, &s->kind, sizeof(s->kind));
+
+	if (s->kind == XRL_KIND_MATCH) {
+		const struct xrl_match *m = &s->m;
+
+		h = hash_bytes(h, &m->given, sizeof(m->given));
+		h = hash_bytes(h, &m->proto, sizeof(m->proto));
+		h = hash_bytes(h, m->dport.r, m->dport.n * sizeof(m->dport.r[0]));
+		h = hash_bytes(h, m->sport.r, m->sport.n * sizeof(m->sport.r[0]));
+		return hash_bytes(h, m->length.r, m->length.n * sizeof(m->length.r[0]));
+	}
+	if (s->kind == XRL_KIND_PROTO)
+		return hash_bytes(h, &s->sel, sizeof(s->sel));
+	if (s->kind == XRL_KIND_PORT) {
+		h = hash_bytes(h, &s->proto, sizeof(s->proto));
+		h = hash_bytes(h, &s->port, sizeof(s->port));
+	}
+	if (s->set[0])
+		return hash_bytes(h, s->set, strlen(s->set));
+	h = hash_bytes(h, &s->family, sizeof(s->family));
+	return hash_bytes(h, s->addr, sizeof(s->addr));
+}
+
+static void ix_free(struct xrl_ruleset_ix *ix)
+{
+	if (!ix)
+		return;
+	free(ix->head);
+	free(ix->next);
+	free(ix);
+}
+
+static void ix_count(struct xrl_ruleset_ix *ix, const struct xrl_spec *s, size_t i)
+{
+	size_t b = (size_t)spec_hash(s) & (ix->nb - 1);
+
+	ix->next[i] = ix->head[b];
+	ix->head[b] = i + 1;
+	if (xrl_spec_in_dsts(s))
+		ix->dsts++;
+	else if (s->kind >= 0 && (size_t)s->kind < sizeof(ix->kind) / sizeof(ix->kind[0]))
+		ix->kind[s->kind]++;
+}
+
+/* set's index, made again when it is not of set->v as it is, with room for one more rule; NULL: out of memory. */
+static struct xrl_ruleset_ix *ix_of(struct xrl_ruleset *set)
+{
+	struct xrl_ruleset_ix *ix = set->ix;
+	size_t i, nb = 64;
+
+	if (ix && ix->v == set->v && ix->n == set->n && ix->n < ix->ncap && 2 * ix->n < ix->nb)
+		return ix;
+	ix_free(ix);
+	set->ix = NULL;
+	while (nb < 4 * (set->n + 1))
+		nb *= 2;
+	ix = calloc(1, sizeof(*ix));
+	if (!ix)
+		return NULL;
+	ix->nb = nb;
+	ix->ncap = nb / 2;
+	ix->head = calloc(nb, sizeof(*ix->head));
+	ix->next = calloc(ix->ncap, sizeof(*ix->next));
+	if (!ix->head || !ix->next) {
+		ix_free(ix);
+		return NULL;
+	}
+	for (i = 0; i < set->n; i++)
+		ix_count(ix, &set->v[i], i);
+	ix->v = set->v;
+	ix->n = set->n;
+	set->ix = ix;
+	return ix;
+}
+
+int xrl_ruleset_find(const struct xrl_ruleset *set, const struct xrl_spec *match)
+{
+	const struct xrl_ruleset_ix *ix = set->ix;
+	size_t i;
+	int found = -1;
+
+	if (ix && ix->v == set->v &&
+	    ix->n == set->n) { /* the index is of the set as it is (apply's ids: 16,384 a set) */
+		for (i = ix->head[(size_t)spec_hash(match) & (ix->nb - 1)]; i; i = ix->next[i - 1])
+			if (xrl_spec_same_match(&set->v[i - 1], match))
+				found = (int)(i - 1); /* the chain runs from the last added: the first wins */
+		return found;
+	}
 	for (i = 0; i < set->n; i++)
 		if (xrl_spec_same_match(&set->v[i], match))
 			return (int)i;
@@ -24,9 +130,15 @@ int xrl_ruleset_find(const struct xrl_ruleset *set, const struct xrl_spec *match
 
 int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err, size_t len)
 {
-	size_t kinds = 0, i;
-	int dup = xrl_ruleset_find(set, s);
+	struct xrl_ruleset_ix *ix = ix_of(set);
+	size_t kinds, i;
+	int dup = -1;
 
+	if (!ix)
+		return fail(err, len, "out of memory");
+	for (i = ix->head[(size_t)spec_hash(s) & (ix->nb - 1)]; i; i = ix->next[i - 1])
+		if (xrl_spec_same_match(&set->v[i - 1], s))
+			dup = (int)(i - 1); /* the chain runs from the last added: the first wins */
 	if (dup >= 0) {
 		char m[128];
 
@@ -48,12 +160,13 @@ int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err
 	/*
 	 * Each map holds XRL_MAX_RULES of a set: port rules, prefix rules, and
 	 * dst rules with narrowed port rules (one trie). A protocol rule has a
-	 * slot of its own (XRL_PROTO_IDX): never more than XRL_SELS.
+	 * slot of its own (XRL_PROTO_IDX): never more than XRL_SELS. Rules of
+	 * several fields have maps of their own, as large as the set.
 	 */
-	for (i = 0; i < set->n; i++)
-		kinds += xrl_spec_in_dsts(s) ? xrl_spec_in_dsts(&set->v[i]) :
-					       set->v[i].kind == s->kind && !xrl_spec_in_dsts(&set->v[i]);
-	if (s->kind != XRL_KIND_PROTO && kinds >= XRL_MAX_RULES)
+	kinds = xrl_spec_in_dsts(s)							 ? ix->dsts :
+		s->kind >= 0 && (size_t)s->kind < sizeof(ix->kind) / sizeof(ix->kind[0]) ? ix->kind[s->kind] :
+											   0;
+	if (s->kind != XRL_KIND_PROTO && s->kind != XRL_KIND_MATCH && kinds >= XRL_MAX_RULES)
 		return fail(err, len, "too many %s rules: at most %d",
 			    xrl_spec_in_dsts(s) ? "dst and narrowed port" : xrl_kind_word(s->kind), XRL_MAX_RULES);
 	if (set->n == set->cap) {
@@ -64,8 +177,10 @@ int xrl_ruleset_add(struct xrl_ruleset *set, const struct xrl_spec *s, char *err
 			return fail(err, len, "out of memory");
 		set->v = v;
 		set->cap = cap;
+		ix->v = v;
 	}
 	set->v[set->n++] = *s;
+	ix_count(ix, s, ix->n++);
 	return 0;
 }
 
@@ -79,6 +194,7 @@ void xrl_ruleset_free(struct xrl_ruleset *set)
 	}
 	free(set->sets);
 	free(set->v);
+	ix_free(set->ix);
 	memset(set, 0, sizeof(*set));
 }
 
