@@ -9,7 +9,8 @@ source "$(dirname "$0")/lib.sh"
 NS=xrle-a
 lab_prologue apply_check $NS xrlea0 xrlea1 10.217.0 fd00:217
 
-# The largest sets: 100 ports and prefixes up to the limit; b has the same ports, other prefixes.
+# The largest sets of prefix rules: 100 ports and prefixes up to a map's limit; b has the same
+# ports, other prefixes; over has one prefix rule too many.
 max=4096
 for s in a b; do
 	{ for i in $(seq 1 100); do echo "port $((1000 + i))/udp rate 10/s"; done
@@ -17,16 +18,16 @@ for s in a b; do
 	  for i in $(seq 0 $((max - 101))); do echo "prefix 10.$((o + i / 256)).$((i % 256)).0/24 rate 5/s"; done
 	} >"$dir/$s"
 done
-{ cat "$dir/a"; echo "prefix 192.0.2.0/24 allow"; } >"$dir/over"
+{ cat "$dir/a"; for i in $(seq 0 100); do echo "prefix 192.0.$i.0/24 allow"; done; } >"$dir/over"
 
 expect_err "--check on no such interface fails" 1 "no such interface 'nosuch0'" "$XRL" apply nosuch0 "$dir/a" --check
 expect_err "--check on an interface not loaded fails" 1 "not loaded on xrlea0" "$XRL" apply xrlea0 "$dir/a" --check
 expect_err "lint checks the grammar alone" 0 "$max rules, grammar valid \(no interface checked\)" "$XRL" lint "$dir/a"
-expect_err "lint refuses a set too large to replace another" 2 "too many rules: at most $max in a set" \
+expect_err "lint refuses a set of too many prefix rules" 2 "too many prefix rules: at most $max" \
 	"$XRL" lint "$dir/over"
 check "load" "$XRL" load xrlea0
-expect_err "--check refuses it too" 2 "too many rules: at most $max" "$XRL" apply xrlea0 "$dir/over" --check
-expect_err "... and apply" 2 "too many rules: at most $max" "$XRL" apply xrlea0 "$dir/over"
+expect_err "--check refuses it too" 2 "too many prefix rules: at most $max" "$XRL" apply xrlea0 "$dir/over" --check
+expect_err "... and apply" 2 "too many prefix rules: at most $max" "$XRL" apply xrlea0 "$dir/over"
 expect_err "--check against the loaded interface" 0 "$max rules, all valid for xrlea0" "$XRL" apply xrlea0 "$dir/a" --check
 expect_eq "--check changed nothing" "$($XRL dump xrlea0 | wc -l)" 0
 expect_err "-j --check" 0 '"valid": true' "$XRL" -j apply xrlea0 "$dir/a" --check
