@@ -359,7 +359,8 @@ static void test_shape_check(void **state)
 	assert_int_equal(xrl_shape_check(2, 0), XRL_SHAPE_NO_INTERVAL);
 	assert_int_equal(xrl_shape_check(3, 1000), XRL_SHAPE_UNEVEN);
 	assert_int_equal(xrl_shape_check(16, 1000 * MS + 8), XRL_SHAPE_UNEVEN);
-	assert_int_equal(xrl_shape_check(XRL_MAX_BUCKETS, 16 * MS), XRL_SHAPE_OK);
+	assert_int_equal(xrl_shape_check(XRL_MAX_BUCKETS, 60 * MS), XRL_SHAPE_OK);
+	assert_int_equal(XRL_MAX_BUCKETS, 60); /* Sentinel's minute window: 60 buckets of a second */
 	assert_int_equal(xrl_shape_check(3, 3), XRL_SHAPE_OK);
 }
 
@@ -528,17 +529,17 @@ static void test_block_add(void **state)
 	(void)state;
 	assert_int_equal(reserve_at(&r, 2, I, S, 1, 0), XRL_PASSED);
 	xrl_slot_at(&s, S + W, W, XC(2));
-	xrl_block_add(&r, XRL_MAX_CELLS, &s, 2, 0); /* without move: the cell is not there, nothing counted */
+	xrl_block_add(&r, XRL_SHORT_CELLS, &s, 2, 0); /* without move: the cell is not there, nothing counted */
 	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).block == 0);
-	xrl_block_add(&r, XRL_MAX_CELLS, &s, 2, 1);
-	xrl_block_add(&r, XRL_MAX_CELLS, &s, 1, 0);
+	xrl_block_add(&r, XRL_SHORT_CELLS, &s, 2, 1);
+	xrl_block_add(&r, XRL_SHORT_CELLS, &s, 1, 0);
 	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).block == 3);
 	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).pass == 1);
 	/* taking back a pass takes it from its own bucket only */
 	xrl_slot_at(&s, S, W, XC(2));
-	xrl_unreserve(&r, XRL_MAX_CELLS, &s, 1, 8);
+	xrl_unreserve(&r, XRL_SHORT_CELLS, &s, 1, 8);
 	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).pass == 0);
-	xrl_unreserve(&r, XRL_MAX_CELLS, &s, 1, 8);
+	xrl_unreserve(&r, XRL_SHORT_CELLS, &s, 1, 8);
 	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).pass == 0);
 }
 
@@ -577,9 +578,9 @@ static void test_reserve_cost(void **state)
 	assert_int_equal(reserve_cost(&r, S + 1000 * MS, 3000, 1000, &room), XRL_PASSED);
 	/* taking back takes the cost, from its own bucket only */
 	xrl_slot_at(&s, S + 1000 * MS, I / 2, XC(2));
-	xrl_unreserve(&r, XRL_MAX_CELLS, &s, 1000, 8);
+	xrl_unreserve(&r, XRL_SHORT_CELLS, &s, 1000, 8);
 	assert_int_equal(xrl_window_at(&r, 2, XC(2), I, S + 1000 * MS).pass, 2000);
-	xrl_unreserve(&r, XRL_MAX_CELLS, &s, 1000, 8); /* nothing of that size is left in it: nothing taken */
+	xrl_unreserve(&r, XRL_SHORT_CELLS, &s, 1000, 8); /* nothing of that size is left in it: nothing taken */
 	assert_int_equal(xrl_window_at(&r, 2, XC(2), I, S + 1000 * MS).pass, 2000);
 }
 
