@@ -719,8 +719,11 @@ XRL_INLINE void xrl_base_write(struct xrl_ring *r, __u32 n, __u32 cells, const s
 	__u64 t = XRL_READ_ONCE(b->tag), o, sum = 0, w, fresh;
 	__u32 i, e, E = s->epoch, le;
 
-	/* Written already for this bucket or a later one, or being written. */
-	if (t == XRL_BASE_BUSY || ((t & XRL_BASE_VALID) && (int)((__u32)(t >> 32) - E) >= 0))
+	/* Being written, or written for a later bucket, or for this one and still holding. */
+	if (t == XRL_BASE_BUSY)
+		return;
+	if ((t & XRL_BASE_VALID) && ((int)((__u32)(t >> 32) - E) > 0 ||
+				     ((__u32)(t >> 32) == E && !((XRL_READ_ONCE(b->oseq) ^ t) & XRL_BASE_OSEQ))))
 		return;
 	if (__sync_val_compare_and_swap(&b->tag, t, XRL_BASE_BUSY) != t)
 		return;
