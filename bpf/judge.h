@@ -284,8 +284,8 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 		a->until = until;
 		a->mine = mine;
 		a->lease = pc->lease;
-		res = xrl_reserve_fast(&st->ring, XRL_CELLS, slot, thr, xrl_cost(pc, bytes), XRL_RESERVE_TRIES, dropping,
-				       &room, &pc->lease);
+		res = xrl_reserve_fast(&st->ring, XRL_CELLS, slot, thr, xrl_cost(pc, bytes), XRL_RESERVE_TRIES,
+				       dropping, &room, &pc->lease);
 		if (res == XRL_SLOW)
 			return XRL_JUDGED_LONG;
 		return xrl_judged(r, pc, bytes, st, slot, l, res, a->thr, a->full, a->mine, room, a->until);
@@ -322,8 +322,8 @@ __noinline int xrl_judge_long(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 		return 0;
 	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
 	pc->lease = a->lease;
-	res = xrl_reserve_long(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, &rs->slot, a->thr,
-			       xrl_cost(pc, bytes), XRL_RESERVE_TRIES, pc->dropping, a->snap, &room, &pc->lease);
+	res = xrl_reserve_long(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, &rs->slot, a->thr, xrl_cost(pc, bytes),
+			       XRL_RESERVE_TRIES, pc->dropping, a->snap, &room, &pc->lease);
 	return xrl_judged(r, pc, bytes, st, &rs->slot, l, res, a->thr, a->full, a->mine, room, a->until);
 }
 

@@ -83,8 +83,8 @@ struct xrl_ring {
  * packet judged on it reads no other cell than its bucket's.
  */
 struct xrl_base {
-	__u64 tag;  /* epoch << 32 | XRL_BASE_VALID | oseq as it was before sum was read; XRL_BASE_BUSY: being written */
-	__u64 sum;  /* the passes of the older buckets */
+	__u64 tag; /* epoch << 32 | XRL_BASE_VALID | oseq as it was before sum was read; XRL_BASE_BUSY: being written */
+	__u64 sum; /* the passes of the older buckets */
 	__u64 oseq; /* moved on by every pass taken back from a bucket a base may hold (xrl_base_touch) */
 	__u64 pad;
 };
@@ -876,8 +876,8 @@ XRL_INLINE int xrl_reserve_core(struct xrl_ring *r, __u32 n, __u32 cells, __u64 
 
 /* The reservation of a short ring (or any, in userspace: the unit tests). */
 XRL_INLINE int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
-				    __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
-				    __u32 *lease)
+				 __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
+				 __u32 *lease)
 {
 	return xrl_reserve_core(r, n, cells, interval, s, threshold, cost, tries, check_only, snap, room, lease,
 				XRL_RING_LOOP);
@@ -885,8 +885,8 @@ XRL_INLINE int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __u64
 
 /* The reservation of a long ring when its base does not decide (xrl_reserve_fast): every cell read. */
 XRL_INLINE int xrl_reserve_long(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
-				   __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
-				   __u32 *lease)
+				__u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
+				__u32 *lease)
 {
 	return xrl_reserve_core(r, n, cells, interval, s, threshold, cost, tries, check_only, snap, room, lease,
 				XRL_MAX_CELLS);
@@ -904,8 +904,8 @@ XRL_INLINE int xrl_reserve_long(struct xrl_ring *r, __u32 n, __u32 cells, __u64 
  * bucket came after a later bucket's was, or unmade the base). XRL_SLOW
  * when the base does not decide: nothing was counted.
  */
-XRL_INLINE int xrl_reserve_fast(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s, __u64 threshold,
-				   __u32 cost, int tries, int check_only, __u64 *room, __u32 *lease)
+XRL_INLINE int xrl_reserve_fast(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s, __u64 threshold, __u32 cost,
+				int tries, int check_only, __u64 *room, __u32 *lease)
 {
 	struct xrl_base *b = xrl_ring_base(r, cells);
 	__u64 seq, t, base, w, take, hold;
@@ -1006,8 +1006,7 @@ XRL_INLINE void xrl_block_add(struct xrl_ring *r, __u32 cells, const struct xrl_
  * rings so while it runs (bpf/carry.bpf.c). 0 when other CPUs kept moving the
  * cell for tries rounds: nothing was added.
  */
-XRL_INLINE int xrl_carry_add(struct xrl_ring *r, __u32 cells, __u64 q, __u64 pass, __u64 block, int tries,
-				 int based)
+XRL_INLINE int xrl_carry_add(struct xrl_ring *r, __u32 cells, __u64 q, __u64 pass, __u64 block, int tries, int based)
 {
 	struct xrl_slot s = { .q = q, .idx = (__u32)(q % cells), .epoch = (__u32)q };
 	struct xrl_cell *c;

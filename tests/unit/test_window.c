@@ -989,7 +989,8 @@ static void test_long_reference(void **state)
 			got = judge_long(&lr.r, n, I, t, T, &s);
 			if (got != want)
 				fail_msg("n %u packet %d at bucket %llu: %d, the reference %d (sum %llu, T %llu)", n, i,
-					 (unsigned long long)q, got, want, (unsigned long long)sum, (unsigned long long)T);
+					 (unsigned long long)q, got, want, (unsigned long long)sum,
+					 (unsigned long long)T);
 			if (got == XRL_PASSED) {
 				ref[q]++;
 				slots[nslots++ % 64] = s;
@@ -1007,7 +1008,8 @@ static void test_long_reference(void **state)
 		}
 	}
 	print_message("long windows: %d of %d packets judged on the base\n", fast_judged, 80000);
-	assert_true(fast_judged > 20000); /* the others: a bucket's first packet, or one over (a latch answers those in the program) */
+	/* The others: a bucket's first packet, or one over (in the program, a latch answers those). */
+	assert_true(fast_judged > 20000);
 }
 
 int main(void)
