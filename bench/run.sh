@@ -24,15 +24,16 @@
 # XRLB_ONLY=floor (only the floors of a table of states and the 100k rows: about 2 minutes).
 # XRLB_ONLY=match (only the rules of several fields' rows: 1000 of six fields, 16,384 applied
 # under a flood, and what they are measured against: about 2 minutes).
+# XRLB_ONLY=windows (only the long windows' rows, 60 buckets, and those they are measured against).
 # The defaults take about
 # 15 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
 # The rows asked for, before waiting for the lab.
 case ${XRLB_ONLY:-} in
-'' | sketch | proto | dst | bytes | upgrade | special | sets | capture | floor | match) ;;
+'' | sketch | proto | dst | bytes | upgrade | special | sets | capture | floor | match | windows) ;;
 *)
-	echo "bench: XRLB_ONLY=$XRLB_ONLY names no rows: give sketch, proto, dst, bytes, upgrade, special, sets, capture, floor or match" >&2
+	echo "bench: XRLB_ONLY=$XRLB_ONLY names no rows: give sketch, proto, dst, bytes, upgrade, special, sets, capture, floor, match or windows" >&2
 	exit 2
 	;;
 esac
@@ -269,6 +270,16 @@ EOF2
 	cat "$RULES/every"
 	echo "port 99/udp rate 5/s window 16s buckets 16"
 } >"$RULES/every16"
+# ... and with Sentinel's minute window, 60 buckets (long rings: issue 35).
+{
+	cat "$RULES/every"
+	echo "port 99/udp rate 300/min window 60s buckets 60"
+} >"$RULES/every60"
+# Long windows (issue 35): every packet passing a 60-bucket window, against the 2-bucket "under"; and a byte
+# rate passing (no lease: every packet counted in the key's ring) over 2 buckets and over 60.
+echo "port 9/udp rate 4000000000/min window 60s buckets 60 per-source" >"$RULES/under60"
+echo "port 9/udp rate 1GB/s per-source" >"$RULES/bytesunder"
+echo "port 9/udp rate 4GB/min window 60s buckets 60 per-source" >"$RULES/bytesunder60"
 printf 'port 9/udp rate %s/s per-source\nproto udp rate %s/s per-source\n' $OVER_RATE $OVER_RATE >"$RULES/portproto"
 # A packet two and four rules judge, each passing it (issue 34: at most 1.5x and 2x the one rule's "under").
 {
@@ -587,18 +598,40 @@ special_rows() {
 	xrl_unload
 }
 
+# The long windows' rows (issue 35), each set on a fresh load: rings grown for a 60-bucket window stay
+# long, so the 2-bucket rows are measured first, on the rings a load of them alone has.
+windows_rows() {
+	local rep=$1
+
+	xrl_load precise
+	if [ "$ONLY" = windows ]; then
+		xrl_apply "$RULES/under"
+		cost "$rep" precise-under "link:$XRL_PIN/link"
+	fi
+	xrl_apply "$RULES/bytesunder"
+	cost "$rep" precise-bytesunder "link:$XRL_PIN/link"
+	xrl_unload
+	xrl_load precise
+	xrl_apply "$RULES/under60"
+	cost "$rep" precise-under60 "link:$XRL_PIN/link"
+	xrl_apply "$RULES/bytesunder60"
+	cost "$rep" precise-bytesunder60 "link:$XRL_PIN/link"
+	xrl_unload
+}
+
 # What the limiter takes whatever the traffic: memory a tracked key and all maps at 256 possible
 # CPUs with the defaults (xdp-ratelimit memory, the kernel's formulas), and the instructions the
 # verifier walks for a set of every rule kind (status -j verified_insns), with 2-bucket windows
-# and with a 16-bucket one (the longest rings), against a port rule alone (specialised). Each set
-# on a fresh load: rings grown for a 16-bucket window stay grown, so the port rule applied after
-# it would be verified with 17-cell rings, not the 3 a load of it alone has.
+# with a 16-bucket one (the longest short rings) and with a 60-bucket one (long rings), against a
+# port rule alone (specialised). Each set on a fresh load: rings grown for a 16-bucket window stay
+# grown, so the port rule applied after it would be verified with 17-cell rings, not the 3 a load
+# of it alone has.
 footprint() {
 	local r
 
 	record footprint key 1 bytes "$("$CLI" -j memory | jq .bytes_per_key)"
 	record footprint maps256 1 bytes "$("$CLI" -j memory --cpus 256 | jq .total_bytes)"
-	for r in every every16 under; do
+	for r in every every16 every60 under; do
 		xrl_load precise
 		xrl_apply "$RULES/$r"
 		record footprint "verifier-$r" 1 insns "$(in_r "$CLI" -j status | jq --arg i "$IF_R" \
@@ -783,7 +816,7 @@ for rep in $(seq 1 "$REPS"); do
 	[ "$ONLY" = upgrade ] && break
 	if [ -n "$ONLY" ]; then
 		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows, special_rows, sets_rows, capture_rows,
-		# floor_rows, match_rows) and what they are measured against.
+		# floor_rows, match_rows, windows_rows) and what they are measured against.
 		bare_attach drop
 		rate "$rep" drop-all all 1
 		cost "$rep" drop drop
@@ -853,6 +886,7 @@ for rep in $(seq 1 "$REPS"); do
 	sets_rows "$rep"
 	capture_rows "$rep"
 	match_rows "$rep"
+	windows_rows "$rep"
 
 	# nftables and iptables, behind bare XDP_PASS.
 	bare_attach pass

@@ -15,7 +15,7 @@ const volatile struct xrl_config xrl_cfg = {
 	.clock = XRL_CLOCK_PRECISE,
 	.malformed = XRL_MALPOL_EVASIVE,
 	.sketch_width = XRL_SKETCH_DEFAULT_WIDTH,
-	.cells = XRL_MAX_CELLS,
+	.cells = XRL_SHORT_CELLS,
 	.features = XRL_FEAT_ALL, /* the loader sets its rule set's (user/lib/codec/specialise.c) */
 };
 

@@ -128,6 +128,51 @@ __noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_pctx *pc)
 }
 
 /*
+ * What a window's reservation res (xrl_reserve_lease) makes of the packet:
+ * the lease a pass takes, the latch and the block an over one counts.
+ * XRL_JUDGED_* bits.
+ */
+static __always_inline int xrl_judged(struct xrl_rule *r, struct xrl_pctx *pc, int bytes, struct xrl_state *st,
+				      struct xrl_slot *slot, struct xrl_latch *l, int res, __u64 thr, __u64 full,
+				      int mine, __u64 room, __u64 until)
+{
+	struct xrl_key *k = &pc->key;
+	int dropping = pc->dropping;
+
+	if (res == XRL_PASSED) {
+		if (dropping)
+			return 0;
+		if (l && mine && thr == full) {
+			xrl_lease_set(l, r, k, slot, st->warm, until, pc->lease);
+			if (pc->lease)
+				xrl_lease_mark(st);
+		}
+		return XRL_JUDGED_COUNTED;
+	}
+	/* Full, maybe of passes other CPUs leased and have not spent: those first. */
+	if (res == XRL_OVER && !dropping && !pc->revoked && XRL_READ_ONCE(st->leased))
+		return XRL_JUDGED_REVOKE;
+	/*
+	 * Over: it counts a block whatever the other rules decide, in the latch
+	 * this CPU now holds for the key (no atomic on a line other CPUs share),
+	 * else in the key's ring. Not latched when races alone made it over (it
+	 * may not stay so), nor while a warm-up climbs (the threshold rises
+	 * within the bucket), nor when a byte window still has room for the
+	 * smallest frame, or a packet window for one packet (in generic mode a
+	 * super-packet of several segments may be over while one would pass).
+	 */
+	if (l && res == XRL_OVER && thr == full && room < (bytes ? XRL_MIN_JUDGED_FRAME : 1))
+		xrl_latch_set(l, r, k, slot, until);
+	if (l && xrl_latch_holds(l, r, k, slot)) {
+		xrl_block_add(&st->ring, XRL_CELLS, slot, 0, 1); /* the ring shows the bucket its blocks are in */
+		l->word++;
+	} else {
+		xrl_block_add(&st->ring, XRL_CELLS, slot, 1, 1);
+	}
+	return XRL_JUDGED_OVER;
+}
+
+/*
  * Judges one window of rule r for key k on the precise clock: the slow path,
  * for a packet no latch answers. A global function, so the verifier checks it
  * once rather than once for every way into it; the call costs a few ns.
@@ -150,7 +195,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	struct xrl_latch *l;
 	struct xrl_state *st;
 	struct xrl_slot *slot;
-	__u64(*snap)[XRL_MAX_CELLS];
+	struct xrl_scratch *a;
 	__u64 now, thr, full, until, room = 0;
 	int res, dropping, hot = 0, own, mine;
 	struct xrl_key *k;
@@ -212,8 +257,8 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	}
 	/* The slot may take this key's lease: it is free. */
 	mine = l && pc->lease_ok && !bytes && !dropping && !l->gen;
-	snap = bpf_map_lookup_elem(&xrl_scratch, &xrl_zero_key);
-	if (!snap)
+	a = bpf_map_lookup_elem(&xrl_scratch, &xrl_zero_key);
+	if (!a)
 		return 0;
 	full = xrl_key_threshold(r, k);
 	thr = full;
@@ -228,39 +273,58 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	}
 	/* A hot key's packet takes passes for its next ones, spent while the bucket is proven to last (xrl_latch_live). */
 	pc->lease = mine && hot && thr == full ? XRL_LEASE_MAX : 0;
-	res = xrl_reserve_lease(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, slot, thr, xrl_cost(pc, bytes),
-				XRL_RESERVE_TRIES, dropping, *snap, &room, &pc->lease);
-	if (res == XRL_PASSED) {
-		if (dropping)
-			return 0;
-		if (l && mine && thr == full) {
-			xrl_lease_set(l, r, k, slot, st->warm, until, pc->lease);
-			if (pc->lease)
-				xrl_lease_mark(st);
-		}
-		return XRL_JUDGED_COUNTED;
-	}
-	/* Full, maybe of passes other CPUs leased and have not spent: those first. */
-	if (res == XRL_OVER && !dropping && !pc->revoked && XRL_READ_ONCE(st->leased))
-		return XRL_JUDGED_REVOKE;
-	/*
-	 * Over: it counts a block whatever the other rules decide, in the latch
-	 * this CPU now holds for the key (no atomic on a line other CPUs share),
-	 * else in the key's ring. Not latched when races alone made it over (it
-	 * may not stay so), nor while a warm-up climbs (the threshold rises
-	 * within the bucket), nor when a byte window still has room for the
-	 * smallest frame, or a packet window for one packet (in generic mode a
-	 * super-packet of several segments may be over while one would pass).
-	 */
-	if (l && res == XRL_OVER && thr == full && room < (bytes ? XRL_MIN_JUDGED_FRAME : 1))
-		xrl_latch_set(l, r, k, slot, until);
-	if (l && xrl_latch_holds(l, r, k, slot)) {
-		xrl_block_add(&st->ring, XRL_CELLS, slot, 0, 1); /* the ring shows the bucket its blocks are in */
-		l->word++;
+	if (xrl_ring_long(XRL_CELLS)) {
+		/*
+		 * A long ring: judged on its base and its bucket's cell, else by
+		 * xrl_judge_long, which finds the figures in the scratch (kept
+		 * there, not in this frame: the stack has no room).
+		 */
+		a->thr = thr;
+		a->full = full;
+		a->until = until;
+		a->mine = mine;
+		a->lease = pc->lease;
+		res = xrl_reserve_fast(&st->ring, XRL_CELLS, slot, thr, xrl_cost(pc, bytes), XRL_RESERVE_TRIES,
+				       dropping, &room, &pc->lease);
+		if (res == XRL_SLOW)
+			return XRL_JUDGED_LONG;
+		return xrl_judged(r, pc, bytes, st, slot, l, res, a->thr, a->full, a->mine, room, a->until);
 	} else {
-		xrl_block_add(&st->ring, XRL_CELLS, slot, 1, 1);
+		res = xrl_reserve_lease(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, slot, thr,
+					xrl_cost(pc, bytes), XRL_RESERVE_TRIES, dropping, a->snap, &room, &pc->lease);
 	}
-	return XRL_JUDGED_OVER;
+	return xrl_judged(r, pc, bytes, st, slot, l, res, thr, full, mine, room, until);
+}
+
+/*
+ * Judges one window of rule r for key k on a long ring whose base did not
+ * decide (xrl_judge_slow returned XRL_JUDGED_LONG, its figures in
+ * xrl_scratch): every cell of the ring read, and the base written for the
+ * bucket once a pass commits there. A global function of its own, beside
+ * xrl_judge_slow rather than under it (the stack has no room for a third
+ * frame), verified once, and only in a program of long rings.
+ */
+__noinline int xrl_judge_long(struct xrl_rule *r, struct xrl_pctx *pc, int bytes)
+{
+	struct xrl_rule_stats *rs;
+	struct xrl_scratch *a;
+	struct xrl_latch *l;
+	struct xrl_state *st;
+	__u64 room = 0;
+	int res;
+
+	if (!r || !pc)
+		return 0;
+	a = bpf_map_lookup_elem(&xrl_scratch, &xrl_zero_key);
+	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
+	st = bpf_map_lookup_elem(&xrl_state, &pc->key);
+	if (!a || !rs || !st)
+		return 0;
+	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
+	pc->lease = a->lease;
+	res = xrl_reserve_long(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, &rs->slot, a->thr, xrl_cost(pc, bytes),
+			       XRL_RESERVE_TRIES, pc->dropping, a->snap, &room, &pc->lease);
+	return xrl_judged(r, pc, bytes, st, &rs->slot, l, res, a->thr, a->full, a->mine, room, a->until);
 }
 
 /*
@@ -314,10 +378,14 @@ static __always_inline int xrl_judge_window(struct xrl_rule *r, struct xrl_pctx 
 	if (!asked && xrl_latch_answers(r, pc, bytes, 0))
 		return XRL_JUDGED_OVER;
 	res = xrl_judge_slow(r, pc, bytes);
+	if (xrl_ring_long(XRL_CELLS) && (res & XRL_JUDGED_LONG))
+		res = xrl_judge_long(r, pc, bytes);
 	if (res & XRL_JUDGED_REVOKE) {
 		xrl_lease_revoke(r, pc);
 		pc->revoked = 1;
 		res = xrl_judge_slow(r, pc, bytes);
+		if (xrl_ring_long(XRL_CELLS) && (res & XRL_JUDGED_LONG))
+			res = xrl_judge_long(r, pc, bytes);
 		pc->revoked = 0;
 	}
 	if (!(res & XRL_JUDGED_PAST_CAP))

@@ -107,12 +107,12 @@ struct {
 	__type(value, struct xrl_sketch_cell);
 } xrl_sketch SEC(".maps");
 
-/* Per CPU: room for xrl_reserve's snapshot of a ring, which the stack has no room for. */
+/* Per CPU: room for xrl_reserve's snapshot of a ring, which the stack has no room for (struct xrl_scratch). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64[XRL_MAX_CELLS]);
+	__type(value, struct xrl_scratch); /* sized at load: xrl_scratch_size */
 } xrl_scratch SEC(".maps");
 
 /* Keys over their limit, per CPU: an array the verifier inlines, indexed by xrl_key_hash. */

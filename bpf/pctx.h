@@ -51,6 +51,7 @@ enum {
 	XRL_JUDGED_COUNTED = 2,
 	XRL_JUDGED_PAST_CAP = 8, /* a new source past the cap: to be judged by the sketch */
 	XRL_JUDGED_REVOKE = 16,	 /* full, where a lease was taken: to be judged again once leases are taken back */
+	XRL_JUDGED_LONG = 32,	 /* a long ring whose base did not decide: to be judged by xrl_judge_long */
 };
 
 /* A rule's judgement of a packet (xrl_judge_rule), kept by the pipeline until its fate is known. */

@@ -238,10 +238,28 @@ struct xrl_state {
 };
 _Static_assert(sizeof(struct xrl_state) == 32 + 16 * XRL_MAX_CELLS, "xrl_state layout");
 
-/* The value of xrl_state for rings of cells cells. */
+/* The value of xrl_state for rings of cells cells: a long ring's base after them (struct xrl_base). */
 static inline __u32 xrl_state_size(__u32 cells)
 {
-	return (__u32) __builtin_offsetof(struct xrl_state, ring.c) + cells * (__u32)sizeof(struct xrl_cell);
+	return (__u32) __builtin_offsetof(struct xrl_state, ring.c) +
+	       (cells + (xrl_ring_long(cells) ? XRL_BASE_CELLS : 0)) * (__u32)sizeof(struct xrl_cell);
+}
+
+/*
+ * Per CPU (xrl_scratch): room for a reservation's snapshot of a ring, which
+ * the stack has no room for, and, with long rings, what xrl_judge_slow
+ * hands xrl_judge_long when a key's base does not decide. Sized at load:
+ * a load of short rings has the snapshot's words only (xrl_scratch_size).
+ */
+struct xrl_scratch {
+	__u64 snap[XRL_MAX_CELLS];
+	__u64 thr, full, until; /* xrl_judge_slow's threshold (warming), the rule's, and its bucket's end */
+	__u32 mine, lease;	/* the latch slot may take this key's lease; the passes asked for it */
+};
+
+static inline __u32 xrl_scratch_size(__u32 cells)
+{
+	return xrl_ring_long(cells) ? (__u32)sizeof(struct xrl_scratch) : XRL_SHORT_CELLS * (__u32)sizeof(__u64);
 }
 
 /*

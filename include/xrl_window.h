@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #endif
 
-#define XRL_MAX_BUCKETS 16
+#define XRL_MAX_BUCKETS 60
 /*
  * A ring keeps one cell more than the longest window it serves (the loader
  * sizes it: cells, at most XRL_MAX_CELLS), so that beside the n buckets of
@@ -28,6 +28,21 @@
  * cell q % cells; the window counts the cells of its last n epochs only.
  */
 #define XRL_MAX_CELLS (XRL_MAX_BUCKETS + 1)
+/*
+ * Rings of up to XRL_SHORT_CELLS cells (windows of up to 16 buckets) are
+ * judged by reading every cell (xrl_reserve_lease). A longer ring is a long
+ * one: beside its cells it keeps the sum of its window's older buckets
+ * (struct xrl_base), so that a packet reads two cells' worth, not 61
+ * (xrl_reserve_fast). The loader picks one or the other for every ring of
+ * a load (cells), so a set with short windows pays nothing for long ones.
+ */
+#define XRL_SHORT_CELLS 17
+/* The program bounds the short rings' loops by their longest (the verifier walks what is left). */
+#if defined(__bpf__)
+#define XRL_RING_LOOP XRL_SHORT_CELLS
+#else
+#define XRL_RING_LOOP XRL_MAX_CELLS
+#endif
 
 /*
  * Hides a value from the compiler so a bounds check it can prove redundant
@@ -55,6 +70,41 @@ struct xrl_ring {
 	__u64 seq;  /* shared rings: passes committed (see xrl_reserve) */
 	struct xrl_cell c[XRL_MAX_CELLS]; /* cells of them in a map sized at load: see XRL_MAX_CELLS */
 };
+
+/*
+ * A long ring's base, in the two cells after its last (the loader sizes its
+ * value for them: xrl_state_size): the passes of the n - 1 buckets before
+ * the bucket of epoch tag >> 32, the window's older buckets, which no pass
+ * is counted in any more once a pass in that bucket has committed (a CPU
+ * that still counts in an older one finds, before its commit, that another
+ * committed, and judges again in the newest: xrl_reserve_lease). What they
+ * hold may only fall then, by a pass taken back, which moves oseq on: the
+ * base holds while its tag's low word is oseq's (XRL_BASE_OSEQ), so a
+ * packet judged on it reads no other cell than its bucket's.
+ */
+struct xrl_base {
+	__u64 tag; /* epoch << 32 | XRL_BASE_VALID | oseq as it was before sum was read; XRL_BASE_BUSY: being written */
+	__u64 sum; /* the passes of the older buckets */
+	__u64 oseq; /* moved on by every pass taken back from a bucket a base may hold (xrl_base_touch) */
+	__u64 pad;
+};
+#define XRL_BASE_VALID 0x80000000ULL
+#define XRL_BASE_OSEQ 0x7fffffffULL
+#define XRL_BASE_BUSY 1ULL
+#define XRL_BASE_CELLS 2 /* the cells a base takes after a long ring's */
+
+/* Whether a ring of cells cells is a long one, with a base after its cells. */
+static inline int xrl_ring_long(__u32 cells)
+{
+	return cells > XRL_SHORT_CELLS;
+}
+
+/* The base of a long ring of cells cells. */
+static inline struct xrl_base *xrl_ring_base(struct xrl_ring *r, __u32 cells)
+{
+	return (struct xrl_base *)(void *)((char *)r + __builtin_offsetof(struct xrl_ring, c) +
+					   (__u64)cells * sizeof(struct xrl_cell));
+}
 
 /* What a window sums to at a given time. */
 struct xrl_sum {
@@ -255,17 +305,35 @@ static inline struct xrl_sum xrl_window_last_at(const struct xrl_ring *r, __u32 
 	return s;
 }
 
-/* Empties every cell: a ring built for another window shape. */
-static inline void xrl_ring_reset(struct xrl_ring *r, __u32 cells)
+/* Empties every cell: a ring built for another window shape (a rule's, which has no base). */
+static inline void xrl_ring_clear(struct xrl_ring *r, __u32 cells)
 {
 	__u32 i;
 
 	r->last = 0;
 	r->seq = 0;
-	for (i = 0; i < XRL_MAX_CELLS && i < cells; i++) {
-		xrl_barrier_var(i); /* no memset: BPF has none */
+	if (xrl_ring_long(cells)) {
+		for (i = 0; i < XRL_MAX_CELLS && i < cells; i++) {
+			xrl_barrier_var(i); /* no memset: BPF has none */
+			r->c[i].word = 0;
+			r->c[i].block = 0;
+		}
+		return;
+	}
+	for (i = 0; i < XRL_RING_LOOP && i < cells; i++) {
+		xrl_barrier_var(i);
 		r->c[i].word = 0;
 		r->c[i].block = 0;
+	}
+}
+
+/* The same for a key's ring, shared by the CPUs: a long one's base too. */
+static inline void xrl_ring_reset(struct xrl_ring *r, __u32 cells)
+{
+	xrl_ring_clear(r, cells);
+	if (xrl_ring_long(cells)) {
+		xrl_ring_base(r, cells)->tag = 0;
+		xrl_ring_base(r, cells)->sum = 0;
 	}
 }
 
@@ -443,6 +511,30 @@ XRL_INLINE void xrl_take_back(struct xrl_cell *c, __u32 epoch, __u32 cost, int t
 }
 
 /*
+ * After passes were taken back from (or, by a carry, added to) the bucket
+ * of epoch e of a long ring: the base that holds that bucket, or one being
+ * written, no longer holds. (The taking back came first: a base written
+ * from reads after the oseq it records has it.)
+ */
+XRL_INLINE void xrl_base_touch(struct xrl_ring *r, __u32 cells, __u32 e)
+{
+	struct xrl_base *b = xrl_ring_base(r, cells);
+	__u64 t = XRL_READ_ACQUIRE(b->tag);
+
+	if (t == XRL_BASE_BUSY || ((t & XRL_BASE_VALID) && (__u32)((__u32)(t >> 32) - e - 1) < 0x7fffffffU))
+		__sync_fetch_and_add(&b->oseq, 1);
+}
+
+/* xrl_take_back from cell c of ring r (of cells cells), a long ring's base told. */
+XRL_INLINE void xrl_take_back_ring(struct xrl_ring *r, __u32 cells, struct xrl_cell *c, __u32 epoch, __u32 cost,
+				   int tries)
+{
+	xrl_take_back(c, epoch, cost, tries);
+	if (xrl_ring_long(cells))
+		xrl_base_touch(r, cells, epoch);
+}
+
+/*
  * Takes back a pass of cost xrl_reserve counted, when another rule (or the
  * rule's other rate) then blocked the packet: only from the bucket it was
  * counted in.
@@ -453,7 +545,7 @@ XRL_INLINE void xrl_unreserve(struct xrl_ring *r, __u32 cells, const struct xrl_
 
 	xrl_barrier_var(i);
 	if (i < XRL_MAX_CELLS && i < cells)
-		xrl_take_back(&r->c[i], s->epoch, cost, tries);
+		xrl_take_back_ring(r, cells, &r->c[i], s->epoch, cost, tries);
 }
 
 #define XRL_LEASE_MAX 128 /* passes a CPU leases at most for a key's later packets (xrl_reserve_lease) */
@@ -613,9 +705,44 @@ XRL_INLINE __u32 xrl_lword_take(__u64 *word, __u64 w)
  * window's sum never exceeds threshold with them, and other CPUs keep most of
  * the room.
  */
-static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
-				    __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
-				    __u32 *lease)
+/*
+ * Writes the base of a long ring for bucket s, where this CPU has just
+ * committed a pass judged on reads no other commit came between: no pass is
+ * committed in an older bucket from now on (see struct xrl_base). The cells
+ * are read again after oseq, so a pass taken back before is not in the sum
+ * and one taken back after unmakes the base. One CPU writes it; the others
+ * judge on the cells meanwhile.
+ */
+XRL_INLINE void xrl_base_write(struct xrl_ring *r, __u32 n, __u32 cells, const struct xrl_slot *s)
+{
+	struct xrl_base *b = xrl_ring_base(r, cells);
+	__u64 t = XRL_READ_ONCE(b->tag), o, sum = 0, w, fresh;
+	__u32 i, e, E = s->epoch, le;
+
+	/* Being written, or written for a later bucket, or for this one and still holding. */
+	if (t == XRL_BASE_BUSY)
+		return;
+	if ((t & XRL_BASE_VALID) && ((int)((__u32)(t >> 32) - E) > 0 ||
+				     ((__u32)(t >> 32) == E && !((XRL_READ_ONCE(b->oseq) ^ t) & XRL_BASE_OSEQ))))
+		return;
+	if (__sync_val_compare_and_swap(&b->tag, t, XRL_BASE_BUSY) != t)
+		return;
+	o = XRL_READ_ACQUIRE(b->oseq);
+	le = (__u32)XRL_READ_ONCE(r->last);
+	fresh = xrl_ring_fresh(XRL_READ_ONCE(r->last), s->q);
+	for (i = 0; i < XRL_MAX_CELLS && i < cells; i++) {
+		w = XRL_READ_ONCE(r->c[i].word);
+		e = xrl_word_epoch(w);
+		sum += xrl_word_pass(w) * (xrl_lt(0, i ^ s->idx) & xrl_lt(0, e | xrl_word_pass(w)) & fresh &
+					   xrl_lt((__u32)(le - e), 0x80000000U) & xrl_lt((__u32)(E - e), n));
+	}
+	b->sum = sum;
+	__sync_lock_test_and_set(&b->tag, (__u64)E << 32 | XRL_BASE_VALID | (o & XRL_BASE_OSEQ));
+}
+
+XRL_INLINE int xrl_reserve_core(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
+				__u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
+				__u32 *lease, const __u32 maxc)
 {
 	__u64 sum, w, seq, last, fresh, valid, blen = interval / n, hold = 0;
 	__u32 i, E, e, cnt, newest, im, le, take;
@@ -632,7 +759,7 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 		 * once committed, after it moved seq.
 		 */
 		seq = XRL_READ_ACQUIRE(r->seq);
-		for (i = 0; i < XRL_MAX_CELLS && i < cells; i++)
+		for (i = 0; i < maxc && i < cells; i++)
 			snap[i] = XRL_READ_ONCE(r->c[i].word);
 		last = XRL_READ_ONCE(r->last);
 		fresh = xrl_ring_fresh(last, s->q);
@@ -645,7 +772,7 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 		 */
 		newest = E;
 		im = s->idx;
-		for (i = 0; i < XRL_MAX_CELLS && i < cells; i++) {
+		for (i = 0; i < maxc && i < cells; i++) {
 			__u64 newer;
 
 			w = snap[i];
@@ -670,7 +797,7 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 		s->epoch = newest;
 		E = newest;
 		sum = 0;
-		for (i = 0; i < XRL_MAX_CELLS && i < cells; i++) {
+		for (i = 0; i < maxc && i < cells; i++) {
 			w = snap[i];
 			e = xrl_word_epoch(w);
 			sum += xrl_word_pass(w) * (xrl_lt(0, i ^ s->idx) & xrl_lt(0, e | xrl_word_pass(w)) & fresh &
@@ -733,15 +860,104 @@ static inline int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __
 		cnt = xrl_word_pass(w); /* ours is counted after these */
 		if (xrl_word_epoch(w) != E || sum + cnt + take > threshold) {
 			/* The cell moved on, or others counted in it since our read: back, judge again. */
-			xrl_take_back(c, xrl_word_epoch(w), take, tries);
+			xrl_take_back_ring(r, cells, c, xrl_word_epoch(w), take, tries);
 			continue;
 		}
-		if (__sync_fetch_and_add(&r->seq, 1) == seq)
+		if (__sync_fetch_and_add(&r->seq, 1) == seq) {
+			if (xrl_ring_long(cells))
+				xrl_base_write(r, n, cells, s);
 			return xrl_reserved(lease, take - cost);
+		}
 		/* Another CPU committed since our reads: ours is held, judged again on fresh reads of the others. */
 		hold = (__u64)cnt << 32 | take;
 	}
 	return XRL_CONTENDED;
+}
+
+/* The reservation of a short ring (or any, in userspace: the unit tests). */
+XRL_INLINE int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
+				 __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
+				 __u32 *lease)
+{
+	return xrl_reserve_core(r, n, cells, interval, s, threshold, cost, tries, check_only, snap, room, lease,
+				XRL_RING_LOOP);
+}
+
+/* The reservation of a long ring when its base does not decide (xrl_reserve_fast): every cell read. */
+XRL_INLINE int xrl_reserve_long(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
+				__u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
+				__u32 *lease)
+{
+	return xrl_reserve_core(r, n, cells, interval, s, threshold, cost, tries, check_only, snap, room, lease,
+				XRL_MAX_CELLS);
+}
+
+#define XRL_SLOW (-1) /* xrl_reserve_fast: the base does not decide, xrl_reserve_long does */
+
+/*
+ * xrl_reserve_lease on a long ring whose base holds for slot s's bucket,
+ * the ring's newest (its last): the sum is the base and the bucket's cell,
+ * so a packet reads those two and counts by one add, as a short ring's
+ * reservation does, and commits by an add to seq. A commit another came
+ * between is kept while the bucket is still the newest and the base still
+ * holds (the other cells have gained no pass: a pass committed in another
+ * bucket came after a later bucket's was, or unmade the base). XRL_SLOW
+ * when the base does not decide: nothing was counted.
+ */
+XRL_INLINE int xrl_reserve_fast(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s, __u64 threshold, __u32 cost,
+				int tries, int check_only, __u64 *room, __u32 *lease)
+{
+	struct xrl_base *b = xrl_ring_base(r, cells);
+	__u64 seq, t, base, w, take, hold;
+	__u32 i = s->idx, E = s->epoch, cnt;
+	struct xrl_cell *c;
+
+	seq = XRL_READ_ACQUIRE(r->seq);
+	t = XRL_READ_ACQUIRE(b->tag);
+	base = XRL_READ_ACQUIRE(b->sum);
+	if (!(t & XRL_BASE_VALID) || (__u32)(t >> 32) != E || XRL_READ_ACQUIRE(b->tag) != t ||
+	    ((XRL_READ_ONCE(b->oseq) ^ t) & XRL_BASE_OSEQ) || XRL_READ_ONCE(r->last) != s->q)
+		return XRL_SLOW;
+	xrl_barrier_var(i);
+	if (i >= XRL_MAX_CELLS || i >= cells)
+		return XRL_SLOW;
+	c = &r->c[i];
+	w = XRL_READ_ONCE(c->word);
+	if (xrl_word_epoch(w) != E)
+		return XRL_SLOW; /* the bucket's cell is being moved to it */
+	cnt = xrl_word_pass(w);
+	if (cnt > XRL_CELL_MAX - cost || xrl_over_cost(base + cnt, cost, threshold)) {
+		if (room) {
+			__u64 cell = cnt < XRL_CELL_MAX ? XRL_CELL_MAX - cnt : 0;
+
+			*room = base + cnt < threshold ? threshold - (base + cnt) : 0;
+			*room = *room < cell ? *room : cell;
+		}
+		return XRL_OVER;
+	}
+	if (check_only)
+		return XRL_PASSED;
+	take = cost;
+	if (lease) {
+		/* As xrl_reserve_lease takes it. */
+		__u64 used = base + cnt + cost, cap = threshold / XRL_LEASE_PART, want = *lease, part;
+
+		part = ((threshold - used) & (0 - xrl_lt(used, threshold))) / XRL_LEASE_SHARE;
+		part -= (part - cap) * xrl_lt(cap, part);
+		part -= (part - want) * xrl_lt(want, part);
+		part *= xrl_lt(cnt + cost + part, XRL_CELL_MAX + 1ULL);
+		take += part;
+	}
+	w = __sync_fetch_and_add(&c->word, take);
+	hold = xrl_word_epoch(w) == E && base + xrl_word_pass(w) + take <= threshold;
+	if (hold && __sync_fetch_and_add(&r->seq, 1) != seq)
+		hold = XRL_READ_ONCE(r->last) == s->q && XRL_READ_ACQUIRE(b->tag) == t &&
+		       !((XRL_READ_ONCE(b->oseq) ^ t) & XRL_BASE_OSEQ);
+	if (!hold) {
+		xrl_take_back_ring(r, cells, c, xrl_word_epoch(w), (__u32)take, tries);
+		return XRL_SLOW;
+	}
+	return xrl_reserved(lease, (__u32)(take - cost));
 }
 
 /* xrl_reserve_lease with no lease. */
@@ -784,12 +1000,13 @@ XRL_INLINE void xrl_block_add(struct xrl_ring *r, __u32 cells, const struct xrl_
  * ring's last: xrl_block_add), the passes added by a compare-and-swap that
  * holds only while the cell keeps that bucket, and the ring's seq moved on so
  * that a reservation read before them is judged again (xrl_reserve_lease). A
- * cell at a newer bucket keeps it: q's has left every window. The counts of
+ * cell at a newer bucket keeps it: q's has left every window. based: a key's
+ * ring, whose base (a long ring's) no longer holds that bucket. The counts of
  * the old program of a replace, made after the fill, go into the new one's
  * rings so while it runs (bpf/carry.bpf.c). 0 when other CPUs kept moving the
  * cell for tries rounds: nothing was added.
  */
-XRL_INLINE int xrl_carry_add(struct xrl_ring *r, __u32 cells, __u64 q, __u64 pass, __u64 block, int tries)
+XRL_INLINE int xrl_carry_add(struct xrl_ring *r, __u32 cells, __u64 q, __u64 pass, __u64 block, int tries, int based)
 {
 	struct xrl_slot s = { .q = q, .idx = (__u32)(q % cells), .epoch = (__u32)q };
 	struct xrl_cell *c;
@@ -815,6 +1032,8 @@ XRL_INLINE int xrl_carry_add(struct xrl_ring *r, __u32 cells, __u64 q, __u64 pas
 	if (k == tries)
 		return 0;
 	xrl_block_add(r, cells, &s, block, 0);
+	if (based && xrl_ring_long(cells) && pass)
+		xrl_base_touch(r, cells, s.epoch);
 	__sync_fetch_and_add(&r->seq, 1);
 	return 1;
 }

@@ -72,4 +72,8 @@ check "apply the 2 rules again" "$XRL" apply $IF "$dir/rules2"
 check "rule add of a 16-bucket window grows them once more" "$XRL" rule add $IF port 11/udp rate 16/s window 16s buckets 16
 expect_eq "the rings hold 16 buckets" "$(st .max_buckets)" 16
 expect_eq "... the rules are all there" "$("$XRL" -j stats $IF | jq '.rules | length')" 3
+check "rule add of Sentinel's minute window (60 buckets): the rings grow long" "$XRL" rule add $IF port 12/udp rate 6000/min window 60s buckets 60
+expect_eq "the rings hold 60 buckets" "$(st .max_buckets)" 60
+expect_eq "... port 9's rule kept its counts" "$(passed9)" 500
+expect_eq "... the rules are all there" "$("$XRL" -j stats $IF | jq '.rules | length')" 4
 finish

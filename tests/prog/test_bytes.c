@@ -72,7 +72,7 @@ static __u64 window_of(struct fx *f, const struct xrl_rule *r, const char *src, 
 		k.rule_id |= XRL_KEY_BYTES;
 	if (bpf_map_lookup_elem(f->state, &k, &st))
 		return 0;
-	return xrl_window_at(&st.ring, r->buckets, XRL_MAX_CELLS, r->interval_ns, f->skel->bss->xrl_test_now).pass;
+	return xrl_window_at(&st.ring, r->buckets, XRL_SHORT_CELLS, r->interval_ns, f->skel->bss->xrl_test_now).pass;
 }
 
 struct byte_totals {
@@ -88,8 +88,8 @@ static struct byte_totals rule_bytes(struct fx *f, __u32 id)
 	assert_non_null(v);
 	assert_int_equal(bpf_map_lookup_elem(f->rule_stats, &id, v), 0);
 	for (c = 0; c < f->ncpus; c++) {
-		t.pass += v[c].pass_bytes;
-		t.block += v[c].block_bytes;
+		t.pass += fx_rs(f, v, c)->pass_bytes;
+		t.block += fx_rs(f, v, c)->block_bytes;
 	}
 	free(v);
 	return t;

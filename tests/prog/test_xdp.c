@@ -1148,7 +1148,7 @@ static void test_windows_in_maps(void **state)
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, 3, 1000, 4, XRL_F_PER_SOURCE);
 	struct xrl_rule_stats *rs = calloc(f->ncpus, sizeof(*rs));
-	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_MAX_CELLS };
+	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_SHORT_CELLS };
 	__u8 src[16] = { 198, 51, 100, 77 };
 	struct xrl_state st;
 	struct xrl_key k = {};
@@ -1173,8 +1173,8 @@ static void test_windows_in_maps(void **state)
 	assert_int_equal(s.buckets, 2);
 
 	assert_int_equal(bpf_map_lookup_elem(f->rule_stats, &r.id, rs), 0);
-	assert_int_equal(rs[cpus[0]].gen, r.gen);
-	q = xrl_window_at(&rs[cpus[0]].ring, r.buckets, XRL_MAX_CELLS, r.interval_ns, T0 + 300 * MS);
+	assert_int_equal(fx_rs(f, rs, cpus[0])->gen, r.gen);
+	q = xrl_window_at(&fx_rs(f, rs, cpus[0])->ring, r.buckets, XRL_SHORT_CELLS, r.interval_ns, T0 + 300 * MS);
 	assert_true(q.pass == 3 && q.block == 4);
 
 	/* The bucket at T0+100 has left; the one at T0+250 leaves at T0+1250 (sum refreshes first). */
@@ -1974,7 +1974,7 @@ static void test_latch_answers_in_margin(void **state)
 {
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
-	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_MAX_CELLS };
+	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_SHORT_CELLS };
 	__u64 tick = fx_tick(f), end = T0 + 500 * MS;
 	struct xrl_key k = {};
 	struct xrl_state st;
@@ -1995,7 +1995,7 @@ static void test_latch_answers_in_margin(void **state)
 	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).word), 22);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
 	assert_int_equal(bpf_map_lookup_elem(f->state, &k, &st), 0);
-	xrl_slot_at(&sl, T0 + 100 * MS, r.interval_ns / r.buckets, XRL_MAX_CELLS);
+	xrl_slot_at(&sl, T0 + 100 * MS, r.interval_ns / r.buckets, XRL_SHORT_CELLS);
 	assert_int_equal(st.ring.c[sl.idx].block, 0); /* no write to the key's ring */
 	assert_int_equal(xrl_key_window(&m, &k, &r, end - 1, &sum), 0);
 	assert_int_equal(sum.block, 22);
@@ -2095,7 +2095,7 @@ static void test_slot_proof_late_jiffies(void **state)
 {
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, 2, 1000, 2, XRL_F_PER_SOURCE);
-	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_MAX_CELLS };
+	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_SHORT_CELLS };
 	__u64 tick = fx_tick(f);
 	struct xrl_key k = {};
 	struct xrl_sum s;
@@ -2114,7 +2114,7 @@ static void test_slot_proof_late_jiffies(void **state)
 /* The passes key k's window holds at t, as stats reads them (leased passes not yet spent left out). */
 static __u64 window_pass(struct fx *f, const struct xrl_rule *r, const struct xrl_key *k, __u64 t)
 {
-	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_MAX_CELLS };
+	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_SHORT_CELLS };
 	struct xrl_sum s;
 
 	assert_int_equal(xrl_key_window(&m, k, r, t, &s), 0);
@@ -2128,7 +2128,7 @@ static __u64 ring_pass(struct fx *f, const struct xrl_rule *r, const struct xrl_
 	struct xrl_slot sl;
 
 	assert_int_equal(bpf_map_lookup_elem(f->state, k, &st), 0);
-	xrl_slot_at(&sl, t, r->interval_ns / r->buckets, XRL_MAX_CELLS);
+	xrl_slot_at(&sl, t, r->interval_ns / r->buckets, XRL_SHORT_CELLS);
 	return xrl_word_epoch(st.ring.c[sl.idx].word) == sl.epoch ? xrl_word_pass(st.ring.c[sl.idx].word) : 0;
 }
 
@@ -2361,7 +2361,7 @@ static void test_latch_takeover_hands_on_blocks(void **state)
 {
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
-	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_MAX_CELLS };
+	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_SHORT_CELLS };
 	struct xrl_key ka = {}, kb = {};
 	__u8 a[16] = { 198, 51, 100, 1 }, b[16] = { 203, 0, 113, 0 };
 	char bs[32];

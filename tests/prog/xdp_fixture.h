@@ -54,7 +54,7 @@ struct fx {
 	__u32 sketch_width;  /* set before the load: the sketch's columns; 0, the default */
 	__u32 gso_mtu;	     /* set before the load: generic mode's MTU (xrl_config.gso_mtu); 0, native */
 	__u32 features;	     /* set before the load: what the program carries (XRL_FEAT_*); 0, everything */
-	/* Set before the load: the rings' cells (xrl_config.cells); 0, XRL_MAX_CELLS (rule_totals reads those). */
+	/* Set before the load: the rings' cells (xrl_config.cells); 0, XRL_SHORT_CELLS (rule_totals reads those). */
 	__u32 cells;
 	__u8 set;
 	__u32 next_id, next_gen;
@@ -115,11 +115,11 @@ static inline void fx_open(struct fx *f, __u32 malformed)
 		f->skel->rodata->xrl_cfg.sketch_width = f->sketch_width;
 		bpf_map__set_max_entries(f->skel->maps.xrl_sketch, XRL_SKETCH_DEPTH * f->sketch_width);
 	}
-	if (f->cells) { /* as the loader sizes the rings */
-		f->skel->rodata->xrl_cfg.cells = f->cells;
-		bpf_map__set_value_size(f->skel->maps.xrl_state, xrl_state_size(f->cells));
-		bpf_map__set_value_size(f->skel->maps.xrl_rule_stats, xrl_rule_stats_size(f->cells));
-	}
+	/* As the loader sizes the rings (and the scratch beside them). */
+	f->skel->rodata->xrl_cfg.cells = f->cells ?: XRL_SHORT_CELLS;
+	bpf_map__set_value_size(f->skel->maps.xrl_state, xrl_state_size(f->skel->rodata->xrl_cfg.cells));
+	bpf_map__set_value_size(f->skel->maps.xrl_rule_stats, xrl_rule_stats_size(f->skel->rodata->xrl_cfg.cells));
+	bpf_map__set_value_size(f->skel->maps.xrl_scratch, xrl_scratch_size(f->skel->rodata->xrl_cfg.cells));
 	/* As the loader's --max-keys does. */
 	bpf_map__set_max_entries(f->skel->maps.xrl_state, 4096);
 }
@@ -490,6 +490,14 @@ struct totals {
 };
 
 /* A rule's pass and block totals over every CPU. */
+/* CPU cpu's value in buf, a per-CPU read of xrl_rule_stats, whose values are sized for the rings' cells. */
+static inline struct xrl_rule_stats *fx_rs(struct fx *f, void *buf, int cpu)
+{
+	size_t stride = (xrl_rule_stats_size(f->skel->rodata->xrl_cfg.cells) + 7) & ~(size_t)7;
+
+	return (struct xrl_rule_stats *)((char *)buf + (size_t)cpu * stride);
+}
+
 static inline struct totals rule_totals(struct fx *f, __u32 id)
 {
 	struct xrl_rule_stats *v = calloc(f->ncpus, sizeof(*v));
@@ -499,8 +507,8 @@ static inline struct totals rule_totals(struct fx *f, __u32 id)
 	assert_non_null(v);
 	assert_int_equal(bpf_map_lookup_elem(f->rule_stats, &id, v), 0);
 	for (c = 0; c < f->ncpus; c++) {
-		t.pass += v[c].pass;
-		t.block += v[c].block;
+		t.pass += fx_rs(f, v, c)->pass;
+		t.block += fx_rs(f, v, c)->block;
 	}
 	free(v);
 	return t;

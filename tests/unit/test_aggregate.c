@@ -214,14 +214,14 @@ static void test_aggregate_invalid_shape(void **state)
 	for (cpu = 0; cpu < 2; cpu++) {
 		rs_cpu(&p, cpu)->gen = 1;
 		/* every cell holds a live bucket of the shape below */
-		for (i = 0; i < XRL_MAX_BUCKETS; i++)
-			put(&rs_cpu(&p, cpu)->ring, XRL_MAX_BUCKETS, 1600 * MS, S - 800 * MS + i * 100 * MS, 1, 1);
+		for (i = 0; i < 16; i++)
+			put(&rs_cpu(&p, cpu)->ring, 16, 1600 * MS, S - 800 * MS + i * 100 * MS, 1, 1);
 	}
 	/* a valid shape for contrast: 16 cells on 2 CPUs */
-	assert_sum(agg_rs(&p, 1, XRL_MAX_BUCKETS, 1600 * MS, now), 32, 32, 32);
+	assert_sum(agg_rs(&p, 1, 16, 1600 * MS, now), 32, 32, 32);
 
 	assert_sum(agg_rs(&p, 1, 0, I, now), 0, 0, 0);
-	assert_sum(agg_rs(&p, 1, XRL_MAX_BUCKETS + 1, 1700 * MS, now), 0, 0, 0);
+	assert_sum(agg_rs(&p, 1, XRL_MAX_BUCKETS + 1, (XRL_MAX_BUCKETS + 1) * 100 * MS, now), 0, 0, 0);
 	assert_sum(agg_rs(&p, 1, 2, 0, now), 0, 0, 0);
 	assert_sum(agg_rs(&p, 1, 3, I, now), 0, 0, 0); /* 1e9 ns is not a multiple of 3 */
 	free(p.buf);

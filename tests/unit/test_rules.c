@@ -464,8 +464,8 @@ static void test_rule_bad_combinations(void **state)
 	parse_bad("port 53/udp rate 100/s window 1s buckets 3", "does not divide into 3 buckets", NULL);
 	parse_bad("port 53/udp rate 100/s window 100ms buckets 7", "does not divide into 7 buckets", NULL);
 	parse_bad("port 53/udp rate 100/s window 1ms buckets 2", "too short", NULL);
-	parse_bad("port 53/udp rate 100/s buckets 0", "'buckets' needs a number from 1 to 16", "'0'");
-	parse_bad("port 53/udp rate 100/s buckets 17", "'buckets' needs a number from 1 to 16", "'17'");
+	parse_bad("port 53/udp rate 100/s buckets 0", "'buckets' needs a number from 1 to 60", "'0'");
+	parse_bad("port 53/udp rate 100/s buckets 61", "'buckets' needs a number from 1 to 60", "'61'");
 	parse_bad("port 53/udp rate 100/s buckets four", "'buckets' needs a number", "'four'");
 	parse_bad("port 53/udp rate 100/s buckets -2", "'buckets' needs a number", NULL);
 	parse_bad("port 53/udp rate 100/s buckets", "'buckets' needs a number", "nothing");

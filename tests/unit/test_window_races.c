@@ -408,12 +408,12 @@ static void test_rule_ring_count_saturates(void **state)
 
 	(void)state;
 	xrl_slot_at(&s, S, H, XC(1));
-	c = xrl_current_at(&r, 1, XRL_MAX_CELLS, &s);
+	c = xrl_current_at(&r, 1, XRL_SHORT_CELLS, &s);
 	assert_non_null(c);
 	c->word = xrl_word(s.epoch, 0xffffffffU);
 	xrl_cell_count(c, 0);
 	assert_true(xrl_word_epoch(c->word) == s.epoch);
-	assert_ptr_equal(xrl_current_at(&r, 1, XRL_MAX_CELLS, &s), c);
+	assert_ptr_equal(xrl_current_at(&r, 1, XRL_SHORT_CELLS, &s), c);
 	assert_true(xrl_window_at(&r, 1, XC(1), H, S).pass == 0xffffffffULL);
 }
 
@@ -485,6 +485,164 @@ static void test_real_clock_race(void **state)
 	assert_int_equal(over, 0);
 }
 
+/* ---- long rings (more than 17 cells): the base ---- */
+
+struct long_ring {
+	struct xrl_ring r;
+	struct xrl_cell base[XRL_BASE_CELLS];
+};
+
+/* A packet at t on a long ring of n buckets, as the program judges it: on the base, else on every cell. */
+static int judge_long_at(struct xrl_ring *r, __u32 n, __u64 I, __u64 t, __u64 T, struct xrl_slot *s)
+{
+	int res;
+
+	xrl_slot_at(s, t, I / n, XC(n));
+	res = xrl_reserve_fast(r, XC(n), s, T, 1, 8, 0, NULL, NULL);
+	if (res != XRL_SLOW)
+		return res;
+	return xrl_reserve_long(r, n, XC(n), I, s, T, 1, 8, 0, snap, NULL, NULL);
+}
+
+static struct long_ring LRG;
+static const __u64 LI = 20000 * MS, LW = 1000 * MS; /* 20 buckets of a second */
+
+static void cpu_b_next_long_bucket(void)
+{
+	struct xrl_slot s;
+
+	other_res = judge_long_at(&LRG.r, 20, LI, S + 2 * LW, 2, &s);
+}
+
+/*
+ * T = 2 over 20 buckets. Bucket S+W holds a pass and its base; CPU A judges
+ * a packet there on the base (room for one) while CPU B, its clock just
+ * past the boundary, passes the window's last packet in the next bucket
+ * between A's reads and A's add. A must find the newer bucket when its
+ * commit is not the next, and judge again there: over. (Kept on the base
+ * alone, it passed a third packet in a window of 2.)
+ */
+static void test_long_boundary_race(void **state)
+{
+	struct xrl_slot s;
+	int a;
+
+	(void)state;
+	memset(&LRG, 0, sizeof(LRG));
+	assert_int_equal(judge_long_at(&LRG.r, 20, LI, S + LW, 2, &s), XRL_PASSED);
+	assert_true(xrl_ring_base(&LRG.r, XC(20))->tag >> 32 == s.epoch);
+	other_res = -1;
+	arm(cpu_b_next_long_bucket, 1); /* before A's first atomic: its add */
+	a = judge_long_at(&LRG.r, 20, LI, S + 2 * LW - 1, 2, &s);
+	assert_int_equal(other_res, XRL_PASSED);
+	assert_int_equal(a, XRL_OVER);
+	assert_int_equal(xrl_window_at(&LRG.r, 20, XC(20), LI, S + 2 * LW).pass, 2);
+}
+
+static void cpu_c_commits_elsewhere(void)
+{
+	/* A commit of no pass (a replace's carry of a block) in the oldest bucket: B's reads are stale. */
+	xrl_carry_add(&LRG.r, XC(20), (S - 5 * LW) / LW, 0, 1, 8, 1);
+}
+
+static void cpu_b_next_long_bucket_held(void)
+{
+	struct xrl_slot s;
+
+	arm(cpu_c_commits_elsewhere, 4); /* before B's fourth atomic: its commit (last, cell, add, seq) */
+	other_res = judge_long_at(&LRG.r, 20, LI, S + 2 * LW, 2, &s);
+}
+
+/*
+ * The same, B's commit not the next (another CPU committed between its
+ * reads and it): B passes on reading the cells again, and writes no base.
+ * A, whose commit is not the next either, finds that the ring moved on to a
+ * newer bucket than its own (its last), not that the base changed, and
+ * judges again there: over.
+ */
+static void test_long_boundary_race_no_base(void **state)
+{
+	struct xrl_slot s;
+	int a;
+
+	(void)state;
+	memset(&LRG, 0, sizeof(LRG));
+	assert_int_equal(judge_long_at(&LRG.r, 20, LI, S + LW, 2, &s), XRL_PASSED);
+	other_res = -1;
+	arm(cpu_b_next_long_bucket_held, 1);
+	a = judge_long_at(&LRG.r, 20, LI, S + 2 * LW - 1, 2, &s);
+	assert_int_equal(other_res, XRL_PASSED);
+	assert_int_equal(xrl_ring_base(&LRG.r, XC(20))->tag >> 32, (S + LW) / LW); /* B wrote none */
+	assert_int_equal(a, XRL_OVER);
+	assert_int_equal(xrl_window_at(&LRG.r, 20, XC(20), LI, S + 2 * LW).pass, 2);
+}
+
+static volatile __u64 long_per_epoch[1 << 16];
+static volatile int long_stop;
+static __u64 long_base_epoch;
+
+static void *long_racer(void *arg)
+{
+	const __u32 n = 60;
+	const __u64 blen = 2000; /* 2 us */
+	int k = 0;
+
+	(void)arg;
+	while (!long_stop) {
+		struct xrl_slot s;
+		__u64 e;
+
+		if (judge_long_at(&LRG.r, n, n * blen, mono_ns(), 30, &s) != XRL_PASSED)
+			continue;
+		e = s.q - long_base_epoch;
+		if (e >= sizeof(long_per_epoch) / sizeof(long_per_epoch[0]))
+			break;
+		__sync_fetch_and_add(&long_per_epoch[e], 1);
+		/* One pass in five taken back, as a later rule's drop does: ours first, then the window's. */
+		if (++k % 5 == 0) {
+			__sync_fetch_and_sub(&long_per_epoch[e], 1);
+			xrl_unreserve(&LRG.r, XC(n), &s, 1, 8);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Two threads on the real clock against a long window of 30 packets per 60
+ * buckets of 2 us, passes taken back now and then, for half a second: no 60
+ * consecutive buckets ever hold more than 30 passes.
+ */
+static void test_long_real_clock_race(void **state)
+{
+	struct timespec half = { 0, 500000000 };
+	pthread_t th[2];
+	__u64 e, j, in, windows = 0, over = 0, full = 0;
+	int t;
+
+	(void)state;
+	memset(&LRG, 0, sizeof(LRG));
+	long_base_epoch = mono_ns() / 2000;
+	for (t = 0; t < 2; t++)
+		assert_int_equal(pthread_create(&th[t], NULL, long_racer, NULL), 0);
+	nanosleep(&half, NULL);
+	long_stop = 1;
+	for (t = 0; t < 2; t++)
+		pthread_join(th[t], NULL);
+	for (e = 59; e < sizeof(long_per_epoch) / sizeof(long_per_epoch[0]); e++) {
+		for (in = 0, j = e - 59; j <= e; j++)
+			in += long_per_epoch[j];
+		if (!in)
+			continue;
+		windows++;
+		over += in > 30;
+		full += in == 30;
+	}
+	print_message("long windows, real clock: %llu windows, %llu over, %llu full\n", (unsigned long long)windows,
+		      (unsigned long long)over, (unsigned long long)full);
+	assert_true(windows > 1000);
+	assert_int_equal(over, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +658,9 @@ int main(void)
 		cmocka_unit_test(test_lease_give_back_last),
 		cmocka_unit_test(test_rule_ring_count_saturates),
 		cmocka_unit_test(test_real_clock_race),
+		cmocka_unit_test(test_long_boundary_race),
+		cmocka_unit_test(test_long_boundary_race_no_base),
+		cmocka_unit_test(test_long_real_clock_race),
 	};
 
 	return cmocka_run_group_tests_name("window races", tests, NULL, NULL);

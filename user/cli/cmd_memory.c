@@ -27,7 +27,8 @@ static const struct cli_opt memory_opts[] = {
 		.help = "the sketch's columns, as load takes it (a power of 2); default 65536"),
 	CLI_OPT(struct memory_opts, buckets, "buckets", UINT, .arg = "N", .min = 1, .max = XRL_MAX_BUCKETS,
 		.what = "a bucket count",
-		.help = "the most buckets a window of the rules has (a ring keeps one more); default 2"),
+		.help = "the most buckets a window of the rules has, up to 60 (a ring keeps one more,\n"
+			"and a long window, of more than 16, the sum of its older buckets); default 2"),
 	CLI_OPT(struct memory_opts, rules, "rules", UINT, .arg = "N", .min = 0, .max = XRL_MAX_RULE_IDS / 2,
 		.what = "a rule count",
 		.help = "rules in force: their counter slots are sized for twice as many, 256 at least;\n"

@@ -41,7 +41,7 @@ static const struct map_want wanted[] = {
 	{ XRL_MAP_COUNTERS, offsetof(struct xrl_maps, counters), sizeof(__u32), sizeof(struct xrl_counters), false },
 	{ XRL_MAP_CTL, offsetof(struct xrl_maps, ctl), sizeof(__u32), sizeof(struct xrl_ctl), false },
 	{ XRL_MAP_LATCHES, offsetof(struct xrl_maps, latches), sizeof(__u32), sizeof(struct xrl_latch), false },
-	{ XRL_MAP_SCRATCH, offsetof(struct xrl_maps, scratch), sizeof(__u32), 8 * XRL_MAX_CELLS, false },
+	{ XRL_MAP_SCRATCH, offsetof(struct xrl_maps, scratch), sizeof(__u32), sizeof(struct xrl_scratch), false },
 	{ XRL_MAP_SKETCH, offsetof(struct xrl_maps, sketch), sizeof(__u32), sizeof(struct xrl_sketch_cell), false },
 	{ XRL_MAP_FLEET, offsetof(struct xrl_maps, fleet), sizeof(__u32), sizeof(struct xrl_fleet), false },
 	{ XRL_MAP_THEN, offsetof(struct xrl_maps, then), sizeof(__u32), sizeof(__u32), false },
@@ -167,6 +167,8 @@ static __u32 ring_value_size(const struct map_want *w, struct xrl_maps *m, __u32
 		size_of = xrl_state_size;
 	else if (!strcmp(w->name, XRL_MAP_RULE_STATS))
 		size_of = xrl_rule_stats_size;
+	else if (!strcmp(w->name, XRL_MAP_SCRATCH)) /* after the rings (wanted's order): their cells are known */
+		return m->cells ? xrl_scratch_size(m->cells) : have;
 	if (!size_of)
 		return w->value_size;
 	for (c = 3; !m->cells && c <= XRL_MAX_CELLS; c++)

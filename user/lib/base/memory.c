@@ -138,6 +138,7 @@ int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sket
 		return xrl_fail(-errno, err, len, "cannot open the BPF object: %s", strerror(errno));
 	bpf_map__set_value_size(skel->maps.xrl_state, xrl_state_size(cells));
 	bpf_map__set_value_size(skel->maps.xrl_rule_stats, xrl_rule_stats_size(cells));
+	bpf_map__set_value_size(skel->maps.xrl_scratch, xrl_scratch_size(cells));
 	/* The classifier's bitmaps and the rules' maps as a load without rules of several fields sizes them (program.c). */
 	bpf_map__set_value_size(skel->maps.xrl_lbvs_bits, 2 * 8);
 	bpf_map__set_max_entries(skel->maps.xrl_lbvs_bits, 64);

@@ -40,11 +40,11 @@ static const char *const lacks[] = { XRL_MAP_LPM_RULES, XRL_MAP_LPM_DIR,   XRL_M
 static const char *const emptied[] = { XRL_MAP_SCRATCH, NULL };
 static const char *const gone[] = { "xrl_prefixes", "xrl_eval", NULL };
 
-/* Layout 8 recorded no cells: its rings held any window, so a replace's take as many as any window needs. */
+/* Layout 8 recorded no cells: its rings held 17, for any window it took (of up to 16 buckets). */
 static void ctl_read(struct xrl_ctl *ctl)
 {
 	if (!ctl->cells)
-		ctl->cells = XRL_MAX_CELLS;
+		ctl->cells = XRL_SHORT_CELLS;
 }
 
 static __u32 rule_stats_cells(__u32 vsz)

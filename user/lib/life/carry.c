@@ -176,6 +176,11 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 		cm->how = XRL_CARRY_ARRAY;
 		return 0;
 	}
+	/* The scratch holds nothing between packets: sized for short rings or long ones (xrl_scratch_size). */
+	if (same_k && same_size && !strcmp(cm->name, XRL_MAP_SCRATCH)) {
+		cm->how = XRL_CARRY_EMPTY;
+		return 0;
+	}
 	/* Maps of a retired layout that hold nothing between packets, their value read otherwise now. */
 	if (c->retired && same_size && same_k && in(c->retired->emptied, cm->name)) {
 		cm->how = XRL_CARRY_EMPTY;

@@ -92,11 +92,12 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
 	 * ring, so libbpf makes these maps without it (they hold no spin lock
 	 * or timer, which would need it).
 	 */
-	skel->rodata->xrl_cfg.cells = o->cells ?: XRL_MAX_CELLS;
+	skel->rodata->xrl_cfg.cells = o->cells ?: XRL_SHORT_CELLS;
 	bpf_map__set_max_entries(skel->maps.xrl_rule_stats, o->rule_ids ?: XRL_MAX_RULE_IDS);
 	bpf_map__set_max_entries(skel->maps.xrl_fleet, o->rule_ids ?: XRL_MAX_RULE_IDS);
 	bpf_map__set_value_size(skel->maps.xrl_state, xrl_state_size(skel->rodata->xrl_cfg.cells));
 	bpf_map__set_value_size(skel->maps.xrl_rule_stats, xrl_rule_stats_size(skel->rodata->xrl_cfg.cells));
+	bpf_map__set_value_size(skel->maps.xrl_scratch, xrl_scratch_size(skel->rodata->xrl_cfg.cells));
 	/* The classifier's bitmaps, for the rules of several fields the sets hold (apply grows them: swap_program). */
 	skel->rodata->xrl_lbvs_stride = o->match_stride ?: 2;
 	bpf_map__set_value_size(skel->maps.xrl_lbvs_bits, skel->rodata->xrl_lbvs_stride * 8);
