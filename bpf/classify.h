@@ -43,10 +43,12 @@ struct xrl_addr {
  * The slot of the prefix (kind XRL_LPM_SRC) or dst rule (XRL_LPM_DST) of
  * rule set set whose prefix, single or of a named set, is the longest to
  * hold address a of family; 0 for none: the range structure of xrl_lpm.h
- * (the same search as xrl_lpm_lookup). A global function, its loop verified
- * once; every lookup in it an array the verifier inlines.
+ * (the same search as xrl_lpm_lookup), its directory in map dir: xrl_lpm_dir,
+ * or xrl_match_sets for the named sets of match rules (xrl_match.h). Each
+ * caller a global function, its loop verified once; every lookup in it an
+ * array the verifier inlines.
  */
-__noinline __u32 xrl_lpm_find(const struct xrl_addr *a, __u32 kind, __u32 set, __u32 family)
+static __always_inline __u32 xrl_lpm_find_in(void *dir, const struct xrl_addr *a, __u32 kind, __u32 set, __u32 family)
 {
 	__u32 ix, dv, c, hdr, lo = 0, n, h, i, key;
 	__u64 *w, *w2, k0 = 0, k1 = 0;
@@ -55,7 +57,7 @@ __noinline __u32 xrl_lpm_find(const struct xrl_addr *a, __u32 kind, __u32 set, _
 		return 0;
 	c = ((__u32)a->b[0] << 8) | a->b[1];
 	ix = XRL_LPM_DIR(kind & 1, set & 1, family == XRL_FAMILY_V6, c);
-	w = bpf_map_lookup_elem(&xrl_lpm_dir, &ix);
+	w = bpf_map_lookup_elem(dir, &ix);
 	if (!w)
 		return 0;
 	dv = (__u32)(*w >> (32 * (c & 1)));
@@ -100,6 +102,11 @@ __noinline __u32 xrl_lpm_find(const struct xrl_addr *a, __u32 kind, __u32 set, _
 	}
 	w = bpf_map_lookup_elem(&xrl_lpm_ranges, &ix);
 	return w ? (__u32)*w & XRL_LPM_SLOT_MASK : 0;
+}
+
+__noinline __u32 xrl_lpm_find(const struct xrl_addr *a, __u32 kind, __u32 set, __u32 family)
+{
+	return xrl_lpm_find_in(&xrl_lpm_dir, a, kind, set, family);
 }
 
 /* The prefix (kind XRL_LPM_SRC) or dst rule (XRL_LPM_DST) of set whose prefix is the longest to hold addr. */

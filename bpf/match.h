@@ -26,6 +26,7 @@
 #include "judge.h"
 #include "commit.h"
 #include "match_maps.h"
+#include "classify.h"
 
 /* What xrl_match_meet found. */
 #define XRL_MATCH_NONE 0
@@ -61,11 +62,17 @@ static __always_inline struct xrl_rule *xrl_match_rule_met(__u32 i)
 	return mr ? &mr->r : NULL;
 }
 
-/* Whether addr (of family) is where a holds: its prefix, or outside it when negated; a of no family holds any. */
-static __always_inline int xrl_match_addr_ok(const struct xrl_match_addr *a, __u8 family, const __u8 *addr)
+/*
+ * Whether addr (of family, in the named sets of bits sets) is where a
+ * holds: its prefix or set, or outside it when negated; a of neither holds
+ * any.
+ */
+static __always_inline int xrl_match_addr_ok(const struct xrl_match_addr *a, __u8 family, const __u8 *addr, __u64 sets)
 {
 	__u32 x, y, i, b, diff = 0;
 
+	if (a->set)
+		return !((sets >> ((a->set - 1) & (XRL_MATCH_SETS_MAX - 1))) & 1) == !!a->neg;
 	if (!a->family)
 		return 1;
 	if (a->family != family)
@@ -276,10 +283,28 @@ __noinline int xrl_match_classify(struct xdp_md *ctx, const struct xrl_pkt *p, _
 	return 0;
 }
 
-/* What xrl_match_meet_cb is given: the packet, where its frame is, and the set. */
+/*
+ * The named sets of match rules (xrl_match.h) that hold address a (of
+ * family) as a source (kind XRL_MSET_SRC) or destination, in rule set set:
+ * a bit a set. A global function: verified once.
+ */
+__noinline __u64 xrl_mset_of(const struct xrl_addr *a, __u32 kind, __u32 set, __u32 family)
+{
+	__u64 *w;
+	__u32 ix;
+
+	if (!a)
+		return 0;
+	ix = XRL_MSET_CLASS(set, xrl_lpm_find_in(&xrl_match_sets, a, kind, set, family));
+	w = bpf_map_lookup_elem(&xrl_match_sets, &ix);
+	return w ? *w : 0;
+}
+
+/* What xrl_match_meet_cb is given: the packet, where its frame is, the set, and the named sets holding its addresses. */
 struct xrl_meet_ctx {
 	struct xdp_md *ctx;
 	const struct xrl_pkt *p;
+	__u64 srcsets, dstsets;
 	__u32 set;
 	__u32 found; /* XRL_MATCH_* */
 };
@@ -303,8 +328,8 @@ static long xrl_match_meet_cb(__u64 i, void *data)
 		return 1;
 	slot = XRL_MATCH_SLOT(mc->set, t->res.bit[i]);
 	mr = bpf_map_lookup_elem(&xrl_match_rules, &slot);
-	if (!mr || !mr->used || !xrl_match_addr_ok(&mr->src, mc->p->family, mc->p->src) ||
-	    !xrl_match_addr_ok(&mr->dst, mc->p->family, t->f.dst) ||
+	if (!mr || !mr->used || !xrl_match_addr_ok(&mr->src, mc->p->family, mc->p->src, mc->srcsets) ||
+	    !xrl_match_addr_ok(&mr->dst, mc->p->family, t->f.dst, mc->dstsets) ||
 	    !xrl_match_payload(mc->ctx, mr, t->f.pay_off, t->f.pay_len))
 		return 0;
 	if (mr->r.flags & XRL_F_ALLOW) {
@@ -324,7 +349,8 @@ static long xrl_match_meet_cb(__u64 i, void *data)
  * The match rules of set that packet p (of frame ctx) meets, into
  * xrl_match_tmp: XRL_MATCH_*. The classifier yields the rules whose small
  * fields all match, in ascending bits; each rule's addresses and fingerprint
- * are checked past it (xrl_match_meet_cb).
+ * are checked past it (xrl_match_meet_cb), the packet's addresses looked up
+ * once in the named sets the rules use, when the classifier yields any.
  */
 __noinline int xrl_match_meet(struct xdp_md *ctx, const struct xrl_pkt *p, __u32 set)
 {
@@ -350,6 +376,12 @@ __noinline int xrl_match_meet(struct xdp_md *ctx, const struct xrl_pkt *p, __u32
 		return XRL_MATCH_NONE;
 	if (t->res.more)
 		return XRL_MATCH_TOO_MANY;
+	if (!t->res.n)
+		return XRL_MATCH_NONE;
+	if (cfg->sets & XRL_MATCH_SETS_SRC)
+		mc.srcsets = xrl_mset_of((const struct xrl_addr *)p->src, XRL_MSET_SRC, mc.set, p->family);
+	if (cfg->sets & XRL_MATCH_SETS_DST)
+		mc.dstsets = xrl_mset_of((const struct xrl_addr *)t->f.dst, XRL_MSET_DST, mc.set, p->family);
 	bpf_loop(XRL_LBVS_MAX_MATCH, xrl_match_meet_cb, &mc, 0);
 	return mc.found;
 }

@@ -38,4 +38,13 @@ struct {
 	__type(value, struct xrl_match_tmp);
 } xrl_match_tmp SEC(".maps");
 
+/* The named sets of match rules: a directory as xrl_lpm_dir's, then the class words (xrl_match.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XRL_MSET_WORDS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+} xrl_match_sets SEC(".maps");
+
 #endif /* XRL_BPF_MATCH_MAPS_H */

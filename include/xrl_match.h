@@ -11,13 +11,16 @@
  *    sized for the rules;
  *  - xrl_match_specs, the same slots: the rule as written, for dump (the
  *    classifier's tables cannot be read back into rules);
- *  - xrl_match_tmp, per CPU: one packet's classification and judgements.
+ *  - xrl_match_tmp, per CPU: one packet's classification and judgements;
+ *  - xrl_match_sets: which named sets the rules use as an address hold a
+ *    packet's source and destination (below).
  */
 #ifndef XRL_MATCH_ABI_H
 #define XRL_MATCH_ABI_H
 
 #include "xrl_common.h"
 #include "xrl_lbvs.h"
+#include "xrl_lpm.h"
 
 #define XRL_MAP_LBVS_CLS "xrl_lbvs_cls"
 #define XRL_MAP_LBVS_BITS "xrl_lbvs_bits"
@@ -25,6 +28,7 @@
 #define XRL_MAP_MATCH_RULES "xrl_match_rules"
 #define XRL_MAP_MATCH_SPECS "xrl_match_specs"
 #define XRL_MAP_MATCH_TMP "xrl_match_tmp"
+#define XRL_MAP_MATCH_SETS "xrl_match_sets"
 
 /* Match rules a set holds at most: as many as the classifier's table. */
 #define XRL_MATCH_MAX XRL_LBVS_MAX_RULES
@@ -52,20 +56,42 @@
 /* Payload bytes a fingerprint holds at most. */
 #define XRL_MATCH_PAYLOAD_MAX 8
 
+/*
+ * The named sets match rules use as an address ('src @NAME'), XRL_MATCH_SETS_MAX
+ * at most a rule set, each a bit of a packet's membership word. Their
+ * prefixes are flattened as prefix rules' are (xrl_lpm.h), into the same
+ * xrl_lpm_ranges half, each range's slot a class: the class of the longest
+ * prefix that holds it, whose word has the bit of every set with a prefix
+ * holding it (an address's prefixes nest, so its longest one's ancestors are
+ * all of them). xrl_match_sets holds the directory, laid out as
+ * xrl_lpm_dir's (XRL_LPM_DIR with kind XRL_MSET_SRC or XRL_MSET_DST), then
+ * each rule set's class words at XRL_MSET_CLASS. So a packet's source and
+ * destination are each looked up once, and each rule met tests one bit.
+ */
+#define XRL_MATCH_SETS_MAX 64
+#define XRL_MSET_SRC 0
+#define XRL_MSET_DST 1
+#define XRL_MSET_CLASSES 65536 /* a rule set's: the 16 bits of a range's slot */
+#define XRL_MSET_CLASS(set, c) (XRL_LPM_DIR_WORDS + ((__u32)(set)&1) * XRL_MSET_CLASSES + ((__u32)(c)&0xffff))
+#define XRL_MSET_WORDS (XRL_LPM_DIR_WORDS + 2 * XRL_MSET_CLASSES)
+/* xrl_match_cfg.sets: the structures of xrl_match_sets the set's rules need. */
+#define XRL_MATCH_SETS_SRC 1
+#define XRL_MATCH_SETS_DST 2
+
 /* xrl_match_cfgs: one set's. */
 struct xrl_match_cfg {
 	struct xrl_lbvs_cfg lbvs;
 	__u32 nrules; /* 0: the set has no match rule, the packet is not classified */
-	__u32 pad;
+	__u32 sets;   /* XRL_MATCH_SETS_*: look the packet's addresses up in xrl_match_sets */
 };
 _Static_assert(sizeof(struct xrl_match_cfg) == 8 + 4 * (4 + 2 * XRL_LBVS_FIELDS), "xrl_match_cfg layout");
 
-/* An address a match rule checks past the classifier: a prefix, or every address outside it. */
+/* An address a match rule checks past the classifier: a prefix or a named set, or every address outside it. */
 struct xrl_match_addr {
-	__u8 family; /* 0: the rule does not check it */
+	__u8 family; /* 0: the rule does not check it, or a set */
 	__u8 plen;
 	__u8 neg;
-	__u8 pad;
+	__u8 set;      /* 0: a prefix; k + 1: the set of bit k (XRL_MATCH_SETS_MAX) */
 	__u8 addr[16]; /* the prefix, its host bits clear */
 };
 

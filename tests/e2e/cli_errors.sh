@@ -56,8 +56,9 @@ expect_err "a shorthand counting by destination: not judged by this build" 1 \
 	"$XRL" apply xrle4 - <<<"port 53/udp rate 1/s per dst"
 expect_err "load --config with a shorthand per src,dport" 1 "not judged by this build yet.*nothing was loaded" \
 	"$XRL" load xrle4 --config - <<<"proto tcp rate 20/s per src,dport"
-expect_err "a rule of several fields with a named set" 1 "a named set as the address of a rule of several fields is not judged" \
-	"$XRL" apply xrle4 - --check <<<$'set resolvers { 192.0.2.53 }\nproto udp sport 53 src != @resolvers rate 1/s'
+expect_err "65 named sets as addresses of rules of several fields" 1 "use 65 named sets as an address, more than the 64" \
+	"$XRL" apply xrle4 - --check < <(for i in $(seq 1 65); do echo "set s$i { 10.$i.0.0/16 }"; done
+		for i in $(seq 1 65); do echo "src @s$i proto udp ttl $i rate 1/s"; done)
 expect_err "17 rules of several fields one packet meets" 1 "a packet can meet more than 16 rules of several fields" \
 	"$XRL" apply xrle4 - --check < <(for i in $(seq 1 17); do echo "proto udp ttl $i-255 rate $i/s"; done)
 expect_err "a dst prefix with host bits" 2 "did you mean 203.0.113.0/24" "$XRL" rule add xrle4 dst 203.0.113.5/24 rate 1/s

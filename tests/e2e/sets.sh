@@ -128,4 +128,37 @@ expect_eq "... dump writes it inline: the set is other.txt's prefixes of then, n
 	"$($XRL dump $H | head -n 1)" "set feed { 192.0.2.0/24, 2001:db8::/32 }"
 expect_eq "... set update -j says so" "$($XRL -j set update $H feed "$dir/other.txt" | json .inline)" true
 expect_err "set update of a set there is not" 1 "has no set 'nope'" "$XRL" set update $H nope "$dir/other.txt"
+
+# 8. The set of a million as the source of a rule of several fields, and its negation: applied (its
+# prefixes counted once), the client held by the set's rule; explain names it and the fields that
+# matched; set update takes the client out of the set, and the negated rule holds it from then on.
+printf 'set feed file big.txt
+src @feed proto udp dport 7000 rate 100/s window 1s aggregate
+src != @feed proto udp dport 7000 rate 5/s window 1s aggregate
+' \
+	>"$dir/match.rules"
+t0=$(date +%s%N)
+check "apply a rule of several fields over the set of a million" "$XRL" apply $H "$dir/match.rules"
+expect_range "the apply took under 10 s (ms)" "$((($(date +%s%N) - t0) / 1000000))" 1 10000
+expect_eq "status: its prefixes counted once" \
+	"$($XRL -j status | jq -r --arg i $H '.interfaces[] | select(.interface == $i) | .prefixes')" "$big"
+expect_eq "explain: the set's rule, by its source" \
+	"$($XRL -j explain $H --src 10.236.0.2 --dport 7000/udp |
+		jq -r '[.rules[0].rule, (.rules[0].fields_matched | join(","))] | join(" | ")')" \
+	"src @feed proto udp dport 7000 rate 100/s aggregate | src,proto,dport"
+recv_bg "$dir/rxm" 10.236.0.1 7000 4
+$UDP send -n $NS 10.236.0.2 10.236.0.1 7000 1000 2 >/dev/null
+wait "$rx"
+expect_range "the client in the set is held to the set's rule" "$(tail -n 1 "$dir/rxm")" 100 302
+dump=$($XRL dump $H)
+check "dump | apply" sh -c "$XRL dump $H | $XRL apply $H -"
+expect_eq "dump | apply round-trips the set and its rules" "$($XRL dump $H)" "$dump"
+expect_err "set update takes the client out" 0 "set feed now holds the 2 prefixes of" \
+	"$XRL" set update $H feed "$dir/other.txt"
+expect_eq "explain: the negated rule now" "$($XRL -j explain $H --src 10.236.0.2 --dport 7000/udp | jq -r '.rules[0].rule')" \
+	"src != @feed proto udp dport 7000 rate 5/s aggregate"
+recv_bg "$dir/rxn" 10.236.0.1 7000 4
+$UDP send -n $NS 10.236.0.2 10.236.0.1 7000 1000 2 >/dev/null
+wait "$rx"
+expect_range "the program judges the updated set: the negated rule holds the client" "$(tail -n 1 "$dir/rxn")" 5 16
 finish

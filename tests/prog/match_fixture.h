@@ -9,6 +9,7 @@
 #ifndef XRL_MATCH_FIXTURE_H
 #define XRL_MATCH_FIXTURE_H
 
+#include "codec/lpm_set.h"
 #include "codec/match_maps.h"
 #include "rules/rule.h"
 
@@ -82,17 +83,51 @@ static inline void mfx_parse(struct fx *f, const char *text, struct xrl_ruleset 
 	}
 }
 
-/* Writes set's match rules into the active set: 0, or what xrl_match_build refused (err says why). */
+/* The maps the range structure and the named sets are in, as apply has them. */
+static inline struct xrl_maps mfx_maps(struct fx *f)
+{
+	struct xrl_match_fds mf = mfx_fds(f);
+
+	return (struct xrl_maps){ .lpm_rules = f->lpm_rules,
+				  .lpm_dir = bpf_map__fd(f->skel->maps.xrl_lpm_dir),
+				  .lpm_ranges = bpf_map__fd(f->skel->maps.xrl_lpm_ranges),
+				  .sets = bpf_map__fd(f->skel->maps.xrl_sets),
+				  .set_items = bpf_map__fd(f->skel->maps.xrl_set_items),
+				  .lbvs_cls = mf.cls,
+				  .lbvs_bits = mf.bits,
+				  .match_cfgs = mf.cfgs,
+				  .match_rules = mf.rules,
+				  .match_specs = mf.specs,
+				  .match_tmp = -1,
+				  .match_sets = bpf_map__fd(f->skel->maps.xrl_match_sets),
+				  .lbvs_stride = mf.stride,
+				  .lbvs_entries = mf.entries,
+				  .match_slots = mf.slots };
+}
+
+/*
+ * Writes set's match rules into the active set: 0, or what xrl_match_build
+ * refused (err says why). A set with named sets has its prefix and dst
+ * rules and its sets' structures written too, as apply writes them.
+ */
 static inline int mfx_write(struct fx *f, const struct xrl_ruleset *set, struct xrl_match_built *mb, char *err,
 			    size_t len)
 {
 	struct xrl_match_fds mf = mfx_fds(f);
+	struct xrl_maps m = mfx_maps(f);
 	int ret = xrl_match_build(set, mb, err, len);
+	size_t i;
 
 	if (ret)
 		return ret;
 	assert_int_equal(xrl_match_write(&mf, f->set, set, mb), 0);
-	return 0;
+	if (!set->nsets)
+		return 0;
+	ret = xrl_lpm_write(&m, &f->lm, f->set, set, err, len);
+	for (i = 0; !ret && i < set->n; i++)
+		if (set->v[i].kind == XRL_KIND_PREFIX || set->v[i].kind == XRL_KIND_DST)
+			set_has(f, f->set, set->v[i].kind == XRL_KIND_PREFIX ? XRL_HAS_PREFIXES : XRL_HAS_DSTS);
+	return ret;
 }
 
 /* The rules of text in force; their ids are 1 to n, in the order written. */

@@ -141,6 +141,55 @@ static void test_addresses(void **state)
 	assert_totals(f, 2, 0, 0);
 }
 
+/* Named sets as addresses: membership and its negation, IPv4 and IPv6, source and destination. */
+static void test_named_sets(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct mpkt in4 = udp(1000, 53, 10), in6 = udp(1000, 53, 10), out4 = udp(1000, 53, 10),
+		    out6 = udp(1000, 53, 10), to = udp(1000, 123, 10), past = udp(1000, 123, 10);
+
+	in4.src = "192.0.2.7";
+	in6.src = "2001:db8::7";
+	in6.dst = "2001:db8:1::1";
+	out6.src = "2001:db9::1";
+	out6.dst = "2001:db8:1::1";
+	past.dst = "203.0.113.200";
+	put_match(f, "set res { 192.0.2.0/24, 2001:db8::/32 }\n"
+		     "set near { 203.0.113.0/25, 203.0.113.64/26 }\n"
+		     "src @res proto udp dport 53 rate 3/s aggregate\n"
+		     "src != @res proto udp dport 53 rate 2/s aggregate\n"
+		     "dst @near proto udp dport 123 rate 1/s aggregate\n"
+		     "dst != @near proto udp dport 123 rate 2/s aggregate\n");
+	assert_int_equal(mrun(f, &in4, 2), 2);
+	assert_int_equal(mrun(f, &in6, 2), 1);
+	assert_int_equal(mrun(f, &out4, 3), 2);
+	assert_int_equal(mrun(f, &out6, 1), 0);
+	assert_int_equal(mrun(f, &to, 2), 1);
+	assert_int_equal(mrun(f, &past, 3), 2);
+	assert_totals(f, 1, 3, 1);
+	assert_totals(f, 2, 2, 2);
+	assert_totals(f, 3, 1, 1);
+	assert_totals(f, 4, 2, 1);
+	assert_int_equal(counters(f).no_rule, 0);
+}
+
+/* A set of a prefix rule is an address of a match rule too: both rules meet its sources. */
+static void test_named_set_shared(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct mpkt in = udp(1000, 53, 10), out = udp(1000, 53, 10);
+
+	in.src = "192.0.2.7";
+	put_match(f, "set res { 192.0.2.0/24 }\n"
+		     "prefix @res rate 2/s aggregate\n"
+		     "src @res proto udp rate 10/s aggregate\n");
+	assert_int_equal(mrun(f, &in, 4), 2);
+	assert_int_equal(mrun(f, &out, 3), 3);
+	assert_totals(f, 1, 2, 2);
+	assert_totals(f, 2, 2, 0); /* met too: its passes, none of its own blocks (the prefix rule dropped) */
+	assert_int_equal(counters(f).no_rule, 3);
+}
+
 /* per dst: a window a destination; per src,dport: a window a source and port. */
 static void test_keys(void **state)
 {
@@ -260,6 +309,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sport_and_length, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_named_sets, setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_named_set_shared, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_flags, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_small_fields, setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_payload, setup, fx_teardown),

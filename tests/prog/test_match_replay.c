@@ -6,7 +6,9 @@
  * each rule's checks past it, through explain's reading of the maps the
  * program reads (read/match_meets.h: the same header on the maps' tables),
  * and through the field-by-field predicate (xrl_spec_eval). All must agree
- * on every packet.
+ * on every packet. The rules' addresses are prefixes or named sets (the
+ * program's and explain's lookups of xrl_match_sets, the predicate's walk of
+ * each set's prefixes).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -42,8 +44,16 @@ static const char *const ports[] = { "53", "123", "1000-2000", "!= 53", "{ 53, 1
 static const char *const flags[] = { "ack / syn,ack,rst", "syn / syn,ack", "rst / rst", "!= 0 / fin" };
 static const char *const ttls[] = { "1-32", "64", "!= 64", "100-255" };
 static const char *const lens[] = { "512-65535", "0-100", "!= 60" };
-static const char *const srcs[] = { "198.51.100.0/24", "!= 198.51.100.0/24", "2001:db8::/32", "192.0.2.1" };
-static const char *const dsts[] = { "203.0.113.0/25", "!= 203.0.113.0/25", "2001:db8:1::/48" };
+static const char *const srcs[] = {
+	"198.51.100.0/24", "!= 198.51.100.0/24", "2001:db8::/32", "192.0.2.1", "@A", "!= @B", "@C"
+};
+static const char *const dsts[] = { "203.0.113.0/25", "!= 203.0.113.0/25", "2001:db8:1::/48", "@B", "!= @C", "@A" };
+/* Named sets of both families, nested in one another and across sets: an address in several, or in none. */
+static const char *const named[] = {
+	"set A { 198.51.100.0/24, 2001:db8::/32, 203.0.113.0/24 }\n",
+	"set B { 192.0.2.0/24, 198.51.100.7/32, 203.0.113.128/25, 2001:db8:1::/48 }\n",
+	"set C { 10.0.0.0/8, 203.0.113.0/25, 2001:db8::/48, 2001:db8:2::/47 }\n",
+};
 static const char *const pays[] = { "0 01", "1 02 / 03", "0 0001", "2 03" };
 
 /* One random rule line, as a rules file has it. */
@@ -82,11 +92,23 @@ static void random_line(char *line, size_t len)
 #undef ADD
 }
 
-/* A set of n random rules that parses (a line the grammar refuses is drawn again). */
+/* Whether line is one of the first len bytes of rules already (one rule per match). */
+static bool drawn(const char *rules, size_t len, const char *line)
+{
+	size_t n = strlen(line);
+	const char *at;
+
+	for (at = rules; at < rules + len; at = strchr(at, '\n') + 1)
+		if (!strncmp(at, line, n) && at[n] == '\n')
+			return true;
+	return false;
+}
+
+/* A set of n random rules that parses (a line the grammar refuses is drawn again), the named sets they use defined. */
 static void random_set(struct fx *f, struct xrl_ruleset *set, unsigned int n)
 {
-	char text[MAX_RULES * 256], err[XRL_ERRLEN], line[256];
-	size_t len = 0;
+	char text[MAX_RULES * 256 + 512], rules[MAX_RULES * 256], err[XRL_ERRLEN], line[256];
+	size_t len = 0, k;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
@@ -100,25 +122,32 @@ static void random_set(struct fx *f, struct xrl_ruleset *set, unsigned int n)
 			argc = 0;
 			for (w = strtok_r(copy, " ", &save); w && argc < 64; w = strtok_r(NULL, " ", &save))
 				argv[argc++] = w;
-		} while (xrl_spec_parse(argc, argv, &s, err, sizeof(err)) || s.kind != XRL_KIND_MATCH);
-		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s\n", line);
+		} while (xrl_spec_parse(argc, argv, &s, err, sizeof(err)) || s.kind != XRL_KIND_MATCH ||
+			 drawn(rules, len, line));
+		len += (size_t)snprintf(rules + len, sizeof(rules) - len, "%s\n", line);
 	}
+	for (k = 0, len = 0; k < sizeof(named) / sizeof(named[0]); k++) {
+		char at[4] = { '@', (char)('A' + k), ' ', 0 };
+
+		if (strstr(rules, at))
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s", named[k]);
+	}
+	snprintf(text + len, sizeof(text) - len, "%s", rules);
 	mfx_parse(f, text, set);
 }
 
 /* A random packet, and the same as the predicate sees it. */
 static void random_pkt(struct mpkt *m, __u8 *data, struct xrl_match_pkt *mp)
 {
-	static const char *const v4src[] = { "198.51.100.7", "192.0.2.1", "10.0.0.1" }, *const v4dst[] = {
-		"203.0.113.1", "203.0.113.200"
-	};
+	static const char *const v4src[] = { "198.51.100.7", "198.51.100.8", "192.0.2.1", "10.0.0.1" },
+				 *const v4dst[] = { "203.0.113.1", "203.0.113.200", "192.0.2.9" };
 	bool v6 = rnd(5) == 0;
 	unsigned int i, hdr = 0;
 
 	memset(m, 0, sizeof(*m));
 	memset(mp, 0, sizeof(*mp));
-	m->src = v6 ? "2001:db8::1" : PICK(v4src);
-	m->dst = v6 ? (rnd(2) ? "2001:db8:1::1" : "2001:db8:2::1") : PICK(v4dst);
+	m->src = v6 ? PICK(((const char *const[]){ "2001:db8::1", "2001:db8:3::1" })) : PICK(v4src);
+	m->dst = v6 ? PICK(((const char *const[]){ "2001:db8:1::1", "2001:db8:2::1", "2001:db9::1" })) : PICK(v4dst);
 	m->proto = PICK(((const __u8[]){ XRL_PROTO_UDP, XRL_PROTO_TCP, XRL_PROTO_ICMP }));
 	if (v6 && m->proto == XRL_PROTO_ICMP)
 		m->proto = XRL_PROTO_ICMPV6;
@@ -188,15 +217,7 @@ static __u64 user_meets(const struct xrl_ruleset *set, const struct xrl_match_bu
 static __u64 explain_meets(struct fx *f, const struct xrl_ruleset *set, const struct xrl_match_built *mb,
 			   const struct xrl_match_pkt *p)
 {
-	struct xrl_match_fds mf = mfx_fds(f);
-	struct xrl_maps m = { .lbvs_cls = mf.cls,
-			      .lbvs_bits = mf.bits,
-			      .match_cfgs = mf.cfgs,
-			      .match_rules = mf.rules,
-			      .match_specs = mf.specs,
-			      .lbvs_stride = mf.stride,
-			      .lbvs_entries = mf.entries,
-			      .match_slots = mf.slots };
+	struct xrl_maps m = mfx_maps(f);
 	struct xrl_match_meets mm;
 	__u64 met = 0;
 	size_t i, r;
@@ -213,7 +234,7 @@ static __u64 explain_meets(struct fx *f, const struct xrl_ruleset *set, const st
 static void test_ways_agree(void **state)
 {
 	struct fx *f = fx_get(state);
-	unsigned long pairs = 0, matched = 0;
+	unsigned long pairs = 0, matched = 0, named[2] = {};
 	int round, k;
 
 	srandom(3434);
@@ -253,8 +274,12 @@ static void test_ways_agree(void **state)
 			}
 			assert_int_equal(mrun(f, &m, 1), 1);
 			for (i = 0; i < mb.n; i++) {
+				const struct xrl_maddr *src = &set.v[mb.spec[i]].m.src, *dst = &set.v[mb.spec[i]].m.dst;
+
 				want[i] += pred >> i & 1;
 				pairs++;
+				if (src->set[0] || dst->set[0])
+					named[pred >> i & 1]++;
 			}
 			no_rule += !pred;
 			matched += pred != 0;
@@ -276,7 +301,10 @@ static void test_ways_agree(void **state)
 		xrl_match_built_free(&mb);
 		xrl_ruleset_free(&set);
 	}
-	print_message("%d sets, %lu rule-packet pairs, %lu packets met a rule\n", ROUNDS, pairs, matched);
+	print_message(
+		"%d sets, %lu rule-packet pairs, %lu packets met a rule; rules of a named set: %lu met, %lu not\n",
+		ROUNDS, pairs, matched, named[1], named[0]);
+	assert_true(named[0] > 0 && named[1] > 0);
 	/* The draw reaches both answers: a check that only ever says no proves nothing. */
 	assert_true(matched > ROUNDS * PACKETS / 10);
 	assert_true(matched < ROUNDS * PACKETS);

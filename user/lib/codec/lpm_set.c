@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include "base/err.h"
 #include "codec/lpm_set.h"
+#include "codec/match_maps.h"
 #include "base/objinfo.h"
 
 __u32 xrl_maps_max_prefixes(const struct xrl_maps *m)
@@ -102,6 +104,154 @@ static int build_kind(struct xrl_lpm_map *lm, __u8 kind, __u8 half, const struct
 	return ret;
 }
 
+/* A prefix of a named set match rules use, and the bits of the sets that hold it. */
+struct mentry {
+	struct xrl_pfx p;
+	__u64 bits;
+};
+
+static int mentry_cmp(const void *a, const void *b)
+{
+	const struct mentry *x = a, *y = b;
+	int c = (int)x->p.family - (int)y->p.family;
+
+	if (!c)
+		c = memcmp(x->p.addr, y->p.addr, 16);
+	return c ? c : (int)x->p.plen - (int)y->p.plen;
+}
+
+/* The class words met so far, found by a table of open addressing: a class a distinct word. */
+struct classes {
+	__u64 *word; /* class c's */
+	__u32 n;
+	__u32 *tab; /* class + 1, 0 free; TAB entries */
+};
+#define TAB (2U * XRL_MSET_CLASSES)
+
+static int class_of(struct classes *c, __u64 w)
+{
+	__u32 h = (__u32)((w * 0x9e3779b97f4a7c15ULL) >> 40) % TAB;
+
+	for (; c->tab[h]; h = (h + 1) % TAB)
+		if (c->word[c->tab[h] - 1] == w)
+			return (int)c->tab[h] - 1;
+	if (c->n == XRL_MSET_CLASSES)
+		return -ENOSPC;
+	c->word[c->n] = w;
+	c->tab[h] = ++c->n;
+	return (int)c->n - 1;
+}
+
+/*
+ * One direction's structure of the named sets of match rules (kind
+ * XRL_MSET_SRC or _DST) into lm (xrl_match_sets' directory over
+ * xrl_lpm_ranges): each prefix's word has its sets' bits and its
+ * ancestors' (sorted, an ancestor comes first), so the longest prefix that
+ * holds an address names every set that holds it.
+ */
+static int build_mkind(struct xrl_lpm_map *lm, __u8 kind, __u8 half, const struct xrl_ruleset *set, const int *bit,
+		       const __u8 *dirs, struct classes *cls, __u64 *used)
+{
+	__u8 dir = kind == XRL_MSET_SRC ? XRL_MATCH_SETS_SRC : XRL_MATCH_SETS_DST;
+	struct xrl_lpm_entry *out;
+	struct mentry *v;
+	size_t i, j, n = 0, m = 0, sp = 0, *st;
+	int c, ret = 0;
+
+	for (i = 0; i < set->nsets; i++)
+		if (dirs[i] & dir)
+			n += set->sets[i].n;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	out = malloc((n ? n : 1) * sizeof(*out));
+	st = malloc(130 * sizeof(*st));
+	if (!v || !out || !st) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0, n = 0; i < set->nsets; i++)
+		for (j = 0; (dirs[i] & dir) && j < set->sets[i].n; j++)
+			v[n++] = (struct mentry){ set->sets[i].v[j], 1ULL << bit[i] };
+	qsort(v, n, sizeof(*v), mentry_cmp);
+	for (i = 0; i < n; i++) {
+		if (m && !mentry_cmp(&v[m - 1], &v[i])) {
+			v[m - 1].bits |= v[i].bits;
+			continue;
+		}
+		v[m++] = v[i];
+	}
+	for (i = 0; i < m; i++) {
+		while (sp && (v[st[sp - 1]].p.family != v[i].p.family || !xrl_pfx_holds(&v[st[sp - 1]].p, v[i].p.addr)))
+			sp--;
+		if (sp)
+			v[i].bits |= v[st[sp - 1]].bits;
+		st[sp++] = i;
+		c = class_of(cls, v[i].bits);
+		if (c < 0) {
+			ret = c;
+			goto out;
+		}
+		out[i] = (struct xrl_lpm_entry){ .p = v[i].p, .slot = (__u16)c };
+	}
+	ret = xrl_lpm_build(lm, kind, half, out, m, used);
+out:
+	free(v);
+	free(out);
+	free(st);
+	return ret;
+}
+
+int xrl_msets_build(const struct xrl_lpm_map *lm, __u64 *msets, __u8 half, const struct xrl_ruleset *set, __u64 *used)
+{
+	int bit[XRL_MAX_SETS], ret = 0;
+	__u8 dirs[XRL_MAX_SETS], all = 0;
+	struct classes cls = {};
+	struct xrl_lpm_map ml = *lm;
+	__u32 k;
+
+	if (xrl_match_set_bits(set, bit, dirs) <= 0)
+		return 0;
+	for (k = 0; k < XRL_MAX_SETS; k++)
+		all |= dirs[k];
+	cls.word = malloc(XRL_MSET_CLASSES * sizeof(*cls.word));
+	cls.tab = calloc(TAB, sizeof(*cls.tab));
+	if (!cls.word || !cls.tab) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	class_of(&cls, 0); /* class 0: in no set, where no prefix is */
+	ml.dir = msets;
+	if (all & XRL_MATCH_SETS_SRC)
+		ret = build_mkind(&ml, XRL_MSET_SRC, half, set, bit, dirs, &cls, used);
+	if (!ret && (all & XRL_MATCH_SETS_DST))
+		ret = build_mkind(&ml, XRL_MSET_DST, half, set, bit, dirs, &cls, used);
+	if (!ret)
+		memcpy(&msets[XRL_MSET_CLASS(half, 0)], cls.word, cls.n * sizeof(*cls.word));
+out:
+	free(cls.word);
+	free(cls.tab);
+	return ret;
+}
+
+/* The named sets match rules use as an address, into xrl_match_sets through its mmap. */
+static int build_msets(const struct xrl_maps *m, const struct xrl_lpm_map *lm, __u8 half, const struct xrl_ruleset *set,
+		       __u64 *used)
+{
+	int bit[XRL_MAX_SETS], ret;
+	__u8 dirs[XRL_MAX_SETS];
+	__u64 *map;
+
+	if (xrl_match_set_bits(set, bit, dirs) <= 0)
+		return 0;
+	if (m->match_sets < 0)
+		return -ENOENT;
+	map = mmap(NULL, XRL_MSET_WORDS * 8ULL, PROT_READ | PROT_WRITE, MAP_SHARED, m->match_sets, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	ret = xrl_msets_build(lm, map, half, set, used);
+	munmap(map, XRL_MSET_WORDS * 8ULL);
+	return ret;
+}
+
 int xrl_lpm_write(const struct xrl_maps *m, struct xrl_lpm_map *lm, __u8 half, const struct xrl_ruleset *set, char *err,
 		  size_t len)
 {
@@ -149,10 +299,17 @@ int xrl_lpm_write(const struct xrl_maps *m, struct xrl_lpm_map *lm, __u8 half, c
 		ret = build_kind(lm, XRL_LPM_SRC, half, set, slot, &used);
 	if (!ret)
 		ret = build_kind(lm, XRL_LPM_DST, half, set, slot, &used);
-	if (ret)
+	if (!ret)
+		ret = build_msets(m, lm, half, set, &used);
+	/* The named sets of match rules add directories the worst case of --max-prefixes does not count. */
+	if (ret == -ENOSPC)
+		xrl_fail(
+			ret, err, len,
+			"cannot write the prefix rules: the range structure is full (the named sets of the rules of several fields fill it, or they make more than %u distinct sets of sets): load with a larger --max-prefixes; the old rules stay in force",
+			XRL_MSET_CLASSES);
+	else if (ret)
 		xrl_fail(ret, err, len, "cannot write the prefix rules: %s; the old rules stay in force",
-			 ret == -ENOSPC ? "the range structure is full (a bug: it is sized for the worst case)" :
-					  strerror(-ret));
+			 strerror(-ret));
 out:
 	free(slot);
 	return ret;
@@ -246,6 +403,45 @@ int xrl_lpm_match(const struct xrl_maps *m, __u8 half, __u8 kind, __u8 family, c
 		*id = lr.r.id;
 	free(ps.v);
 	xrl_lpm_map_close(&lm);
+	return ret;
+}
+
+/* Appends the set of rule set half named name to out, unless out has it. */
+static int read_named(const struct xrl_maps *m, const struct xrl_lpm_map *lm, __u8 half, const char *name, bool items,
+		      struct xrl_ruleset *out)
+{
+	struct xrl_set meta;
+	const char *got;
+	__u32 k, ix;
+
+	if (!name[0] || xrl_ruleset_set(out, name))
+		return 0;
+	for (k = 0; k < XRL_MAX_SETS; k++) {
+		ix = XRL_SET_IX(half, k);
+		if (bpf_map_lookup_elem(m->sets, &ix, &meta))
+			return -errno;
+		if (meta.used && !strncmp(meta.name, name, sizeof(meta.name)))
+			return read_pset(m, lm, half, k, items, out, &got);
+	}
+	return -EPROTO;
+}
+
+int xrl_lpm_read_match_sets(const struct xrl_maps *m, __u8 half, bool items, struct xrl_ruleset *out)
+{
+	struct xrl_lpm_map lm = {};
+	size_t i;
+	int ret = 0;
+
+	if (items && (ret = xrl_lpm_map_open(m->lpm_dir, m->lpm_ranges, m->set_items, &lm)))
+		return ret;
+	for (i = 0; i < out->n && !ret; i++)
+		if (out->v[i].kind == XRL_KIND_MATCH) {
+			ret = read_named(m, &lm, half, out->v[i].m.src.set, items, out);
+			if (!ret)
+				ret = read_named(m, &lm, half, out->v[i].m.dst.set, items, out);
+		}
+	if (items)
+		xrl_lpm_map_close(&lm);
 	return ret;
 }
 

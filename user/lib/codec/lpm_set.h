@@ -43,6 +43,17 @@ int xrl_lpm_clear_half(const struct xrl_maps *m, struct xrl_lpm_map *lm, __u8 ha
 int xrl_lpm_read(const struct xrl_maps *m, __u8 half, bool items, struct xrl_ruleset *out);
 
 /*
+ * The named sets set's match rules use as an address (xrl_match.h), into
+ * msets (xrl_match_sets' XRL_MSET_WORDS words) over lm's ranges, rule set
+ * half, from word *used of its half on (advanced): -ENOSPC past the half
+ * or past XRL_MSET_CLASSES distinct sets of sets.
+ */
+int xrl_msets_build(const struct xrl_lpm_map *lm, __u64 *msets, __u8 half, const struct xrl_ruleset *set, __u64 *used);
+
+/* Appends the sets out's match rules name that it lacks, from rule set half (their prefixes when items). */
+int xrl_lpm_read_match_sets(const struct xrl_maps *m, __u8 half, bool items, struct xrl_ruleset *out);
+
+/*
  * The prefix or dst rule (kind XRL_LPM_SRC or XRL_LPM_DST) the program finds
  * in rule set half for addr: its id, and the prefix that holds addr, its own
  * or the longest of its set's; 0, or -ENOENT when none.

@@ -159,8 +159,41 @@ static int overlap_check(const struct xrl_lbvs_set *b, __u32 *worst)
 	return ret;
 }
 
+static void set_used(const struct xrl_ruleset *rs, const struct xrl_maddr *a, __u8 dir, int *bit, __u8 *dirs, int *n)
+{
+	const struct xrl_pset *ps = a->set[0] ? xrl_ruleset_set(rs, a->set) : NULL;
+	size_t k;
+
+	if (!ps)
+		return;
+	k = (size_t)(ps - rs->sets);
+	if (bit[k] < 0)
+		bit[k] = (*n)++;
+	dirs[k] |= dir;
+}
+
+int xrl_match_set_bits(const struct xrl_ruleset *rs, int *bit, __u8 *dirs)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < XRL_MAX_SETS; i++) {
+		bit[i] = -1;
+		dirs[i] = 0;
+	}
+	for (i = 0; i < rs->n; i++) {
+		if (rs->v[i].kind != XRL_KIND_MATCH)
+			continue;
+		set_used(rs, &rs->v[i].m.src, XRL_MATCH_SETS_SRC, bit, dirs, &n);
+		set_used(rs, &rs->v[i].m.dst, XRL_MATCH_SETS_DST, bit, dirs, &n);
+	}
+	return n;
+}
+
 int xrl_match_build(const struct xrl_ruleset *set, struct xrl_match_built *mb, char *err, size_t len)
 {
+	int bit[XRL_MAX_SETS];
+	__u8 dirs[XRL_MAX_SETS];
 	struct xrl_match_lbvs *ml = NULL;
 	struct xrl_lbvs_rule *rules = NULL;
 	char m[XRL_RULE_TEXT];
@@ -177,6 +210,11 @@ int xrl_match_build(const struct xrl_ruleset *set, struct xrl_match_built *mb, c
 		return xrl_fail(-E2BIG, err, len,
 				"the set has %u rules of several fields, more than the %u a set holds: merge some", n,
 				XRL_MATCH_MAX);
+	if (xrl_match_set_bits(set, bit, dirs) > XRL_MATCH_SETS_MAX)
+		return xrl_fail(
+			-E2BIG, err, len,
+			"the rules of several fields use %d named sets as an address, more than the %d the program tells apart: merge some sets",
+			xrl_match_set_bits(set, bit, dirs), XRL_MATCH_SETS_MAX);
 	mb->spec = calloc(n, sizeof(*mb->spec));
 	ml = calloc(n, sizeof(*ml));
 	rules = calloc(n, sizeof(*rules));
@@ -189,14 +227,6 @@ int xrl_match_build(const struct xrl_ruleset *set, struct xrl_match_built *mb, c
 
 		if (s->kind != XRL_KIND_MATCH)
 			continue;
-		if (s->m.src.set[0] || s->m.dst.set[0]) {
-			xrl_spec_format_match(s, m, sizeof(m));
-			ret = xrl_fail(
-				-EOPNOTSUPP, err, len,
-				"line %d, '%s': a named set as the address of a rule of several fields is not judged by this build yet: write one rule a prefix, or use a prefix or dst rule for the set",
-				s->line, m);
-			goto out;
-		}
 		ret = xrl_match_lbvs(s, &ml[mb->n], err, len);
 		if (ret)
 			goto out;
@@ -260,12 +290,18 @@ static void map_unmem(void *p, size_t bytes)
 	munmap(p, (bytes + pg - 1) / pg * pg);
 }
 
-/* The address a match rule checks past the classifier: a single prefix, host bits clear. */
-static void addr_of(const struct xrl_maddr *a, struct xrl_match_addr *out)
+/* The address a match rule checks past the classifier: a single prefix, host bits clear, or a set's bit. */
+static void addr_of(const struct xrl_ruleset *rs, const int *bit, const struct xrl_maddr *a, struct xrl_match_addr *out)
 {
+	const struct xrl_pset *ps = a->set[0] ? xrl_ruleset_set(rs, a->set) : NULL;
 	__u32 i;
 
 	memset(out, 0, sizeof(*out));
+	if (ps) {
+		out->set = (__u8)(bit[ps - rs->sets] + 1);
+		out->neg = a->neg;
+		return;
+	}
 	if (!a->family)
 		return;
 	out->family = a->family;
@@ -297,12 +333,18 @@ int xrl_match_write(const struct xrl_match_fds *f, __u8 set, const struct xrl_ru
 	size_t cls_bytes = 2ULL * XRL_LBVS_CLS_WORDS * 8, bits_bytes = (size_t)f->entries * f->stride * 8;
 	__u64 *cls, *bits;
 	char spec[XRL_MATCH_SPEC_BYTES];
+	int bit[XRL_MAX_SETS];
+	__u8 dirs[XRL_MAX_SETS];
 	__u32 i, k, fl;
 	int ret = 0;
 
 	set &= 1;
 	if (!mb->n)
 		return 0;
+	if (xrl_match_set_bits(rs, bit, dirs) > XRL_MATCH_SETS_MAX)
+		return -E2BIG;
+	for (k = 0; k < XRL_MAX_SETS; k++)
+		cfg.sets |= dirs[k];
 	if (xrl_match_stride_for(mb) > f->stride || 2 * mb->classes > f->entries || 2 * mb->n > f->slots)
 		return -ENOSPC;
 	cls = map_mem(f->cls, cls_bytes);
@@ -327,8 +369,8 @@ int xrl_match_write(const struct xrl_match_fds *f, __u8 set, const struct xrl_ru
 
 		mr.r = s->r;
 		mr.r.flags = xrl_match_flags(s);
-		addr_of(&s->m.src, &mr.src);
-		addr_of(&s->m.dst, &mr.dst);
+		addr_of(rs, bit, &s->m.src, &mr.src);
+		addr_of(rs, bit, &s->m.dst, &mr.dst);
 		if (s->m.given & XRL_MF_PAYLOAD) {
 			mr.pay_off = s->m.payload_off;
 			mr.pay_len = s->m.payload_len;

@@ -33,9 +33,17 @@ struct xrl_match_built {
 };
 
 /*
- * Builds the match rules of set (none: n 0). -EOPNOTSUPP for what the
- * program does not judge yet (an address of a named set), -E2BIG past
- * XRL_MATCH_MAX rules, -ETOOMANYREFS where a packet could meet more than
+ * The named sets rs's match rules use as an address: bit[k] for
+ * rs->sets[k], its bit of a packet's membership word (xrl_match.h), -1 for
+ * none; dirs[k] how it is used (XRL_MATCH_SETS_SRC, _DST). Both of
+ * XRL_MAX_SETS entries. Returns the sets used: XRL_MATCH_SETS_MAX at most
+ * for apply.
+ */
+int xrl_match_set_bits(const struct xrl_ruleset *rs, int *bit, __u8 *dirs);
+
+/*
+ * Builds the match rules of set (none: n 0). -E2BIG past XRL_MATCH_MAX
+ * rules or XRL_MATCH_SETS_MAX named sets as their addresses, -ETOOMANYREFS where a packet could meet more than
  * XRL_LBVS_MAX_MATCH of them (by the fields the classifier judges: a rule
  * met past them would be skipped), each with a message naming the rule.
  */

@@ -101,7 +101,7 @@ int xrl_rules_read_set(const struct xrl_maps *m, __u8 set, bool items, struct xr
 	if (!ret)
 		ret = read_dsts(m, set, out);
 	if (!ret && !xrl_match_fds_of(m, &mf))
-		ret = xrl_match_read(&mf, set, out);
+		ret = xrl_match_read(&mf, set, out) ?: xrl_lpm_read_match_sets(m, set, items, out);
 	if (ret)
 		xrl_ruleset_free(out);
 	return ret;

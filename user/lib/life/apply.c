@@ -262,8 +262,8 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 			 "cannot read what the running program carries (its link under %s): %s; nothing was applied",
 			 m->dir, strerror(-ret));
 	} else if ((sw->before & need) != need || cells > m->cells || ids > m->rule_ids ||
-		   (mb.n && (m->lbvs_bits < 0 || msize[0] > m->lbvs_stride || msize[1] > m->lbvs_entries ||
-			     msize[2] > m->match_slots))) {
+		   (mb.n && (m->lbvs_bits < 0 || m->match_sets < 0 || msize[0] > m->lbvs_stride ||
+			     msize[1] > m->lbvs_entries || msize[2] > m->match_slots))) {
 		ret = swap_program(m, &ctl, (sw->before & need) != need ? need : sw->before, cells, ids, msize, sw, err,
 				   len);
 		if (ret)

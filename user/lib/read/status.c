@@ -87,7 +87,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		      xrl_fd_memlock(m.fleet) + xrl_fd_memlock(m.then) + st->sketch_memlock +
 		      xrl_fd_memlock(m.lbvs_cls) + xrl_fd_memlock(m.lbvs_bits) + xrl_fd_memlock(m.match_cfgs) +
 		      xrl_fd_memlock(m.match_rules) + xrl_fd_memlock(m.match_specs) + xrl_fd_memlock(m.match_tmp) +
-		      xrl_capture_memlock(m.dir);
+		      xrl_fd_memlock(m.match_sets) + xrl_capture_memlock(m.dir);
 	xrl_maps_close(&m);
 }
 

@@ -320,6 +320,11 @@ int xrl_set_parse(int argc, char **argv, FILE *f, const char *file, int *lineno,
 	return 0;
 }
 
+static bool uses(const struct xrl_maddr *a, const char *name)
+{
+	return a->set[0] && !strcmp(a->set, name);
+}
+
 size_t xrl_ruleset_prefixes(const struct xrl_ruleset *set)
 {
 	size_t i, n = 0;
@@ -329,6 +334,18 @@ size_t xrl_ruleset_prefixes(const struct xrl_ruleset *set)
 
 		if (set->v[i].kind == XRL_KIND_PREFIX || set->v[i].kind == XRL_KIND_DST)
 			n += set->v[i].set[0] ? (ps ? ps->n : 0) : 1;
+	}
+	/* A set match rules use as an address: once a direction (one structure serves them all). */
+	for (i = 0; i < set->nsets; i++) {
+		bool src = false, dst = false;
+		size_t j;
+
+		for (j = 0; j < set->n; j++)
+			if (set->v[j].kind == XRL_KIND_MATCH) {
+				src |= uses(&set->v[j].m.src, set->sets[i].name);
+				dst |= uses(&set->v[j].m.dst, set->sets[i].name);
+			}
+		n += ((size_t)src + (size_t)dst) * set->sets[i].n;
 	}
 	return n;
 }
@@ -357,11 +374,6 @@ static void where(const struct xrl_pset *ps, __u32 at, const char *file, char *b
 		snprintf(buf, len, "%s:%d", ps->path, line);
 	else
 		snprintf(buf, len, "%s:%d", file, line ? line : ps->line);
-}
-
-static bool uses(const struct xrl_maddr *a, const char *name)
-{
-	return a->set[0] && !strcmp(a->set, name);
 }
 
 /* A set a match rule's src or dst names that the rule set does not define, or NULL. */
