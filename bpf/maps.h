@@ -148,6 +148,17 @@ struct {
 	__type(value, struct xrl_fleet);
 } xrl_fleet SEC(".maps");
 
+/*
+ * Per counter slot: the next windows of rules of several windows, each a
+ * rule of its own (XRL_WINDOW_NEXT). Sized at load as xrl_rule_stats.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XRL_MAX_RULE_IDS);
+	__type(key, __u32);
+	__type(value, struct xrl_rule);
+} xrl_windows SEC(".maps");
+
 /* The program a passed frame goes on to (a tail call): slot 0, empty unless load --then or chain set it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);

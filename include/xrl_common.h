@@ -60,6 +60,7 @@
 #define XRL_MAP_SKETCH "xrl_sketch"
 #define XRL_MAP_FLEET "xrl_fleet"
 #define XRL_MAP_THEN "xrl_then"
+#define XRL_MAP_WINDOWS "xrl_windows"
 
 /* Rule flags. */
 #define XRL_F_ALLOW (1U << 0)	    /* prefix and dst rules: matching traffic bypasses every limit */
@@ -97,10 +98,16 @@ struct xrl_rule {
 	__u64 interval_ns; /* window length */
 	__u64 rate;	   /* as configured: rate packets per rate_unit_ms */
 	__u32 rate_unit_ms;
-	__u32 buckets;	/* n */
-	__u32 id;	/* slot in xrl_rule_stats */
-	__u32 gen;	/* shape generation: state of another gen starts fresh */
-	__u32 flags;	/* XRL_F_* */
+	__u32 buckets; /* n */
+	__u32 id;      /* slot in xrl_rule_stats */
+	__u32 gen;     /* shape generation: state of another gen starts fresh */
+	__u16 flags;   /* XRL_F_* */
+	/*
+	 * A rule of several windows: 1 + the counter slot of its next window, a
+	 * rule of its own in xrl_windows (XRL_WINDOW_NEXT); 0: none. Where
+	 * layout 8's flags had their high bits, always 0 there.
+	 */
+	__u16 next;
 	__u8 src_mask4; /* per-source mask, IPv4 */
 	__u8 src_mask6; /* per-source mask, IPv6 */
 	__u8 byte_unit; /* enum xrl_byte_unit of byte_rate; XRL_BU_NONE: no byte rate */
@@ -111,6 +118,17 @@ struct xrl_rule {
 	__u32 warmup_ms; /* Sentinel's warm-up period (xrl_warm_threshold); 0: none */
 };
 _Static_assert(sizeof(struct xrl_rule) == 72, "xrl_rule layout");
+
+/*
+ * A rule of several windows ('rate 20/s rate 600/min'): its first window in
+ * the rule itself, each next one a struct xrl_rule in xrl_windows at a
+ * counter slot of its own (its id: its key, its latch, its stats slot, its
+ * gen), its threshold a packet one or, with XRL_F_NO_PKT_RATE, a byte one,
+ * its scope and mask the rule's. A packet passes the rule only when every
+ * window has room; the first window over decides.
+ */
+#define XRL_MAX_WINDOWS 4
+#define XRL_WINDOW_NEXT(r) ((__u32)(r)->next - 1)
 
 /*
  * Port rules: two arrays, whose lookups the verifier inlines (no helper call
@@ -482,7 +500,9 @@ _Static_assert(sizeof(struct xrl_ctl) == 64, "xrl_ctl layout");
 #define XRL_FEAT_GLOBAL (1U << 7) /* global rules: the fleet allowance's lookup */
 /* Rules of several fields: the parser's reads of their fields, the classifier (bpf/match.h). */
 #define XRL_FEAT_MATCH (1U << 8)
-#define XRL_FEAT_ALL 0x1ffU
+/* Rules of several windows: their next windows' lookups in xrl_windows. */
+#define XRL_FEAT_WINDOWS (1U << 9)
+#define XRL_FEAT_ALL 0x3ffU
 
 enum xrl_clock {
 	XRL_CLOCK_PRECISE = 0, /* bpf_ktime_get_ns: CLOCK_MONOTONIC */

@@ -454,7 +454,7 @@ static void test_rule_bad_combinations(void **state)
 	parse_bad("prefix 10.0.0.0/8 allow window 2s", "'allow' takes no", "window");
 	parse_bad("prefix 10.0.0.0/8 allow buckets 4", "'allow' takes no", "buckets");
 	/* a word given twice: refused, never last-one-wins */
-	parse_bad("port 53/udp rate 100/s rate 10/s", "a second packet rate", "one byte rate");
+	parse_bad("port 53/udp rate 100/s rate 10/s", "'100/s' and '10/s' count packets over the same window", NULL);
 	parse_bad("port 53/udp rate 100/s window 1s window 2s", "'window' is given twice", NULL);
 	parse_bad("port 53/udp rate 100/s buckets 2 buckets 4", "'buckets' is given twice", NULL);
 	/* a source mask of the other family than the prefix's */
@@ -514,6 +514,8 @@ static void assert_same_spec(const char *what, const struct xrl_spec *a, const s
 			 (unsigned long long)a->r.rate, (unsigned long long)b->r.rate, a->r.rate_unit_ms,
 			 b->r.rate_unit_ms, a->r.buckets, b->r.buckets, a->r.flags, b->r.flags, a->r.src_mask4,
 			 b->r.src_mask4, a->r.src_mask6, b->r.src_mask6);
+	if (a->nw != b->nw || memcmp(a->w, b->w, sizeof(a->w)))
+		fail_msg("'%s': its next windows changed (%u, %u)", what, a->nw, b->nw);
 }
 
 /* parse(line) -> format -> parse gives the same rule; formatting again gives the same text. */
@@ -529,6 +531,98 @@ static void roundtrip(const char *line)
 	assert_same_spec(line, &a, &b);
 	assert_int_equal(xrl_spec_format(&b, text2, sizeof(text2)), 0);
 	assert_string_equal(text, text2);
+}
+
+/* ---- rules of several windows ---- */
+
+/* Window k of line's rule: its threshold, packets or bytes, its length and buckets. */
+static void window_is(const struct xrl_spec *s, int k, bool bytes, __u64 thr, __u64 ms, __u32 buckets)
+{
+	const struct xrl_rule *w = xrl_spec_window(s, k);
+
+	if (!!(w->flags & XRL_F_NO_PKT_RATE) != bytes || (bytes ? w->byte_threshold : w->threshold) != thr ||
+	    w->interval_ns != ms * NS_PER_MS || w->buckets != buckets)
+		fail_msg("window %d: %s %llu over %llums in %u buckets, want %s %llu over %llums in %u", k,
+			 w->flags & XRL_F_NO_PKT_RATE ? "bytes" : "packets",
+			 (unsigned long long)(w->flags & XRL_F_NO_PKT_RATE ? w->byte_threshold : w->threshold),
+			 (unsigned long long)(w->interval_ns / NS_PER_MS), w->buckets, bytes ? "bytes" : "packets",
+			 (unsigned long long)thr, (unsigned long long)ms, buckets);
+}
+
+static void test_windows(void **state)
+{
+	/* The issue's three lines, as written. */
+	static const char *const issue[] = {
+		"port 27015/udp rate 20/s rate 600/min per-source",
+		"port 80/tcp rate 6000/min window 60s buckets 60 per-source",
+		"port 443/tcp rate 100/s rate 2000/min rate 50Mbit/s per-source",
+	};
+	char text[XRL_RULE_TEXT];
+	struct xrl_spec s;
+	size_t i;
+
+	(void)state;
+	parse_ok(issue[0], &s);
+	assert_int_equal(s.nw, 1);
+	window_is(&s, 0, false, 20, 1000, 2);
+	window_is(&s, 1, false, 600, 60000, 2);
+	/* The scope and mask are every window's. */
+	assert_true(s.w[0].flags & XRL_F_PER_SOURCE);
+	assert_int_equal(s.w[0].src_mask4, 32);
+	assert_int_equal(xrl_spec_format(&s, text, sizeof(text)), 0);
+	assert_string_equal(text, issue[0]);
+	/* One rate: one window, as before (a minute's rate over the window written). */
+	parse_ok(issue[1], &s);
+	assert_int_equal(s.nw, 0);
+	window_is(&s, 0, false, 6000, 60000, 60);
+	parse_ok(issue[2], &s);
+	assert_int_equal(s.nw, 2);
+	window_is(&s, 0, false, 100, 1000, 2);
+	window_is(&s, 1, false, 2000, 60000, 2);
+	window_is(&s, 2, true, 50000000 / 8, 1000, 2);
+	assert_int_equal(xrl_spec_format(&s, text, sizeof(text)), 0);
+	assert_string_equal(text, "port 443/tcp rate 100/s rate 2k/min rate 50Mbit/s per-source");
+	for (i = 0; i < sizeof(issue) / sizeof(issue[0]); i++)
+		roundtrip(issue[i]);
+	/* A rate's own window follows it; one written before the first rate is the first's. */
+	parse_ok("port 1/udp rate 20/s window 2s buckets 4 rate 600/min window 60s buckets 60", &s);
+	window_is(&s, 0, false, 40, 2000, 4);
+	window_is(&s, 1, false, 600, 60000, 60);
+	assert_int_equal(xrl_spec_format(&s, text, sizeof(text)), 0);
+	assert_string_equal(text,
+			    "port 1/udp rate 20/s window 2s buckets 4 rate 600/min window 1m buckets 60 per-source");
+	parse_ok("port 1/udp window 2s rate 20/s rate 600/min", &s);
+	window_is(&s, 0, false, 40, 2000, 2);
+	window_is(&s, 1, false, 600, 60000, 2);
+	roundtrip("port 1/udp window 2s rate 20/s rate 600/min");
+	/* Two byte rates, four windows, of every kind of rule; warmup and monitor on every window. */
+	roundtrip("port 1/udp rate 1Mbit/s rate 30MB/min");
+	roundtrip("proto udp sport 53 rate 20/s rate 600/min rate 1Mbit/s rate 100MB/h per src,dport");
+	roundtrip("prefix 10.0.0.0/8 rate 20/s rate 600/min window 60s buckets 60 mask 24 warmup 10s monitor");
+	roundtrip("dst 192.0.2.0/24 rate 20/s rate 600/min aggregate");
+	roundtrip("proto tcp-syn rate 20/s rate 600/min");
+	/* One packet rate and one byte rate: one window for both, written anywhere, as before. */
+	parse_ok("port 1/udp rate 100/s window 2s rate 1Mbit/s", &s);
+	assert_int_equal(s.nw, 0);
+	assert_int_equal(s.r.byte_threshold, 250000);
+	assert_int_equal(s.r.threshold, 200);
+	roundtrip("port 1/udp rate 100/s window 2s rate 1Mbit/s");
+	parse_bad("port 1/udp rate 100/s window 2s rate 1Mbit/s window 3s", "'window' is given twice", NULL);
+}
+
+static void test_windows_refused(void **state)
+{
+	(void)state;
+	/* The same window counted twice: the lower rate alone decides. */
+	parse_bad("port 1/udp rate 20/s rate 30/s", "'20/s' and '30/s'", "same window");
+	parse_bad("port 1/udp rate 20/s rate 1200/min window 1s", "same window", NULL);
+	parse_bad("port 1/udp rate 1Mbit/s rate 2Mbit/s", "count bytes over the same window", NULL);
+	parse_bad("port 1/udp rate 20/s rate 1/min rate 2/h rate 1Mbit/s rate 1MB/min", "at most 4", NULL);
+	parse_bad("port 1/udp rate 20/s window 2s window 3s rate 1/min", "'window' is given twice", NULL);
+	parse_bad("port 1/udp rate 20/s buckets 2 rate 1/min buckets 3 buckets 4", "'buckets' is given twice", NULL);
+	parse_bad("port 1/udp rate 20/s rate 600/min aggregate global", "'global'", "one rate");
+	/* Each window's own checks: a rate not whole over its window. */
+	parse_bad("port 1/udp rate 20/s rate 7/min window 2s", "not a whole number", NULL);
 }
 
 /* ---- protocol rules and fragments ---- */
@@ -826,8 +920,10 @@ static void test_byte_rates_refused(void **state)
 	/* less than a byte a window */
 	parse_bad("port 53/udp rate 1bit/s window 1ms buckets 1", "less than a byte a window", NULL);
 	/* one rate of each kind */
-	parse_bad("port 53/udp rate 1MB/s rate 2Mbit/s", "a second byte rate '2Mbit/s'", "rate 1k/s rate 10Mbit/s");
-	parse_bad("port 53/udp rate 1/s rate 1MB/s rate 2/s", "a second packet rate '2/s'", NULL);
+	parse_bad("port 53/udp rate 1MB/s rate 2Mbit/s", "'1MB/s' and '2Mbit/s' count bytes over the same window",
+		  NULL);
+	parse_bad("port 53/udp rate 1/s rate 1MB/s rate 2/s", "'1/s' and '2/s' count packets over the same window",
+		  NULL);
 	/* the fleet shares packets */
 	parse_bad("port 53/udp rate 1MB/s aggregate global", "'global' shares a packet rate", "drop 'the byte rate'");
 	parse_bad("prefix 10.0.0.0/8 allow rate 1MB/s", "'allow' takes no", NULL);
@@ -1414,6 +1510,8 @@ int main(void)
 		cmocka_unit_test(test_dst_rules),
 		cmocka_unit_test(test_dst_refused),
 		cmocka_unit_test(test_dst_duplicate_in_set),
+		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_windows_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

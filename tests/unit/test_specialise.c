@@ -55,6 +55,9 @@ static void test_costs_of_every_packet(void **state)
 	assert_string_equal(features("port 53/udp rate 1MB/s\n"), "ports bytes");
 	assert_string_equal(features("prefix 10.0.0.0/8 rate 10/s warmup 10s\n"), "prefixes warmup");
 	assert_string_equal(features("port 53/udp rate 10/s aggregate global\n"), "ports global");
+	/* Several windows: their next windows' lookups; a byte rate among them is a byte rate. */
+	assert_string_equal(features("port 53/udp rate 10/s rate 100/min\n"), "ports windows");
+	assert_string_equal(features("port 53/udp rate 10/s rate 100/min rate 1MB/s\n"), "ports bytes windows");
 	/* A monitor costs nothing until a packet is over: no feature of its own. */
 	assert_string_equal(features("port 53/udp rate 10/s monitor\n"), "ports");
 }
@@ -69,7 +72,7 @@ static void test_none_and_all(void **state)
 	setenv("XDP_RATELIMIT_FEATURES", "all", 1);
 	assert_int_equal(xrl_features_for(NULL), XRL_FEAT_ALL);
 	assert_string_equal(features("port 53/udp rate 10/s\n"),
-			    "ports prefixes protos dsts port-dsts bytes warmup global match");
+			    "ports prefixes protos dsts port-dsts bytes warmup global match windows");
 	unsetenv("XDP_RATELIMIT_FEATURES");
 	assert_null(xrl_feature_name(XRL_FEATURE_BITS));
 }

@@ -92,6 +92,37 @@ static json_t *fields_json(const struct xrl_match *m)
 	return o;
 }
 
+/* One rate of window w: as written, packets or bytes, its threshold and its window. */
+static json_t *rate_json(const struct xrl_rule *w, bool bytes)
+{
+	char rate[64];
+
+	if (bytes)
+		xrl_byte_rate_format(w, rate, sizeof(rate));
+	else
+		xrl_rate_format(w, rate, sizeof(rate));
+	return json_pack("{s:s,s:s,s:I,s:I,s:I}", "rate", rate, "counts", bytes ? "bytes" : "packets", "threshold",
+			 (json_int_t)(bytes ? w->byte_threshold : w->threshold), "window_ms",
+			 (json_int_t)(w->interval_ns / 1000000), "buckets", (json_int_t)w->buckets);
+}
+
+/* Every rate of rule s, a window each (a packet rate and a byte rate of one rule's window: two). */
+static json_t *rates_json(const struct xrl_spec *s)
+{
+	json_t *arr = json_array();
+	int k;
+
+	for (k = 0; k <= s->nw; k++) {
+		const struct xrl_rule *w = xrl_spec_window(s, k);
+
+		if (!(w->flags & XRL_F_NO_PKT_RATE))
+			json_array_append_new(arr, rate_json(w, false));
+		if (w->byte_unit)
+			json_array_append_new(arr, rate_json(w, true));
+	}
+	return arr;
+}
+
 json_t *cli_rule_json(const struct xrl_spec *s)
 {
 	bool allow = s->r.flags & XRL_F_ALLOW;
@@ -121,6 +152,7 @@ json_t *cli_rule_json(const struct xrl_spec *s)
 		json_object_set_new(o, "warmup_ms", json_integer((json_int_t)s->r.warmup_ms));
 	json_object_set_new(o, "window_ms", json_integer((json_int_t)(s->r.interval_ns / 1000000)));
 	json_object_set_new(o, "buckets", json_integer((json_int_t)s->r.buckets));
+	json_object_set_new(o, "rates", rates_json(s));
 	snprintf(scope, sizeof(scope), "%s%s", s->per ? "per " : "", xrl_per_name(xrl_spec_per(s)));
 	json_object_set_new(o, "scope", json_string(scope));
 	json_object_set_new(o, "monitor", json_boolean(s->r.flags & XRL_F_MONITOR));

@@ -161,7 +161,7 @@ int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sket
 			n = (__u32)(2 * XRL_SET_ITEM_WORDS(prefixes));
 		else if (m == skel->maps.xrl_dsts)
 			n = dsts;
-		else if (m == skel->maps.xrl_rule_stats || m == skel->maps.xrl_fleet)
+		else if (m == skel->maps.xrl_rule_stats || m == skel->maps.xrl_fleet || m == skel->maps.xrl_windows)
 			n = rule_ids;
 		e = &out->map[out->n++];
 		snprintf(e->name, sizeof(e->name), "%s", bpf_map__name(m));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The rules of several fields in the maps (declared in match_maps.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,7 +12,8 @@
 #include "codec/match_maps.h"
 
 /* xrl_match_specs' value: the rule as written, read back whole for dump (its struct xrl_rule from xrl_match_rules). */
-_Static_assert(sizeof(struct xrl_spec) <= XRL_MATCH_SPEC_BYTES, "a rule as written fits xrl_match_specs' value");
+_Static_assert(offsetof(struct xrl_spec, nw) <= XRL_MATCH_SPEC_BYTES,
+	       "a rule as written fits xrl_match_specs' value (its next windows are in xrl_windows)");
 
 /* Intersections the overlap check may take before it gives up (a set it cannot prove safe is refused). */
 #define OVERLAP_WORK (1U << 22)
@@ -381,7 +383,7 @@ int xrl_match_write(const struct xrl_match_fds *f, __u8 set, const struct xrl_ru
 		}
 		mr.used = 1;
 		memset(spec, 0, sizeof(spec));
-		memcpy(spec, s, sizeof(*s));
+		memcpy(spec, s, offsetof(struct xrl_spec, nw));
 		if (bpf_map_update_elem(f->specs, &slot, spec, BPF_ANY) ||
 		    bpf_map_update_elem(f->rules, &slot, &mr, BPF_ANY)) {
 			ret = -errno;
@@ -441,7 +443,8 @@ int xrl_match_read(const struct xrl_match_fds *f, __u8 set, struct xrl_ruleset *
 			continue;
 		if (bpf_map_lookup_elem(f->specs, &slot, spec))
 			return -errno;
-		memcpy(&s, spec, sizeof(s));
+		memset(&s, 0, sizeof(s));
+		memcpy(&s, spec, offsetof(struct xrl_spec, nw));
 		if (s.kind != XRL_KIND_MATCH)
 			continue;
 		/* The rule as the program has it (its id, gen, flags); what it counts by, as written. */

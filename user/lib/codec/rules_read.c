@@ -10,6 +10,7 @@
 #include "codec/ports.h"
 #include "codec/protos.h"
 #include "codec/rules_read.h"
+#include "codec/windows.h"
 
 /* Appends the port rules of one set to out. */
 static int read_ports(const struct xrl_maps *m, __u8 set, struct xrl_ruleset *out)
@@ -102,6 +103,8 @@ int xrl_rules_read_set(const struct xrl_maps *m, __u8 set, bool items, struct xr
 		ret = read_dsts(m, set, out);
 	if (!ret && !xrl_match_fds_of(m, &mf))
 		ret = xrl_match_read(&mf, set, out) ?: xrl_lpm_read_match_sets(m, set, items, out);
+	if (!ret && m->windows >= 0)
+		ret = xrl_windows_read(m->windows, out);
 	if (ret)
 		xrl_ruleset_free(out);
 	return ret;
@@ -128,8 +131,11 @@ __u32 xrl_ruleset_cells(const struct xrl_ruleset *set)
 	__u32 n = 0;
 	size_t i;
 
+	int k;
+
 	for (i = 0; i < set->n; i++)
-		if (set->v[i].r.buckets > n)
-			n = set->v[i].r.buckets;
+		for (k = 0; k <= set->v[i].nw; k++)
+			if (xrl_spec_window(&set->v[i], k)->buckets > n)
+				n = xrl_spec_window(&set->v[i], k)->buckets;
 	return xrl_cells_for(n);
 }

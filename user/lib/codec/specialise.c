@@ -43,6 +43,10 @@ __u32 xrl_features_for(const struct xrl_ruleset *set)
 			f |= XRL_FEAT_GLOBAL;
 		if (set->v[i].kind == XRL_KIND_MATCH)
 			f |= XRL_FEAT_MATCH;
+		if (set->v[i].nw)
+			f |= XRL_FEAT_WINDOWS;
+		if (xrl_spec_has_bytes(&set->v[i]))
+			f |= XRL_FEAT_BYTES;
 	}
 	if (env && !strcmp(env, "all"))
 		f |= XRL_FEAT_ALL;
@@ -111,7 +115,7 @@ int xrl_features_of_prog(int prog_fd, __u32 *features)
 			/* A build before the features carried every one of its time: not rules of several fields. */
 			*features = size >= offsetof(struct xrl_config, features) + sizeof(cfg.features) ?
 					    cfg.features :
-					    XRL_FEAT_ALL & ~XRL_FEAT_MATCH;
+					    XRL_FEAT_ALL & ~XRL_FEAT_MATCH & ~XRL_FEAT_WINDOWS;
 		}
 		free(val);
 		close(fd);
@@ -138,12 +142,12 @@ int xrl_features_running(const char *dir, __u32 *features, __u32 *prog_id)
 }
 
 static const char *const names[XRL_FEATURE_BITS] = {
-	"ports", "prefixes", "protos", "dsts", "port-dsts", "bytes", "warmup", "global", "match",
+	"ports", "prefixes", "protos", "dsts", "port-dsts", "bytes", "warmup", "global", "match", "windows",
 };
 _Static_assert(XRL_HAS_PORTS == 1 << 0 && XRL_HAS_PREFIXES == 1 << 1 && XRL_HAS_PROTOS == 1 << 2 &&
 		       XRL_HAS_DSTS == 1 << 3 && XRL_HAS_PORT_DSTS == 1 << 4 && XRL_FEAT_BYTES == 1 << 5 &&
 		       XRL_FEAT_WARMUP == 1 << 6 && XRL_FEAT_GLOBAL == 1 << 7 && XRL_FEAT_MATCH == 1 << 8 &&
-		       XRL_FEAT_ALL == 0x1ff,
+		       XRL_FEAT_WINDOWS == 1 << 9 && XRL_FEAT_ALL == 0x3ff,
 	       "the names follow the bits");
 
 const char *xrl_feature_name(unsigned int bit)

@@ -32,7 +32,7 @@ int xrl_features_running(const char *dir, __u32 *features, __u32 *prog_id);
 
 /* Each feature's name, by bit (XRL_HAS_* and XRL_FEAT_*); NULL past the last. */
 const char *xrl_feature_name(unsigned int bit);
-#define XRL_FEATURE_BITS 9
+#define XRL_FEATURE_BITS 10
 
 /* The names of f, space-separated ("none" for 0), into buf. */
 const char *xrl_features_format(__u32 f, char *buf, size_t len);

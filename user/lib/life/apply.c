@@ -17,6 +17,7 @@
 #include "life/replace.h"
 #include "codec/rules_read.h"
 #include "codec/specialise.h"
+#include "codec/windows.h"
 
 /*
  * Deletes every rule of one set, the range structure's included. The trie's
@@ -79,6 +80,31 @@ static bool same_shape(const struct xrl_rule *a, const struct xrl_rule *b)
 	return a->interval_ns == b->interval_ns && a->buckets == b->buckets;
 }
 
+/*
+ * Whether a next window is the same in both sets, to the threshold: then it
+ * keeps its slot, its gen and its state. (Written in place, at its id, a
+ * window that differed would change the set in force before the flip.)
+ */
+static bool same_window(const struct xrl_rule *a, const struct xrl_rule *b)
+{
+	return a->threshold == b->threshold && a->byte_threshold == b->byte_threshold && same_shape(a, b) &&
+	       a->flags == b->flags && a->src_mask4 == b->src_mask4 && a->src_mask6 == b->src_mask6 &&
+	       a->warmup_ms == b->warmup_ms && a->rate == b->rate && a->rate_unit_ms == b->rate_unit_ms &&
+	       a->byte_rate == b->byte_rate && a->byte_unit == b->byte_unit && a->byte_unit_ms == b->byte_unit_ms;
+}
+
+/* A counter slot not used yet (next: where to look from), taken; -ENOSPC when none is left. */
+static int take_id(unsigned char *used, __u32 *next, __u32 ids, __u32 *id)
+{
+	while (*next < ids && used[*next])
+		(*next)++;
+	if (*next == ids)
+		return -ENOSPC;
+	used[*next] = 1;
+	*id = *next;
+	return 0;
+}
+
 /* Gives each new rule an id and a gen: kept from the active set where the match is the same. */
 static int assign_ids(const struct xrl_maps *m, const struct xrl_ruleset *active, struct xrl_ruleset *set,
 		      struct xrl_ctl *ctl, bool dry)
@@ -89,29 +115,50 @@ static int assign_ids(const struct xrl_maps *m, const struct xrl_ruleset *active
 	size_t i;
 	int ret;
 
+	int k;
+
 	memset(used, 0, sizeof(used));
 	for (i = 0; i < active->n; i++)
-		if (active->v[i].r.id < ids)
-			used[active->v[i].r.id] = 1;
+		for (k = 0; k <= active->v[i].nw; k++)
+			if (xrl_spec_window(&active->v[i], k)->id < ids)
+				used[xrl_spec_window(&active->v[i], k)->id] = 1;
 	for (i = 0; i < set->n; i++) {
-		struct xrl_rule *r = &set->v[i].r;
-		int old = xrl_ruleset_find(active, &set->v[i]);
+		struct xrl_spec *s = &set->v[i];
+		struct xrl_rule *r = &s->r;
+		int old = xrl_ruleset_find(active, s);
+		const struct xrl_spec *o = old >= 0 ? &active->v[old] : NULL;
 
-		if (old >= 0) {
-			r->id = active->v[old].r.id;
-			r->gen = same_shape(r, &active->v[old].r) ? active->v[old].r.gen : take_gen(ctl);
-			continue;
+		if (o) {
+			r->id = o->r.id;
+			r->gen = same_shape(r, &o->r) ? o->r.gen : take_gen(ctl);
+		} else {
+			ret = take_id(used, &next, ids, &r->id);
+			if (ret)
+				return ret;
+			r->gen = take_gen(ctl);
+			ret = dry ? 0 : zero_rule_stats(m, r->id);
+			if (ret)
+				return ret;
 		}
-		while (next < ids && used[next])
-			next++;
-		if (next == ids)
-			return -ENOSPC;
-		used[next] = 1;
-		r->id = next;
-		r->gen = take_gen(ctl);
-		ret = dry ? 0 : zero_rule_stats(m, r->id);
-		if (ret)
-			return ret;
+		/* Its next windows: each kept where the rule kept it, to the threshold; else a slot of its own. */
+		for (k = 0; k < s->nw; k++) {
+			struct xrl_rule *w = &s->w[k];
+
+			w->flags = (__u16)((r->flags & ~XRL_F_NO_PKT_RATE) | (w->flags & XRL_F_NO_PKT_RATE));
+			if (o && k < o->nw && same_window(w, &o->w[k])) {
+				w->id = o->w[k].id;
+				w->gen = o->w[k].gen;
+				continue;
+			}
+			ret = take_id(used, &next, ids, &w->id);
+			if (ret)
+				return ret;
+			w->gen = take_gen(ctl);
+			ret = dry ? 0 : zero_rule_stats(m, w->id);
+			if (ret)
+				return ret;
+		}
+		xrl_windows_link(s, s->kind == XRL_KIND_MATCH ? (__u16)xrl_match_flags(s) : r->flags);
 	}
 	return 0;
 }
@@ -246,7 +293,7 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 	want = xrl_features_for(set);
 	need = want | xrl_features_for(&active);
 	cells = xrl_ruleset_cells(set) > m->cells ? xrl_ruleset_cells(set) : m->cells;
-	ids = xrl_rule_ids_for((__u32)((active.n + set->n + 1) / 2));
+	ids = xrl_rule_ids_for((xrl_ruleset_slots(&active) + xrl_ruleset_slots(set) + 1) / 2);
 	ids = ids > m->rule_ids ? ids : m->rule_ids;
 	/* The classifier's bitmaps and the rules' maps hold the set in force already: at least as large, and what the new one needs. */
 	msize[0] = xrl_match_stride_for(&mb) > m->lbvs_stride ? xrl_match_stride_for(&mb) : m->lbvs_stride;
@@ -262,6 +309,7 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 			 "cannot read what the running program carries (its link under %s): %s; nothing was applied",
 			 m->dir, strerror(-ret));
 	} else if ((sw->before & need) != need || cells > m->cells || ids > m->rule_ids ||
+		   (xrl_ruleset_windows(set) && m->windows < 0) ||
 		   (mb.n && (m->lbvs_bits < 0 || m->match_sets < 0 || msize[0] > m->lbvs_stride ||
 			     msize[1] > m->lbvs_entries || msize[2] > m->match_slots))) {
 		ret = swap_program(m, &ctl, (sw->before & need) != need ? need : sw->before, cells, ids, msize, sw, err,
@@ -291,6 +339,9 @@ int xrl_rules_apply(struct xrl_maps *m, struct xrl_ruleset *set, struct xrl_appl
 	 */
 	xrl_wait_programs();
 	ret = clear_set(m, &lm, next_set);
+	/* The next windows first, at slots of their own: no rule of the set in force names a new one. */
+	if (!ret && xrl_ruleset_windows(set))
+		ret = m->windows < 0 ? -ENOENT : xrl_windows_write(m->windows, set);
 	for (i = 0, nports = 0; !ret && i < set->n; i++) {
 		const struct xrl_spec *s = &set->v[i];
 

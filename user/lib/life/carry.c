@@ -172,7 +172,7 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 	if ((same_k && cm->info.type == BPF_MAP_TYPE_ARRAY && !strcmp(cm->name, XRL_MAP_LBVS_BITS)) ||
 	    (same_kv && cm->info.type == BPF_MAP_TYPE_ARRAY &&
 	     (!strcmp(cm->name, XRL_MAP_MATCH_RULES) || !strcmp(cm->name, XRL_MAP_MATCH_SPECS) ||
-	      !strcmp(cm->name, XRL_MAP_FLEET)))) {
+	      !strcmp(cm->name, XRL_MAP_FLEET) || !strcmp(cm->name, XRL_MAP_WINDOWS)))) {
 		cm->how = XRL_CARRY_ARRAY;
 		return 0;
 	}

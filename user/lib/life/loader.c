@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "life/apply.h"
+#include "codec/windows.h"
 #include "codec/chain.h"
 #include "life/loader.h"
 #include "life/program.h"
@@ -242,7 +243,7 @@ static int load_locked(struct xrl_load_opts *o, char *err, size_t len)
 	if (!o->cells)
 		o->cells = o->rules ? xrl_ruleset_cells(o->rules) : xrl_cells_for(0);
 	if (!o->rule_ids)
-		o->rule_ids = xrl_rule_ids_for(o->rules ? (__u32)o->rules->n : 0);
+		o->rule_ids = xrl_rule_ids_for(xrl_ruleset_slots(o->rules));
 	if (o->rules && !o->match_stride) {
 		struct xrl_match_built mb;
 

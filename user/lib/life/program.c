@@ -95,6 +95,7 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
 	skel->rodata->xrl_cfg.cells = o->cells ?: XRL_SHORT_CELLS;
 	bpf_map__set_max_entries(skel->maps.xrl_rule_stats, o->rule_ids ?: XRL_MAX_RULE_IDS);
 	bpf_map__set_max_entries(skel->maps.xrl_fleet, o->rule_ids ?: XRL_MAX_RULE_IDS);
+	bpf_map__set_max_entries(skel->maps.xrl_windows, o->rule_ids ?: XRL_MAX_RULE_IDS);
 	bpf_map__set_value_size(skel->maps.xrl_state, xrl_state_size(skel->rodata->xrl_cfg.cells));
 	bpf_map__set_value_size(skel->maps.xrl_rule_stats, xrl_rule_stats_size(skel->rodata->xrl_cfg.cells));
 	bpf_map__set_value_size(skel->maps.xrl_scratch, xrl_scratch_size(skel->rodata->xrl_cfg.cells));

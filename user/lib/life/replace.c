@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "base/critical.h"
+#include "codec/windows.h"
 #include "codec/rules_read.h"
 #include "life/carry.h"
 #include "codec/chain.h"
@@ -98,8 +99,8 @@ static int settle_opts(struct xrl_load_opts *o, const char *dir, const struct xr
 		o->cells = xrl_ruleset_cells(o->rules);
 	if (!(o->given & XRL_LOAD_RULE_IDS))
 		o->rule_ids = rule_ids;
-	if (o->rules && o->rule_ids < xrl_rule_ids_for((__u32)o->rules->n))
-		o->rule_ids = xrl_rule_ids_for((__u32)o->rules->n);
+	if (o->rules && o->rule_ids < xrl_rule_ids_for(xrl_ruleset_slots(o->rules)))
+		o->rule_ids = xrl_rule_ids_for(xrl_ruleset_slots(o->rules));
 	if (!(o->given & XRL_LOAD_MAX_PREFIXES))
 		o->max_prefixes = max_prefixes;
 	return match_sizes(o, dir, err, len);

@@ -34,6 +34,11 @@ int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len)
 	return snprintf(buf, len, "%s %s/%u", s->kind == XRL_KIND_DST ? "dst" : "prefix", a, s->plen);
 }
 
+int xrl_rate_format(const struct xrl_rule *r, char *buf, size_t len)
+{
+	return xrl_format_rate(r->rate, r->rate_unit_ms, buf, len);
+}
+
 int xrl_byte_rate_format(const struct xrl_rule *r, char *buf, size_t len)
 {
 	if (!r->byte_unit)
@@ -42,17 +47,51 @@ int xrl_byte_rate_format(const struct xrl_rule *r, char *buf, size_t len)
 			xrl_time_unit_name(r->byte_unit_ms));
 }
 
+/* Window r's rate, packets or bytes, and its window when another than its unit's of 2 buckets (a rule of several). */
+static int format_window(const struct xrl_spec *s, const struct xrl_rule *r, char *buf, size_t len)
+{
+	char rate[32], win[32];
+	int n;
+
+	if (!(r->flags & XRL_F_NO_PKT_RATE)) {
+		/* A match rule's rate reads as written below 10k ("1000/s", "50k/s"); the others' as they always did. */
+		if (s->kind == XRL_KIND_MATCH && r->rate < 10000)
+			snprintf(rate, sizeof(rate), "%llu/%s", (unsigned long long)r->rate,
+				 xrl_time_unit_name(r->rate_unit_ms));
+		else
+			xrl_format_rate(r->rate, r->rate_unit_ms, rate, sizeof(rate));
+		n = snprintf(buf, len, " rate %s", rate);
+	} else {
+		xrl_byte_rate_format(r, rate, sizeof(rate));
+		n = snprintf(buf, len, " rate %s", rate);
+	}
+	if ((size_t)n < len &&
+	    (r->interval_ns !=
+		     (__u64)((r->flags & XRL_F_NO_PKT_RATE) ? r->byte_unit_ms : r->rate_unit_ms) * NS_PER_MS ||
+	     r->buckets != 2)) {
+		xrl_format_duration(r->interval_ns, win, sizeof(win));
+		n += snprintf(buf + n, len - n, " window %s buckets %u", win, r->buckets);
+	}
+	return n;
+}
+
 int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len)
 {
 	const struct xrl_rule *r = &s->r;
 	char rate[32], win[32];
-	int n;
+	int n, k;
 
 	n = xrl_spec_format_match(s, buf, len);
 	if (n < 0 || (size_t)n >= len)
 		return -ENOSPC;
 	if (r->flags & XRL_F_ALLOW)
 		return snprintf(buf + n, len - n, " allow") >= (int)(len - n) ? -ENOSPC : 0;
+	if (s->nw) {
+		/* A rule of several windows: each rate with its window, in the order written. */
+		for (k = 0; k <= s->nw && (size_t)n < len; k++)
+			n += format_window(s, xrl_spec_window(s, k), buf + n, len - n);
+		goto scope;
+	}
 	if (!(r->flags & XRL_F_NO_PKT_RATE)) {
 		/* A match rule's rate reads as written below 10k ("1000/s", "50k/s"); the others' as they always did. */
 		if (s->kind == XRL_KIND_MATCH && r->rate < 10000)
@@ -71,6 +110,7 @@ int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len)
 	/* A match rule prints its window only when it is not the default, so that it reads as written. */
 	if ((size_t)n < len && (s->kind != XRL_KIND_MATCH || r->interval_ns != 1000 * NS_PER_MS || r->buckets != 2))
 		n += snprintf(buf + n, len - n, " window %s buckets %u", win, r->buckets);
+scope:
 	if ((size_t)n < len)
 		n += snprintf(buf + n, len - n, " %s%s", s->per ? "per " : "", xrl_per_name(xrl_spec_per(s)));
 	if ((size_t)n < len && r->warmup_ms) {

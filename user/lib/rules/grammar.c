@@ -166,11 +166,10 @@ static int parse_mask(const char *word, const char *val, unsigned int max, __u8 
 	return 0;
 }
 
-/* The keywords that may appear once in a rule (the scope words have their own message). */
+/* The keywords that may appear once in a rule (the scope words have their own message; window and buckets their own). */
 static bool is_repeatable_word(const char *w)
 {
-	static const char *const words[] = { "window",	"buckets", "mask4",  "mask6", "mask",
-					     "monitor", "allow",   "global", "warmup" };
+	static const char *const words[] = { "mask4", "mask6", "mask", "monitor", "allow", "global", "warmup" };
 	size_t i;
 
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
@@ -179,14 +178,155 @@ static bool is_repeatable_word(const char *w)
 	return false;
 }
 
+/* A rate as written, and the window it counts over: its own ('rate 600/min window 60s'), or the rule's. */
+struct rate_w {
+	bool bytes;
+	__u8 bunit; /* a byte rate's enum xrl_byte_unit */
+	bool has_window, has_buckets;
+	__u64 rate, interval;
+	__u32 unit_ms;
+	unsigned long buckets;
+	const char *text;
+};
+
+/* The most rates a rule takes before they are counted against XRL_MAX_WINDOWS. */
+#define RATES_MAX 8
+
+/*
+ * Window r of interval and buckets for the packet rate pk and the byte rate
+ * by (either may be NULL): its shape and thresholds, exactly or refused.
+ */
+static int set_window(struct xrl_rule *r, const struct rate_w *pk, const struct rate_w *by, __u64 interval,
+		      unsigned long buckets, __u64 warmup, char *err, size_t len)
+{
+	__u64 num;
+
+	switch (xrl_shape_check((__u32)buckets, interval)) {
+	case XRL_SHAPE_OK:
+		break;
+	case XRL_SHAPE_UNEVEN:
+		return fail(err, len,
+			    "window %llums does not divide into %lu buckets: choose a bucket count that divides it",
+			    (unsigned long long)(interval / NS_PER_MS), buckets);
+	default:
+		return fail(err, len, "window and buckets do not make a valid window");
+	}
+	if (interval / buckets < NS_PER_MS)
+		return fail(err, len, "buckets of %lluns are too short: a bucket lasts at least 1ms",
+			    (unsigned long long)(interval / buckets));
+	r->interval_ns = interval;
+	r->buckets = (__u32)buckets;
+	r->warmup_ms = (__u32)(warmup / NS_PER_MS);
+	if (by) {
+		/*
+		 * Bytes a window: rate * bits a unit / 8 * window / time unit, in 128
+		 * bits, rounded down (a byte rate need not make whole bytes).
+		 */
+		unsigned __int128 b;
+
+		r->byte_rate = by->rate;
+		r->byte_unit = by->bunit;
+		r->byte_unit_ms = by->unit_ms;
+		b = (unsigned __int128)r->byte_rate * xrl_byte_unit_bits(r->byte_unit) * (interval / NS_PER_MS) / 8 /
+		    r->byte_unit_ms;
+		if (b == 0)
+			return fail(
+				err, len,
+				"byte rate %llu%s/%s over a %llums window is less than a byte a window: choose a higher rate or a longer window",
+				(unsigned long long)r->byte_rate, xrl_byte_unit_name(r->byte_unit),
+				xrl_time_unit_name(r->byte_unit_ms), (unsigned long long)(interval / NS_PER_MS));
+		if (b > XRL_MAX_THRESHOLD)
+			return fail(
+				err, len,
+				"byte rate %llu%s/%s over a %llums window is more than %u bytes a window, which a window cannot count: choose a shorter window",
+				(unsigned long long)r->byte_rate, xrl_byte_unit_name(r->byte_unit),
+				xrl_time_unit_name(r->byte_unit_ms), (unsigned long long)(interval / NS_PER_MS),
+				XRL_MAX_THRESHOLD);
+		r->byte_threshold = (__u64)b;
+	}
+	if (!pk) {
+		r->flags |= XRL_F_NO_PKT_RATE;
+		if (warmup && r->byte_threshold < XRL_COLD_FACTOR)
+			return fail(err, len, "warmup needs a threshold of at least 3 a window");
+		return 0;
+	}
+	r->rate = pk->rate;
+	r->rate_unit_ms = pk->unit_ms;
+	/* T = rate * interval / unit, exactly: no silent truncation. */
+	num = r->rate * (interval / NS_PER_MS);
+	if (r->rate != 0 && num / r->rate != interval / NS_PER_MS)
+		return fail(err, len, "rate times window is too large");
+	if (num % r->rate_unit_ms)
+		return fail(
+			err, len,
+			"rate %llu per %ums over a %llums window is not a whole number of packets: choose a window or rate that makes it one",
+			(unsigned long long)r->rate, r->rate_unit_ms, (unsigned long long)(interval / NS_PER_MS));
+	r->threshold = num / r->rate_unit_ms;
+	if (r->threshold > XRL_MAX_THRESHOLD)
+		return fail(
+			err, len,
+			"rate %llu per %ums over a %llums window is %llu packets a window; a window counts at most %u: choose a shorter window",
+			(unsigned long long)r->rate, r->rate_unit_ms, (unsigned long long)(interval / NS_PER_MS),
+			(unsigned long long)r->threshold, XRL_MAX_THRESHOLD);
+	if (warmup && r->threshold < XRL_COLD_FACTOR)
+		return fail(
+			err, len,
+			"warmup starts at a third of the threshold, and %llu packets a window would start at none: choose a rate of at least 3 a window, or no warmup",
+			(unsigned long long)r->threshold);
+	return 0;
+}
+
+/*
+ * A rule of several packet rates or several byte rates: a window each, in
+ * the order written, the first in out->r and the next in out->w. A rate's
+ * window is the one written after it (before the first rate: the first
+ * rate's), else its time unit's ('rate 600/min': a minute), of 2 buckets.
+ */
+static int set_windows(struct xrl_spec *out, struct rate_w *rw, int n, __u64 warmup, char *err, size_t len)
+{
+	const struct xrl_rule base = out->r;
+	int k, j, ret;
+
+	if (n > XRL_MAX_WINDOWS)
+		return fail(err, len, "%d rates: a rule takes at most %d, a window each; split it into two rules", n,
+			    XRL_MAX_WINDOWS);
+	if (base.flags & XRL_F_GLOBAL)
+		return fail(
+			err, len,
+			"'global' shares one packet rate across the fleet: it takes one rate; give the others a rule of their own");
+	for (k = 0; k < n; k++) {
+		struct xrl_rule *r = k ? &out->w[k - 1] : &out->r;
+
+		if (!rw[k].has_window)
+			rw[k].interval = (__u64)rw[k].unit_ms * NS_PER_MS;
+		if (!rw[k].has_buckets)
+			rw[k].buckets = 2;
+		for (j = 0; j < k; j++)
+			if (rw[j].bytes == rw[k].bytes && rw[j].interval == rw[k].interval &&
+			    rw[j].buckets == rw[k].buckets)
+				return fail(
+					err, len,
+					"rates '%s' and '%s' count %s over the same window, where the lower alone decides: give one, or give one a window of its own ('window 60s' after it)",
+					rw[j].text, rw[k].text, rw[k].bytes ? "bytes" : "packets");
+		*r = base;
+		ret = set_window(r, rw[k].bytes ? NULL : &rw[k], rw[k].bytes ? &rw[k] : NULL, rw[k].interval,
+				 rw[k].buckets, warmup, err, len);
+		if (ret)
+			return ret;
+	}
+	out->nw = (__u8)(n - 1);
+	return 0;
+}
+
 static int parse_rule(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)
 {
-	bool have_rate = false, have_scope = false, allow = false, have_mask = false, have_shape = false;
-	bool have_window = false, have_buckets = false, have_pkt_rate = false, have_byte_rate = false;
-	__u64 interval = 1000 * NS_PER_MS, num, warmup = 0;
+	bool have_scope = false, allow = false, have_mask = false, have_shape = false;
+	bool have_window = false, have_buckets = false;
+	__u64 interval = 1000 * NS_PER_MS, warmup = 0;
 	unsigned long buckets = 2;
 	struct xrl_rule *r = &out->r;
-	int i, ret, words;
+	struct rate_w rw[RATES_MAX] = {};
+	int i, ret, words, nrates = 0, npkt = 0, nbyte = 0, cur = 0;
 	__u8 key;
 
 	words = parse_match(argc, argv, out, err, len);
@@ -203,36 +343,36 @@ static int parse_rule(int argc, char **argv, struct xrl_spec *out, char *err, si
 		for (j = words; j < i && is_repeatable_word(w); j++)
 			if (!strcmp(argv[j], w))
 				return fail(err, len, "'%s' is given twice: give it once", w);
-		if ((!strcmp(w, "window") && have_window) || (!strcmp(w, "buckets") && have_buckets))
-			return fail(err, len, "'%s' is given twice: give it once", w);
+		if ((!strcmp(w, "window") && rw[cur].has_window) || (!strcmp(w, "buckets") && rw[cur].has_buckets))
+			return fail(err, len, "'%s' is given twice%s: give it once", w,
+				    nrates > 1 ? " for one rate" : "");
 		if (!strcmp(w, "rate")) {
+			struct rate_w *q;
+
 			if (!v)
 				return fail(
 					err, len,
 					"'rate' needs a value: expected COUNT/UNIT like 100/s, or a byte rate like 10Mbit/s");
-			/* A rule may carry one packet rate and one byte rate: the unit tells them apart. */
-			ret = xrl_parse_byte_rate(v, &r->byte_rate, &r->byte_unit, &r->byte_unit_ms, err, len);
+			if (nrates == RATES_MAX)
+				return fail(err, len, "more than %d rates: a rule takes at most %d, a window each",
+					    RATES_MAX, XRL_MAX_WINDOWS);
+			/* The window and buckets written before the first rate are the first rate's. */
+			q = &rw[nrates];
+			q->text = v;
+			/* The unit tells packet and byte rates apart. */
+			ret = xrl_parse_byte_rate(v, &q->rate, &q->bunit, &q->unit_ms, err, len);
 			if (ret < 0)
 				return ret;
-			if (ret == 0 && have_byte_rate)
-				return fail(
-					err, len,
-					"a second byte rate '%s': a rule takes one packet rate and one byte rate, like 'rate 1k/s rate 10Mbit/s'",
-					v);
-			if (ret == 1 && have_pkt_rate)
-				return fail(
-					err, len,
-					"a second packet rate '%s': a rule takes one packet rate and one byte rate, like 'rate 1k/s rate 10Mbit/s'",
-					v);
 			if (ret == 1) {
-				ret = xrl_parse_rate(v, &r->rate, &r->rate_unit_ms, err, len);
+				ret = xrl_parse_rate(v, &q->rate, &q->unit_ms, err, len);
 				if (ret)
 					return ret;
-				have_pkt_rate = true;
+				npkt++;
 			} else {
-				have_byte_rate = true;
+				q->bytes = true;
+				nbyte++;
 			}
-			have_rate = true;
+			cur = nrates++;
 			i++;
 		} else if (!strcmp(w, "warmup")) {
 			if (!v)
@@ -244,21 +384,21 @@ static int parse_rule(int argc, char **argv, struct xrl_spec *out, char *err, si
 		} else if (!strcmp(w, "window")) {
 			if (!v)
 				return fail(err, len, "'window' needs a value: expected a duration like 1s or 500ms");
-			ret = xrl_parse_duration(v, &interval, err, len);
+			ret = xrl_parse_duration(v, &rw[cur].interval, err, len);
 			if (ret)
 				return ret;
-			have_window = have_shape = true;
+			rw[cur].has_window = have_shape = true;
 			i++;
 		} else if (!strcmp(w, "buckets")) {
 			char *end;
 
 			errno = 0;
-			buckets = v ? strtoul(v, &end, 10) : 0;
-			if (!v || !isdigit((unsigned char)*v) || *end || errno || buckets < 1 ||
-			    buckets > XRL_MAX_BUCKETS)
+			rw[cur].buckets = v ? strtoul(v, &end, 10) : 0;
+			if (!v || !isdigit((unsigned char)*v) || *end || errno || rw[cur].buckets < 1 ||
+			    rw[cur].buckets > XRL_MAX_BUCKETS)
 				return fail(err, len, "'buckets' needs a number from 1 to %d, got '%s'",
 					    XRL_MAX_BUCKETS, v ? v : "nothing");
-			have_buckets = have_shape = true;
+			rw[cur].has_buckets = have_shape = true;
 			i++;
 		} else if (!strcmp(w, "per-source") || !strcmp(w, "aggregate") || !strcmp(w, "per")) {
 			if (have_scope)
@@ -335,9 +475,25 @@ static int parse_rule(int argc, char **argv, struct xrl_spec *out, char *err, si
 				out->kind == XRL_KIND_PREFIX || out->kind == XRL_KIND_DST ? " or allow" : "");
 		}
 	}
+	/* One packet rate and one byte rate at most: one window of the rule's shape, written anywhere, for both. */
+	if (npkt <= 1 && nbyte <= 1) {
+		for (i = 0; i < nrates; i++) {
+			if ((rw[i].has_window && have_window) || (rw[i].has_buckets && have_buckets))
+				return fail(err, len, "'%s' is given twice: give it once",
+					    rw[i].has_window && have_window ? "window" : "buckets");
+			if (rw[i].has_window) {
+				interval = rw[i].interval;
+				have_window = true;
+			}
+			if (rw[i].has_buckets) {
+				buckets = rw[i].buckets;
+				have_buckets = true;
+			}
+		}
+	}
 
 	if (allow) {
-		if (have_rate || have_scope || have_mask || have_shape || warmup ||
+		if (nrates || have_scope || have_mask || have_shape || warmup ||
 		    (r->flags & (XRL_F_MONITOR | XRL_F_GLOBAL)))
 			return fail(
 				err, len,
@@ -348,7 +504,7 @@ static int parse_rule(int argc, char **argv, struct xrl_spec *out, char *err, si
 		r->buckets = (__u32)buckets;
 		return 0;
 	}
-	if (!have_rate)
+	if (!nrates)
 		return fail(
 			err, len,
 			"missing 'rate': every limiting rule needs one, like 'rate 100/s' (or 'allow' for a prefix or dst rule)");
@@ -357,11 +513,11 @@ static int parse_rule(int argc, char **argv, struct xrl_spec *out, char *err, si
 			    "a source mask needs 'per-source': an aggregate rule has one window for all sources");
 	/* One fleet-wide window per rule: per-source windows across nodes are not shared. */
 	/* The fleet shares packet allowances (xdp-ratelimit sync): not byte windows, not ramps. */
-	if ((r->flags & XRL_F_GLOBAL) && (have_byte_rate || warmup))
+	if ((r->flags & XRL_F_GLOBAL) && (nbyte || warmup))
 		return fail(
 			err, len,
 			"'global' shares a packet rate across the fleet: it takes no byte rate and no warmup; drop '%s'",
-			have_byte_rate ? "the byte rate" : "warmup");
+			nbyte ? "the byte rate" : "warmup");
 	if ((r->flags & XRL_F_GLOBAL) && xrl_spec_per(out))
 		return fail(
 			err, len,
@@ -385,73 +541,19 @@ static int parse_rule(int argc, char **argv, struct xrl_spec *out, char *err, si
 			err, len,
 			"mask%s 0 puts every source in one window, which is 'aggregate': use 'aggregate', or a mask of at least 1",
 			!r->src_mask4 ? "4" : "6");
-	switch (xrl_shape_check((__u32)buckets, interval)) {
-	case XRL_SHAPE_OK:
-		break;
-	case XRL_SHAPE_UNEVEN:
-		return fail(err, len,
-			    "window %llums does not divide into %lu buckets: choose a bucket count that divides it",
-			    (unsigned long long)(interval / NS_PER_MS), buckets);
-	default:
-		return fail(err, len, "window and buckets do not make a valid window");
-	}
-	if (interval / buckets < NS_PER_MS)
-		return fail(err, len, "buckets of %lluns are too short: a bucket lasts at least 1ms",
-			    (unsigned long long)(interval / buckets));
-	r->interval_ns = interval;
-	r->buckets = (__u32)buckets;
-	r->warmup_ms = (__u32)(warmup / NS_PER_MS);
-	if (have_byte_rate) {
-		/*
-		 * Bytes a window: rate * bits a unit / 8 * window / time unit, in 128
-		 * bits, rounded down (a byte rate need not make whole bytes).
-		 */
-		unsigned __int128 b = (unsigned __int128)r->byte_rate * xrl_byte_unit_bits(r->byte_unit) *
-				      (interval / NS_PER_MS) / 8 / r->byte_unit_ms;
+	if (npkt > 1 || nbyte > 1)
+		return set_windows(out, rw, nrates, warmup, err, len);
+	{
+		const struct rate_w *pk = NULL, *by = NULL;
 
-		if (b == 0)
-			return fail(
-				err, len,
-				"byte rate %llu%s/%s over a %llums window is less than a byte a window: choose a higher rate or a longer window",
-				(unsigned long long)r->byte_rate, xrl_byte_unit_name(r->byte_unit),
-				xrl_time_unit_name(r->byte_unit_ms), (unsigned long long)(interval / NS_PER_MS));
-		if (b > XRL_MAX_THRESHOLD)
-			return fail(
-				err, len,
-				"byte rate %llu%s/%s over a %llums window is more than %u bytes a window, which a window cannot count: choose a shorter window",
-				(unsigned long long)r->byte_rate, xrl_byte_unit_name(r->byte_unit),
-				xrl_time_unit_name(r->byte_unit_ms), (unsigned long long)(interval / NS_PER_MS),
-				XRL_MAX_THRESHOLD);
-		r->byte_threshold = (__u64)b;
+		for (i = 0; i < nrates; i++) {
+			if (rw[i].bytes)
+				by = &rw[i];
+			else
+				pk = &rw[i];
+		}
+		return set_window(r, pk, by, interval, buckets, warmup, err, len);
 	}
-	if (!have_pkt_rate) {
-		r->flags |= XRL_F_NO_PKT_RATE;
-		if (warmup && r->byte_threshold < XRL_COLD_FACTOR)
-			return fail(err, len, "warmup needs a threshold of at least 3 a window");
-		return 0;
-	}
-	/* T = rate * interval / unit, exactly: no silent truncation. */
-	num = r->rate * (interval / NS_PER_MS);
-	if (r->rate != 0 && num / r->rate != interval / NS_PER_MS)
-		return fail(err, len, "rate times window is too large");
-	if (num % r->rate_unit_ms)
-		return fail(
-			err, len,
-			"rate %llu per %ums over a %llums window is not a whole number of packets: choose a window or rate that makes it one",
-			(unsigned long long)r->rate, r->rate_unit_ms, (unsigned long long)(interval / NS_PER_MS));
-	r->threshold = num / r->rate_unit_ms;
-	if (r->threshold > XRL_MAX_THRESHOLD)
-		return fail(
-			err, len,
-			"rate %llu per %ums over a %llums window is %llu packets a window; a window counts at most %u: choose a shorter window",
-			(unsigned long long)r->rate, r->rate_unit_ms, (unsigned long long)(interval / NS_PER_MS),
-			(unsigned long long)r->threshold, XRL_MAX_THRESHOLD);
-	if (warmup && r->threshold < XRL_COLD_FACTOR)
-		return fail(
-			err, len,
-			"warmup starts at a third of the threshold, and %llu packets a window would start at none: choose a rate of at least 3 a window, or no warmup",
-			(unsigned long long)r->threshold);
-	return 0;
 }
 
 int xrl_spec_parse(int argc, char **argv, struct xrl_spec *out, char *err, size_t len)

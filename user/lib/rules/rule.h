@@ -56,7 +56,34 @@ struct xrl_spec {
 	 */
 	__u8 per;
 	struct xrl_match m; /* a match rule's fields; zero for the other kinds */
+	/*
+	 * A rule of several windows ('rate 20/s rate 600/min'): its next nw
+	 * windows, in the order written, each one rate over its own window
+	 * (struct xrl_rule in xrl_windows: id, gen and next set when applied;
+	 * XRL_F_NO_PKT_RATE for a byte rate). r is the first.
+	 */
+	__u8 nw;
+	struct xrl_rule w[XRL_MAX_WINDOWS - 1];
 };
+
+/* Whether any window of rule s counts bytes. */
+static inline bool xrl_spec_has_bytes(const struct xrl_spec *s)
+{
+	int i;
+
+	if (s->r.byte_threshold)
+		return true;
+	for (i = 0; i < s->nw; i++)
+		if (s->w[i].byte_threshold)
+			return true;
+	return false;
+}
+
+/* Window k of rule s (0: the rule's own, which holds a packet rate and a byte rate of one shape). */
+static inline const struct xrl_rule *xrl_spec_window(const struct xrl_spec *s, int k)
+{
+	return k ? &s->w[k - 1] : &s->r;
+}
 
 /* One prefix of a set. */
 struct xrl_pfx {
@@ -158,6 +185,8 @@ int xrl_spec_match_words(int argc, char **argv, struct xrl_spec *out, char *err,
 /* Prints a rule in the grammar it is parsed from; dump | apply round-trips. */
 int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len);
 /* A rule's byte rate as the grammar spells it ("10Mbit/s"); "" when it has none. */
+/* Window r's packet rate as the grammar spells it ("600/min", "10k/s"). */
+int xrl_rate_format(const struct xrl_rule *r, char *buf, size_t len);
 int xrl_byte_rate_format(const struct xrl_rule *r, char *buf, size_t len);
 /* Prints the match part only. */
 int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len);
