@@ -44,6 +44,27 @@ __noinline int xrl_commit_undo(struct xrl_rule *r, struct xrl_pctx *pc, int byte
 	return 0;
 }
 
+/* Takes back the passes rule r's next windows counted (res: their XRL_J_WINDOW_COUNTED bits). A global function. */
+__noinline int xrl_commit_windows(struct xrl_rule *r, struct xrl_pctx *pc, __u32 res)
+{
+	struct xrl_rule *w;
+	__u32 ix, k;
+
+	if (!r || !pc)
+		return 0;
+	ix = r->next;
+	for (k = 0; k < XRL_MAX_WINDOWS - 1 && ix; k++) {
+		ix--;
+		w = bpf_map_lookup_elem(&xrl_windows, &ix);
+		if (!w)
+			break;
+		if (res & XRL_J_WINDOW_COUNTED(k))
+			xrl_commit_undo(w, pc, xrl_bytes_only(w));
+		ix = w->next;
+	}
+	return 0;
+}
+
 /* Counts rule r's judgement res (XRL_J_*) of pc's packet, dropped or not. */
 static __always_inline void xrl_commit(struct xrl_rule *r, struct xrl_pctx *pc, __u32 res, int dropped)
 {
@@ -55,7 +76,7 @@ static __always_inline void xrl_commit(struct xrl_rule *r, struct xrl_pctx *pc, 
 		xrl_count_rule(rs, 1);
 	else if (!dropped)
 		xrl_count_rule(rs, 0);
-	if (rs && xrl_has_bytes(r)) {
+	if (rs && (xrl_has_bytes(r) || xrl_has_windows(r))) {
 		if (over)
 			rs->block_bytes += pc->len;
 		else if (!dropped)
@@ -69,6 +90,8 @@ static __always_inline void xrl_commit(struct xrl_rule *r, struct xrl_pctx *pc, 
 		xrl_lease_give_back(r, pc);
 	if (xrl_carries(XRL_FEAT_BYTES) && (res & XRL_J_BYTES_COUNTED))
 		xrl_commit_undo(r, pc, 1);
+	if (xrl_carries(XRL_FEAT_WINDOWS) && (res & XRL_J_WINDOWS_COUNTED))
+		xrl_commit_windows(r, pc, res);
 }
 
 /*
@@ -94,7 +117,7 @@ static __always_inline void xrl_commit_over(struct xrl_rule *r, const struct xrl
 	struct xrl_rule_stats *rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
 
 	xrl_count_rule(rs, 1);
-	if (rs && xrl_has_bytes(r))
+	if (rs && (xrl_has_bytes(r) || xrl_has_windows(r)))
 		rs->block_bytes += pc->len;
 }
 

@@ -54,6 +54,12 @@ static __always_inline int xrl_bytes_only(const struct xrl_rule *r)
 	return xrl_carries(XRL_FEAT_BYTES) && (r->flags & XRL_F_NO_PKT_RATE);
 }
 
+/* Whether rule r has next windows (a rule of several windows: XRL_WINDOW_NEXT, in xrl_windows). */
+static __always_inline int xrl_has_windows(const struct xrl_rule *r)
+{
+	return xrl_carries(XRL_FEAT_WINDOWS) && r->next;
+}
+
 /* Whether rule r ramps its threshold up (Sentinel's warm-up). */
 static __always_inline int xrl_has_warmup(const struct xrl_rule *r)
 {

@@ -39,10 +39,14 @@ struct xrl_pctx {
 #define XRL_FIRST_OVER 1
 #define XRL_FIRST_LEASED 2
 
-/* Whether rule r's packets may lease passes: a packet rate alone, no warm-up (its threshold is the window's). */
+/*
+ * Whether rule r's packets may lease passes: a packet rate alone, no
+ * warm-up (its threshold is the window's), one window (a lease in one
+ * window would pass packets the others do not count).
+ */
 static __always_inline int xrl_leases(const struct xrl_rule *r)
 {
-	return !xrl_has_bytes(r) && !xrl_has_warmup(r);
+	return !xrl_has_bytes(r) && !xrl_has_warmup(r) && !xrl_has_windows(r);
 }
 
 /* A window's judgement (xrl_judge_slow, xrl_judge_sketch). */
@@ -60,6 +64,10 @@ enum {
 #define XRL_J_BYTES_COUNTED 4 /* its byte window counted the frame's bytes: the same */
 #define XRL_J_COMMITTED 8     /* counted already (xrl_commit_over, or the last rule's xrl_judge_rule) */
 #define XRL_J_LEASED 16	      /* a lease paid its pass: given back if the packet is dropped (xrl_lease_give_back) */
+/* Its next window k (0 for the second, XRL_MAX_WINDOWS - 2 at most) counted a pass: the same. */
+#define XRL_J_WINDOW_COUNTED(k) (32U << (k))
+#define XRL_J_WINDOWS_COUNTED (XRL_J_WINDOW_COUNTED(0) | XRL_J_WINDOW_COUNTED(1) | XRL_J_WINDOW_COUNTED(2))
+_Static_assert(XRL_MAX_WINDOWS == 4, "a bit a next window");
 
 /*
  * What the packet counts in a window: its length in a byte window, else 1,

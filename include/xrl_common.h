@@ -61,6 +61,7 @@
 #define XRL_MAP_FLEET "xrl_fleet"
 #define XRL_MAP_THEN "xrl_then"
 #define XRL_MAP_WINDOWS "xrl_windows"
+#define XRL_MAP_PCTX "xrl_pctx" /* per CPU, the packet judged's context: nothing between packets */
 
 /* Rule flags. */
 #define XRL_F_ALLOW (1U << 0)	    /* prefix and dst rules: matching traffic bypasses every limit */

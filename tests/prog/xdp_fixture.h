@@ -38,7 +38,7 @@
 struct fx {
 	struct xdp_ratelimit_bpf *skel;
 	int prog, port_idx, port_rules, proto_rules, lpm_rules, dsts, state, rule_stats, counters, ctl, latches, sketch,
-		fleet;
+		fleet, windows;
 	struct xrl_lpm_map lm; /* the range structure, mapped */
 	/* The prefix and dst rules put in each set, as apply would write them: rebuilt on each put. */
 	struct fx_lpm {
@@ -157,6 +157,7 @@ static inline void fx_load_opened(struct fx *f)
 	f->latches = bpf_map__fd(f->skel->maps.xrl_latches);
 	f->sketch = bpf_map__fd(f->skel->maps.xrl_sketch);
 	f->fleet = bpf_map__fd(f->skel->maps.xrl_fleet);
+	f->windows = bpf_map__fd(f->skel->maps.xrl_windows);
 	if (bpf_map_lookup_elem(f->ctl, &zero, &f->ctl0))
 		snprintf(f->err, sizeof(f->err), "reading xrl_ctl: %s", strerror(errno));
 }
@@ -246,6 +247,8 @@ static inline int fx_reset(struct fx *f)
 		err = bpf_map_update_elem(f->rule_stats, &id, zeros, BPF_ANY);
 	for (id = 0; id <= f->next_id && !err; id++)
 		err = bpf_map_update_elem(f->fleet, &id, zeros, BPF_ANY); /* no allowance */
+	for (id = 0; id <= f->next_id && !err; id++)
+		err = bpf_map_update_elem(f->windows, &id, zeros, BPF_ANY); /* no next window */
 	if (!err)
 		err = fx_sketch_clear(f);
 	if (!err)
@@ -357,6 +360,34 @@ static inline struct xrl_rule rule(struct fx *f, __u64 threshold, __u64 interval
 		.src_mask6 = 128,
 	};
 	return r;
+}
+
+/*
+ * Makes w rule r's next window after its others, as apply links them
+ * (xrl_windows_link): w its own id and gen, r's scope; written in
+ * xrl_windows. Put r (again) after its windows.
+ */
+static inline void add_window(struct fx *f, struct xrl_rule *r, struct xrl_rule *w)
+{
+	struct xrl_rule last;
+	__u32 ix;
+
+	w->flags = (__u16)((r->flags & ~XRL_F_NO_PKT_RATE) | (w->flags & XRL_F_NO_PKT_RATE));
+	w->src_mask4 = r->src_mask4;
+	w->src_mask6 = r->src_mask6;
+	w->next = 0;
+	assert_int_equal(bpf_map_update_elem(f->windows, &w->id, w, BPF_ANY), 0);
+	if (!r->next) {
+		r->next = (__u16)(w->id + 1);
+		return;
+	}
+	for (ix = r->next - 1;; ix = last.next - 1) {
+		assert_int_equal(bpf_map_lookup_elem(f->windows, &ix, &last), 0);
+		if (!last.next)
+			break;
+	}
+	last.next = (__u16)(w->id + 1);
+	assert_int_equal(bpf_map_update_elem(f->windows, &ix, &last, BPF_ANY), 0);
 }
 
 /* Marks rule set set as holding rules of a kind (xrl_ctl.kinds), as apply does. */

@@ -55,6 +55,7 @@ static const struct map_want wanted[] = {
 	{ XRL_MAP_MATCH_TMP, offsetof(struct xrl_maps, match_tmp), sizeof(__u32), sizeof(struct xrl_match_tmp), true },
 	{ XRL_MAP_MATCH_SETS, offsetof(struct xrl_maps, match_sets), sizeof(__u32), sizeof(__u64), true },
 	{ XRL_MAP_WINDOWS, offsetof(struct xrl_maps, windows), sizeof(__u32), sizeof(struct xrl_rule), true },
+	{ XRL_MAP_PCTX, offsetof(struct xrl_maps, pctx), sizeof(__u32), 0, true },
 };
 
 /* What xrl_load and a replace pin besides the maps. */

@@ -16,6 +16,7 @@ struct xrl_maps {
 	/* The rules of several fields' (xrl_match.h): -1 on an instance a build before them made. */
 	int lbvs_cls, lbvs_bits, match_cfgs, match_rules, match_specs, match_tmp, match_sets;
 	int windows;	    /* rules' next windows (xrl_windows): -1 on an instance a build before them made */
+	int pctx;	    /* the packet's context (xrl_pctx), the program's alone: the same */
 	__u32 lbvs_stride;  /* words a value of xrl_lbvs_bits, as loaded */
 	__u32 lbvs_entries; /* its entries: both sets' classes, interleaved (XRL_MATCH_BITS_IX) */
 	__u32 match_slots;  /* the entries of xrl_match_rules and _specs, as loaded (XRL_MATCH_SLOT) */
