@@ -12,7 +12,9 @@
 #   git worktree add --detach /tmp/xrl-old v0.5.0 && make -C /tmp/xrl-old
 #   bench/ab.sh /tmp/xrl-old/build/xdp-ratelimit build/xdp-ratelimit rules.conf 9 -- -s 100000
 #
-# TRAFFICGEN_ARGS go to xrl-trafficgen (-s N: N sources; -6: IPv6). Needs root;
+# TRAFFICGEN_ARGS go to xrl-trafficgen (-s N: N sources; -6: IPv6). RULES_B=FILE
+# gives B a rules file of its own (one build, two sets: RULES_B=two.rules
+# bench/ab.sh build/xdp-ratelimit build/xdp-ratelimit one.rules). Needs root;
 # makes the veth pairs xrlab0 and xrlab1 and removes them on exit.
 set -Eeuo pipefail
 if [ -z "${XRL_LAB_LOCKED:-}" ]; then
@@ -41,10 +43,13 @@ for f in "$A" "$B" "$TG"; do
 		exit 2
 	}
 done
-[ -r "$RULES" ] || {
-	echo "bench/ab.sh: cannot read the rules file $RULES" >&2
-	exit 2
-}
+RULES_B=${RULES_B:-$RULES}
+for f in "$RULES" "$RULES_B"; do
+	[ -r "$f" ] || {
+		echo "bench/ab.sh: cannot read the rules file $f" >&2
+		exit 2
+	}
+done
 
 cleanup() {
 	"$A" unload xrlab0 >/dev/null 2>&1 || true
@@ -54,18 +59,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# up CLI IFACE: the CLI's program on a veth of its own, with the rules; prints its pin folder and insns.
+# up CLI IFACE RULES: the CLI's program on a veth of its own, with the rules; prints its pin folder and insns.
 up() {
 	ip link add "$2" type veth peer name "$2p"
 	ip link set "$2" up
 	ip link set "$2p" up
 	"$1" load "$2" --mode native --max-keys 262144 >/dev/null
-	"$1" apply "$2" "$RULES" >/dev/null
+	"$1" apply "$2" "$3" >/dev/null
 	"$1" -j status | jq -r --arg i "$2" '.interfaces[] | select(.interface == $i) | "\(.pin_dir) \(.verified_insns)"'
 }
 cleanup
-read -r pin_a insns_a < <(up "$A" xrlab0)
-read -r pin_b insns_b < <(up "$B" xrlab1)
+read -r pin_a insns_a < <(up "$A" xrlab0 "$RULES")
+read -r pin_b insns_b < <(up "$B" xrlab1 "$RULES_B")
 
 ns() {
 	"$TG" --cost "link:$1/link" -c 1 -n 200000 "${@:2}" >/dev/null

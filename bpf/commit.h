@@ -44,7 +44,11 @@ __noinline int xrl_commit_undo(struct xrl_rule *r, struct xrl_pctx *pc, int byte
 	return 0;
 }
 
-/* Takes back the passes rule r's next windows counted (res: their XRL_J_WINDOW_COUNTED bits). A global function. */
+/*
+ * Takes back the passes rule r's next windows counted (res: their
+ * XRL_J_WINDOW_COUNTED bits), or their leases paid (XRL_J_LEASED: every
+ * window's). A global function.
+ */
 __noinline int xrl_commit_windows(struct xrl_rule *r, struct xrl_pctx *pc, __u32 res)
 {
 	struct xrl_rule *w;
@@ -60,6 +64,8 @@ __noinline int xrl_commit_windows(struct xrl_rule *r, struct xrl_pctx *pc, __u32
 			break;
 		if (res & XRL_J_WINDOW_COUNTED(k))
 			xrl_commit_undo(w, pc, xrl_bytes_only(w));
+		else if (res & XRL_J_LEASED)
+			xrl_lease_give_back(w, pc);
 		ix = w->next;
 	}
 	return 0;
@@ -90,7 +96,7 @@ static __always_inline void xrl_commit(struct xrl_rule *r, struct xrl_pctx *pc, 
 		xrl_lease_give_back(r, pc);
 	if (xrl_carries(XRL_FEAT_BYTES) && (res & XRL_J_BYTES_COUNTED))
 		xrl_commit_undo(r, pc, 1);
-	if (xrl_carries(XRL_FEAT_WINDOWS) && (res & XRL_J_WINDOWS_COUNTED))
+	if (xrl_has_windows(r) && (res & (XRL_J_WINDOWS_COUNTED | XRL_J_LEASED)))
 		xrl_commit_windows(r, pc, res);
 }
 

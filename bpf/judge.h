@@ -328,12 +328,12 @@ __noinline int xrl_judge_long(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 }
 
 /*
- * Whether the latch of rule r's window (its byte window when bytes) answers
- * that it is over: then its block is counted there, whatever the other
- * rules decide. Makes the window's key and latch slot in pc. No helper call
- * and no clock read: the flood path (see XRL_JIFFIES_MARGIN).
+ * The latch of rule r's window (its byte window when bytes) when it is
+ * live for the window's key (xrl_latch_live), else NULL. Makes the
+ * window's key and latch slot in pc. No helper call and no clock read: the
+ * flood path (see XRL_JIFFIES_MARGIN).
  */
-static __always_inline int xrl_latch_answers(struct xrl_rule *r, struct xrl_pctx *pc, int bytes, int lease)
+static __always_inline struct xrl_latch *xrl_latch_at(struct xrl_rule *r, struct xrl_pctx *pc, int bytes)
 {
 	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;
@@ -343,11 +343,13 @@ static __always_inline int xrl_latch_answers(struct xrl_rule *r, struct xrl_pctx
 	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
 	if (!l || !rs || !xrl_latch_live(l, r, rs, &pc->key, xrl_key_threshold(r, &pc->key), &pc->clk))
-		return 0;
-	if (l->kind == XRL_LATCH_LEASE) {
-		/* A pass this CPU leased in this bucket, spent with no shared write. */
-		return lease && xrl_lease_spend(l) ? XRL_FIRST_LEASED : 0;
-	}
+		return NULL;
+	return l;
+}
+
+/* An over latch l answers: the block counted there, whatever the other rules decide. */
+static __always_inline int xrl_latch_over(struct xrl_latch *l)
+{
 	l->word++;
 	if (l->kind)
 		xrl_count_sketch(1);
@@ -355,51 +357,146 @@ static __always_inline int xrl_latch_answers(struct xrl_rule *r, struct xrl_pctx
 }
 
 /*
- * Whether the latch of one of rule r's next windows answers that it is
- * over (a source over any one is latched there until that window has
- * room): its block counted there, and in the window's stats slot (the
- * window that decided). pc's key and latch slot are left as they were (the
- * first window's, xrl_latch_first's). A global function, verified once.
+ * Whether the latch of rule r's window (its byte window when bytes) answers
+ * that it is over (XRL_FIRST_OVER), or, when lease, pays the packet's pass
+ * from its lease (XRL_FIRST_LEASED). Makes the window's key and latch slot
+ * in pc.
  */
-__noinline int xrl_latch_windows(struct xrl_rule *r, struct xrl_pctx *pc)
+static __always_inline int xrl_latch_answers(struct xrl_rule *r, struct xrl_pctx *pc, int bytes, int lease)
 {
-	struct xrl_key key;
-	struct xrl_rule *w;
-	__u32 ix, k, latch_ix;
-	int over = 0;
+	struct xrl_latch *l = xrl_latch_at(r, pc, bytes);
 
-	if (!r || !pc)
+	if (!l)
 		return 0;
-	__builtin_memcpy(&key, &pc->key, sizeof(key));
-	latch_ix = pc->latch_ix;
-	ix = r->next;
-	for (k = 0; k < XRL_MAX_WINDOWS - 1 && ix; k++) {
-		ix--;
+	if (l->kind == XRL_LATCH_LEASE) {
+		/* A pass this CPU leased in this bucket, spent with no shared write. */
+		return lease && xrl_lease_spend(l) ? XRL_FIRST_LEASED : 0;
+	}
+	return xrl_latch_over(l);
+}
+
+/*
+ * Gives back the passes the leases of rule r's first n next windows paid
+ * for pc's packet, which another of its windows then refused (bpf/lease.h).
+ */
+static __always_inline void xrl_lease_windows_back(struct xrl_rule *r, struct xrl_pctx *pc, __u32 n)
+{
+	struct xrl_rule *w = r;
+	__u32 k, ix;
+
+	/* n, behind a barrier: the compiler knows its bound, which the verifier must see too. */
+	asm volatile("" : "+r"(n));
+	if (n > XRL_MAX_WINDOWS - 1)
+		n = XRL_MAX_WINDOWS - 1;
+	for (k = 0; k < n; k++) {
+		if (!w->next)
+			break;
+		ix = XRL_WINDOW_NEXT(w);
 		w = bpf_map_lookup_elem(&xrl_windows, &ix);
 		if (!w)
 			break;
-		if (xrl_latch_answers(w, pc, xrl_bytes_only(w), 0) == XRL_FIRST_OVER) {
-			xrl_count_rule(bpf_map_lookup_elem(&xrl_rule_stats, &w->id), 1);
-			over = 1;
+		xrl_lease_give_back(w, pc);
+	}
+}
+
+/* Whether latch l, of window w's key (pc's), is live (xrl_latch_live). */
+static __always_inline int xrl_latch_live_for(struct xrl_latch *l, struct xrl_rule *w, struct xrl_pctx *pc)
+{
+	struct xrl_rule_stats *rs = bpf_map_lookup_elem(&xrl_rule_stats, &w->id);
+
+	return rs && xrl_latch_live(l, w, rs, &pc->key, xrl_key_threshold(w, &pc->key), &pc->clk);
+}
+
+/*
+ * xrl_latch_first for a rule of several windows. A source over any one is
+ * latched there until that window has room (XRL_FIRST_OVER: its block
+ * counted there, and in that window's stats slot, the window that
+ * decided). A packet passes on leases (XRL_FIRST_LEASED) only when each
+ * window's lease pays its pass; what was spent goes back when one does not
+ * (bpf/lease.h). A lease is proven live only once every window is found to
+ * hold one: a source over one window may hold a lease of another that has
+ * run out, whose proof would read the clock. pc's key and latch slot are
+ * the first window's after it, as xrl_latch_first leaves them. A global
+ * function, verified once.
+ */
+__noinline int xrl_latch_windows(struct xrl_rule *r, struct xrl_pctx *pc)
+{
+	__u32 lix[XRL_MAX_WINDOWS - 1] = {}, wix[XRL_MAX_WINDOWS - 1] = {}, k, n = 0, ix;
+	struct xrl_latch *l, *l0 = NULL;
+	int all = pc && pc->lease_ok;
+	struct xrl_rule *w;
+
+	if (!r || !pc)
+		return 0;
+	w = r;
+	for (k = 0; k < XRL_MAX_WINDOWS - 1; k++) {
+		if (!w->next)
+			break;
+		ix = XRL_WINDOW_NEXT(w);
+		w = bpf_map_lookup_elem(&xrl_windows, &ix);
+		if (!w) {
+			all = 0;
 			break;
 		}
-		ix = w->next;
+		xrl_key_for(&pc->key, w, pc, xrl_bytes_only(w));
+		pc->latch_ix = xrl_key_hash(&pc->key);
+		l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
+		if (!l || l->gen != w->gen || !xrl_key_equal(&l->key, &pc->key)) {
+			all = 0;
+			continue;
+		}
+		if (l->kind != XRL_LATCH_LEASE) {
+			if (!xrl_latch_live_for(l, w, pc)) {
+				all = 0;
+				continue;
+			}
+			xrl_count_rule(bpf_map_lookup_elem(&xrl_rule_stats, &w->id), 1);
+			return xrl_latch_over(l);
+		}
+		all &= xrl_latch_count(XRL_READ_ONCE(l->word)) ? 1 : 0;
+		lix[k] = pc->latch_ix;
+		wix[k] = ix;
+		n++;
 	}
-	__builtin_memcpy(&pc->key, &key, sizeof(key));
-	pc->latch_ix = latch_ix;
-	return over;
+	if (pc->asked) {
+		l0 = xrl_latch_at(r, pc, 0);
+		if (l0 && l0->kind != XRL_LATCH_LEASE)
+			return xrl_latch_over(l0);
+	}
+	if (!all || !l0 || n != k)
+		return 0;
+	/* Every window holds a lease of passes: each live one pays one, the first's last. */
+	for (k = 0; k < n && k < XRL_MAX_WINDOWS - 1; k++) {
+		l = bpf_map_lookup_elem(&xrl_latches, &lix[k]);
+		w = bpf_map_lookup_elem(&xrl_windows, &wix[k]);
+		if (!l || !w)
+			break;
+		xrl_key_for(&pc->key, w, pc, 0);
+		if (!xrl_latch_live_for(l, w, pc) || !xrl_lease_spend(l))
+			break;
+	}
+	if (k == n && xrl_lease_spend(l0))
+		return XRL_FIRST_LEASED;
+	/* One had run out, or another CPU took a lease back meanwhile: what was spent goes back. */
+	if (k)
+		xrl_lease_windows_back(r, pc, k);
+	xrl_key_for(&pc->key, r, pc, 0);
+	pc->latch_ix = xrl_key_hash(&pc->key);
+	return 0;
 }
 
 /*
  * The flood path and the hot path, asked by the program before each rule's
  * judgement: XRL_FIRST_OVER when the latch of rule r's packet window answers
- * that it is over, XRL_FIRST_LEASED when a lease pays the packet's pass
- * (pc->lease_ok), else 0. (A rule's next windows' latches are asked in its
- * judgement: xrl_latch_windows.)
+ * that it is over (or of any window of a rule of several), XRL_FIRST_LEASED
+ * when a lease pays the packet's pass (pc->lease_ok: every window's lease,
+ * for a rule of several), else 0.
  */
 static __always_inline int xrl_latch_first(struct xrl_rule *r, struct xrl_pctx *pc)
 {
 	pc->asked = !xrl_bytes_only(r);
+	if (xrl_has_windows(r))
+		return xrl_latch_windows(r, pc);
 	return pc->asked ? xrl_latch_answers(r, pc, 0, pc->lease_ok) : 0;
 }
 
@@ -505,11 +602,6 @@ __noinline int xrl_judge_rule(struct xrl_rule *r, struct xrl_pctx *pc)
 			xrl_count_rule(bpf_map_lookup_elem(&xrl_rule_stats, &r->id), 0);
 			return XRL_J_COMMITTED;
 		}
-	}
-	/* A source over one of the rule's next windows: latched there. */
-	if (xrl_has_windows(r) && xrl_latch_windows(r, pc)) {
-		xrl_commit_over(r, pc);
-		return XRL_J_OVER | XRL_J_COMMITTED;
 	}
 	if (!xrl_bytes_only(r)) {
 		w = xrl_judge_window(r, pc, 0, pc->asked);

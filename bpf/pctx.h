@@ -40,13 +40,13 @@ struct xrl_pctx {
 #define XRL_FIRST_LEASED 2
 
 /*
- * Whether rule r's packets may lease passes: a packet rate alone, no
- * warm-up (its threshold is the window's), one window (a lease in one
- * window would pass packets the others do not count).
+ * Whether rule r's packets may lease passes: packet rates alone, no
+ * warm-up (its threshold is the window's). A rule of several windows
+ * leases in each (xrl_latch_windows).
  */
 static __always_inline int xrl_leases(const struct xrl_rule *r)
 {
-	return !xrl_has_bytes(r) && !xrl_has_warmup(r) && !xrl_has_windows(r);
+	return !xrl_has_bytes(r) && !xrl_has_warmup(r) && !(r->flags & XRL_F_NO_LEASE);
 }
 
 /* A window's judgement (xrl_judge_slow, xrl_judge_sketch). */

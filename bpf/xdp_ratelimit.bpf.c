@@ -49,7 +49,7 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 	int ret, monitor = 0, over, first, mt;
 	struct xrl_ctl *ctl;
 	struct xrl_rule *r, *allow;
-	__u32 zero = 0, i;
+	__u32 zero = 0, i, j;
 	__u8 set, kinds;
 
 	cnt = bpf_map_lookup_elem(&xrl_counters, &zero);
@@ -156,16 +156,24 @@ static __always_inline int xrl_verdict(struct xdp_md *ctx)
 		 * judge has each one's latch asked in its judgement (xrl_judge_rule).
 		 */
 		first = m.met == 1U << i && !xrl_more(pc) ? xrl_latch_first(r, pc) : 0;
+		/*
+		 * The compiler may merge the unrolled iterations' ways out below into
+		 * one, i a register: bounded behind a barrier, the verifier sees its bound.
+		 */
+		j = i;
+		asm volatile("" : "+r"(j));
+		if (j >= XRL_MATCHES)
+			j = 0;
 		if (first == XRL_FIRST_OVER) {
 			xrl_commit_over(r, pc);
-			res[i] = XRL_J_OVER | XRL_J_COMMITTED;
+			res[j] = XRL_J_OVER | XRL_J_COMMITTED;
 			monitor = !!(r->flags & XRL_F_MONITOR);
 			over = !monitor;
 			goto verdict;
 		}
 		if (first == XRL_FIRST_LEASED) {
 			xrl_count_rule(bpf_map_lookup_elem(&xrl_rule_stats, &r->id), 0);
-			res[i] = XRL_J_COMMITTED;
+			res[j] = XRL_J_COMMITTED;
 			over = 0;
 			goto verdict;
 		}

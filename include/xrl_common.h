@@ -71,6 +71,7 @@
 #define XRL_F_NO_PKT_RATE (1U << 4) /* a byte rate only: no packet window (threshold unused) */
 #define XRL_F_PER_DST (1U << 5)	    /* one window per masked destination (src_mask4, src_mask6); not with PER_SOURCE */
 #define XRL_F_PER_DPORT (1U << 6)   /* ... and per destination port, with PER_SOURCE or PER_DST */
+#define XRL_F_NO_LEASE (1U << 7)    /* a rule of several windows, one of them of bytes: no lease (apply sets it) */
 
 #define XRL_PROTO_ICMP 1
 #define XRL_PROTO_TCP 6

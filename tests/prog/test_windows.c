@@ -203,6 +203,82 @@ static void test_monitor(void **state)
 	assert_totals(f, w.id, 0, 1);
 }
 
+/*
+ * A hot source of a rule of two packet windows leases passes in each (a
+ * window leases at most a 256th of its threshold), and passes on its leases
+ * only while both pay: the sustained window's limit holds to the packet.
+ */
+static void test_leases_in_every_window(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 100000, 1000, 2, XRL_F_PER_SOURCE), w = rule(f, 2560, 10000, 2, 0);
+	struct pkt p;
+
+	need_tick(f);
+	add_window(f, &r, &w);
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	set_now(f, T0 + 100 * MS);
+	assert_int_equal(run_n(f, &p, 10), 10);
+	/* Hot: each window's latch slot holds the key's lease. */
+	assert_int_equal(latch_of(f, &r).kind, XRL_LATCH_LEASE);
+	assert_int_equal(latch_of(f, &w).kind, XRL_LATCH_LEASE);
+	assert_true(xrl_latch_count(latch_of(f, &r).word) > 0);
+	assert_true(xrl_latch_count(latch_of(f, &w).word) > 0);
+	/* The sustained window admits 2560 in all, however they are paid. */
+	assert_int_equal(run_n(f, &p, 3000), 2550);
+	assert_int_equal(held(f, &w, 0), 2560);
+	assert_true(held(f, &r, 0) >= 2560);
+	assert_totals(f, r.id, 2560, 450);
+	/* The burst window's next buckets: still none, the sustained window full. */
+	set_now(f, T0 + 1100 * MS);
+	assert_int_equal(run_n(f, &p, 10), 0);
+	assert_int_equal(held(f, &w, 0), 2560);
+}
+
+/* Another rule drops what both windows' leases paid: each lease has its pass back. */
+static void test_leases_given_back(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 100000, 1000, 2, XRL_F_PER_SOURCE), w = rule(f, 2560, 10000, 2, 0), pfx;
+	__u64 lr, lw;
+	struct pkt p;
+
+	need_tick(f);
+	add_window(f, &r, &w);
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	set_now(f, T0 + 100 * MS);
+	assert_int_equal(run_n(f, &p, 4), 4);
+	lr = xrl_latch_count(latch_of(f, &r).word);
+	lw = xrl_latch_count(latch_of(f, &w).word);
+	assert_true(lr > 2 && lw > 2);
+	/* Over a prefix rule judged with it, which drops from its second packet on. */
+	pfx = rule(f, 1, 1000, 2, 0);
+	put_prefix(f, "198.51.100.0", 24, &pfx);
+	assert_int_equal(run_n(f, &p, 3), 1);
+	assert_int_equal(xrl_latch_count(latch_of(f, &r).word), lr - 1);
+	assert_int_equal(xrl_latch_count(latch_of(f, &w).word), lw - 1);
+}
+
+/* A byte window among them: no lease in any (the rule's XRL_F_NO_LEASE, as apply sets it). */
+static void test_no_lease_with_bytes(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 1000, 1000, 2, XRL_F_PER_SOURCE | XRL_F_NO_LEASE),
+			w = rule(f, 0, 10000, 2, XRL_F_NO_PKT_RATE);
+	struct pkt p;
+
+	w.byte_threshold = 100000;
+	add_window(f, &r, &w);
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	udp4(&p, SRC4, 53);
+	set_now(f, T0 + 100 * MS);
+	assert_int_equal(run_n(f, &p, 10), 10);
+	assert_int_equal(latch_of(f, &r).gen, 0);
+	assert_int_equal(held(f, &r, 0), 10);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fx_teardown)
 
 int main(void)
@@ -213,6 +289,9 @@ int main(void)
 		T(test_take_back_every_window),
 		T(test_byte_window),
 		T(test_monitor),
+		T(test_leases_in_every_window),
+		T(test_leases_given_back),
+		T(test_no_lease_with_bytes),
 	};
 
 	fx_init();

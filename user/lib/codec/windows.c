@@ -28,11 +28,20 @@ void xrl_windows_link(struct xrl_spec *s, __u16 flags)
 {
 	int k;
 
+	bool bytes = false;
+
 	s->r.next = s->nw ? (__u16)(s->w[0].id + 1) : 0;
 	for (k = 0; k < s->nw; k++) {
-		s->w[k].flags = (__u16)((flags & ~XRL_F_NO_PKT_RATE) | (s->w[k].flags & XRL_F_NO_PKT_RATE));
+		s->w[k].flags =
+			(__u16)((flags & ~(XRL_F_NO_PKT_RATE | XRL_F_NO_LEASE)) | (s->w[k].flags & XRL_F_NO_PKT_RATE));
 		s->w[k].next = k + 1 < s->nw ? (__u16)(s->w[k + 1].id + 1) : 0;
+		bytes |= s->w[k].byte_threshold != 0;
 	}
+	/* A lease is taken in every window of the rule, and a byte window takes none (bpf/judge.h). */
+	if (bytes)
+		s->r.flags |= XRL_F_NO_LEASE;
+	else
+		s->r.flags &= (__u16)~XRL_F_NO_LEASE;
 }
 
 int xrl_windows_write(int fd, const struct xrl_ruleset *set)
@@ -55,6 +64,7 @@ int xrl_windows_read(int fd, struct xrl_ruleset *set)
 
 	for (i = 0; i < set->n; i++) {
 		s = &set->v[i];
+		s->r.flags &= (__u16)~XRL_F_NO_LEASE; /* the program's, not the rule as written */
 		s->nw = 0;
 		for (ix = s->r.next; ix && s->nw < XRL_MAX_WINDOWS - 1; ix = s->w[s->nw++].next) {
 			struct xrl_rule *w = &s->w[s->nw];

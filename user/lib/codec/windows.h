@@ -14,7 +14,8 @@ bool xrl_ruleset_windows(const struct xrl_ruleset *set);
 /*
  * Rule s's windows linked (next) by the ids given them: the first's next
  * names the second, and so on, each next window the rule's flags as the
- * program reads them (flags, the first's) and its own rate.
+ * program reads them (flags, the first's) and its own rate; the first
+ * XRL_F_NO_LEASE when a next window counts bytes.
  */
 void xrl_windows_link(struct xrl_spec *s, __u16 flags);
 
