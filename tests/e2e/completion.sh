@@ -54,6 +54,8 @@ offers "a dst rule's words after its address" "xdp-ratelimit rule add lo dst 192
 offers "a rule may begin with a field" "xdp-ratelimit rule add lo " sport
 offers "a rule of several fields: another field" "xdp-ratelimit rule add lo proto udp sport 53 " length
 offers "a rule of several fields: its rate" "xdp-ratelimit rule add lo proto udp sport 53 " rate
+offers "a rule of several windows: another rate" "xdp-ratelimit rule add lo port 53/udp rate 20/s " rate
+offers "a rate's own window" "xdp-ratelimit rule add lo port 53/udp rate 20/s rate 600/min " window
 offers "tcp flags" "xdp-ratelimit rule add lo proto tcp tcp " flags
 offers "a TCP flag" "xdp-ratelimit rule add lo proto tcp tcp flags " ack
 offers "a fragment state" "xdp-ratelimit rule add lo frag " later

@@ -131,6 +131,11 @@ struct explain_rule {
 	struct xrl_fleet f;
 	const char *res;
 	char state[320];
+	/* A rule of several windows: each next window's sum, whether it is over, and the window that decides (-1: none). */
+	struct xrl_sum wsum[XRL_MAX_WINDOWS - 1];
+	__u64 wthr[XRL_MAX_WINDOWS - 1];
+	bool wover[XRL_MAX_WINDOWS - 1];
+	int decided;
 };
 
 /* What explain found, read once: what the text and the JSON printer show. */
@@ -154,7 +159,8 @@ static void explain_limit(const struct xrl_maps *m, const struct xrl_ctl *ctl, i
 	const struct xrl_spec *s = x->s, *src = &er->eo->src;
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 	struct xrl_key key = {}, bkey;
-	char line[256], sk[48] = "";
+	char line[256], sk[48] = "", win[96];
+	int k;
 
 	if (s->kind == XRL_KIND_MATCH) {
 		struct xrl_rule r = s->r;
@@ -186,6 +192,25 @@ static void explain_limit(const struct xrl_maps *m, const struct xrl_ctl *ctl, i
 			x->tracked = btracked;
 	}
 	x->over = x->pover || x->bover;
+	x->decided = x->over ? 0 : -1;
+	/* A rule of several windows: each next window's key is its own slot's; the first over decides. */
+	for (k = 0; k < s->nw; k++) {
+		const struct xrl_rule *w = &s->w[k];
+		bool bytes = w->flags & XRL_F_NO_PKT_RATE;
+		struct xrl_key wkey = key;
+		__u64 el;
+
+		wkey.rule_id = w->id | (bytes ? XRL_KEY_BYTES : 0);
+		xrl_key_window(m, &wkey, w, now, &x->wsum[k]);
+		x->wthr[k] = bytes ? w->byte_threshold : w->threshold;
+		if (xrl_warm_point(m, &wkey, w, x->wthr[k], now, &x->wthr[k], &el))
+			x->wthr[k] = bytes ? w->byte_threshold : w->threshold;
+		x->wover[k] = bytes ? xrl_over_cost(x->wsum[k].pass, er->size, x->wthr[k]) :
+				      xrl_over(x->wsum[k].pass, x->wthr[k]);
+		if (x->wover[k] && x->decided < 0)
+			x->decided = k + 1;
+		x->over |= x->wover[k];
+	}
 	/*
 	 * A new source on a CPU past the cap on new states is judged by the
 	 * sketch: say what it estimates. Whether the next packet gets a state
@@ -211,7 +236,14 @@ static void explain_limit(const struct xrl_maps *m, const struct xrl_ctl *ctl, i
 	if (x->over && !(s->r.flags & XRL_F_MONITOR)) {
 		xrl_spec_format(s, line, sizeof(line));
 		er->verdict = "is dropped";
-		snprintf(er->why, sizeof(er->why), "over the %s limit of '%s'", x->pover ? "packet" : "byte", line);
+		if (s->nw) {
+			xrl_window_format(xrl_spec_window(s, x->decided), win, sizeof(win));
+			snprintf(er->why, sizeof(er->why), "over window %d (%.80s) of '%.180s'", x->decided + 1, win,
+				 line);
+		} else {
+			snprintf(er->why, sizeof(er->why), "over the %s limit of '%s'", x->pover ? "packet" : "byte",
+				 line);
+		}
 	}
 	if (s->r.flags & XRL_F_GLOBAL)
 		x->has_fleet = !xrl_fleet_read(m, s, &x->f);
@@ -336,7 +368,8 @@ static void explain_fields_plain(__u32 fields)
 static void explain_rule_plain(const struct explain_report *er, const struct explain_rule *x)
 {
 	const struct xrl_spec *s = x->s;
-	char line[256], p[INET6_ADDRSTRLEN + 8];
+	char line[256], p[INET6_ADDRSTRLEN + 8], win[96];
+	int k;
 
 	xrl_spec_format(s, line, sizeof(line));
 	if (x->allow)
@@ -363,6 +396,18 @@ static void explain_rule_plain(const struct explain_report *er, const struct exp
 		       (unsigned long long)x->bsum.pass, (unsigned long long)x->bsum.block,
 		       (unsigned long long)x->bthr_now, (unsigned long long)(s->r.interval_ns / 1000000),
 		       (s->r.flags & XRL_F_NO_PKT_RATE) ? x->state : "", er->size, !x->bover ? "passes" : x->res);
+	for (k = 0; k < s->nw; k++) {
+		const struct xrl_rule *w = &s->w[k];
+
+		xrl_window_format(w, win, sizeof(win));
+		printf("      window %d (%s): %llu %s passed, %llu blocked of %llu allowed; next %s%s\n", k + 2, win,
+		       (unsigned long long)x->wsum[k].pass, (w->flags & XRL_F_NO_PKT_RATE) ? "bytes" : "packets",
+		       (unsigned long long)x->wsum[k].block, (unsigned long long)x->wthr[k],
+		       (w->flags & XRL_F_NO_PKT_RATE) ? "frame " : "packet ",
+		       !x->wover[k]	   ? "passes" :
+		       x->decided == k + 1 ? x->res :
+					     "over too (the first over decides)");
+	}
 	if (s->r.warmup_ms) {
 		__u64 el_ms = x->elapsed / 1000000;
 		char pk[64] = "", by[64] = "";
@@ -396,6 +441,33 @@ static void explain_plain(const struct explain_report *er)
 	printf("verdict: the next such packet %s%s%s\n", er->verdict, er->why[0] ? ": " : "", er->why);
 }
 
+/* A rule of several windows: each window's sum now and whether it is over, and the one that decides. */
+static void explain_windows_json(json_t *o, const struct explain_rule *x)
+{
+	json_t *arr = json_array(), *w;
+	int k;
+
+	for (k = 0; k <= x->s->nw; k++) {
+		w = cli_window_json(x->s, k);
+		if (k)
+			json_object_update_new(w, json_pack("{s:I,s:I,s:I,s:b}", "window_passed",
+							    (json_int_t)x->wsum[k - 1].pass, "window_blocked",
+							    (json_int_t)x->wsum[k - 1].block, "threshold_now",
+							    (json_int_t)x->wthr[k - 1], "over", x->wover[k - 1]));
+		else
+			json_object_update_new(
+				w,
+				json_pack("{s:I,s:I,s:I,s:b}", "window_passed",
+					  (json_int_t)(x->s->r.flags & XRL_F_NO_PKT_RATE ? x->bsum.pass : x->sum.pass),
+					  "window_blocked", (json_int_t)x->sum.block, "threshold_now",
+					  (json_int_t)(x->s->r.flags & XRL_F_NO_PKT_RATE ? x->bthr_now : x->thr_now),
+					  "over", x->pover || x->bover));
+		json_array_append_new(arr, w);
+	}
+	json_object_set_new(o, "windows", arr);
+	json_object_set_new(o, "decided_by", x->decided < 0 ? json_null() : json_integer(x->decided));
+}
+
 static json_t *explain_rule_json(const struct explain_report *er, const struct explain_rule *x)
 {
 	const struct xrl_spec *s = x->s;
@@ -423,6 +495,8 @@ static json_t *explain_rule_json(const struct explain_report *er, const struct e
 			json_object_set_new(o, "warmup_elapsed_ms", json_integer((json_int_t)(x->elapsed / 1000000)));
 		if (x->sketched)
 			json_object_set_new(o, "sketch_estimate", json_integer((json_int_t)x->est));
+		if (s->nw)
+			explain_windows_json(o, x);
 		if (s->r.flags & XRL_F_GLOBAL)
 			json_object_set_new(o, "fleet", cli_fleet_json(s, x->has_fleet ? &x->f : NULL));
 	}

@@ -145,9 +145,13 @@ static void stats_plain(const struct stats_report *sr)
 			cli_fleet_text(x->s, x->has_fleet ? &x->f : NULL, line, sizeof(line));
 			printf("  %s\n", line);
 		}
-		if (x->s->r.byte_unit)
+		if (x->s->r.byte_unit || x->s->nw)
 			printf("  bytes: %llu passed, %llu blocked (frame lengths as XDP sees them)\n",
 			       (unsigned long long)r->pass_bytes, (unsigned long long)r->block_bytes);
+		if (x->s->nw) {
+			cli_windows_text(x->s, r->win_block, line, sizeof(line));
+			printf("  %s\n", line);
+		}
 	}
 	if (sr->set.n)
 		printf("pass/s, block/s: the rate over the last whole interval that has ended; qps: Sentinel's,\n"
@@ -186,9 +190,11 @@ static void stats_json(const struct stats_report *sr)
 						    (json_int_t)r->pass, "blocked", (json_int_t)r->block,
 						    "window_passed", (json_int_t)r->window.pass, "window_blocked",
 						    (json_int_t)r->window.block));
-		if (x->s->r.byte_unit)
+		if (x->s->r.byte_unit || x->s->nw)
 			json_object_update_new(j, json_pack("{s:I,s:I}", "passed_bytes", (json_int_t)r->pass_bytes,
 							    "blocked_bytes", (json_int_t)r->block_bytes));
+		if (x->s->nw)
+			json_object_set_new(j, "windows", cli_windows_json(x->s, r->win_block));
 		json_object_update_new(j, json_pack("{s:o,s:o,s:I}", "passed_rate", rate_json(r->last_ns, r->pass_rate),
 						    "blocked_rate", rate_json(r->last_ns, r->block_rate),
 						    "rate_span_ms", (json_int_t)(r->last_ns / 1000000)));

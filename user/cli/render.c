@@ -123,6 +123,43 @@ static json_t *rates_json(const struct xrl_spec *s)
 	return arr;
 }
 
+json_t *cli_window_json(const struct xrl_spec *s, int k)
+{
+	const struct xrl_rule *w = xrl_spec_window(s, k);
+	bool bytes = w->flags & XRL_F_NO_PKT_RATE;
+	json_t *o = rate_json(w, bytes);
+
+	json_object_set_new(o, "window", json_integer(k));
+	return o;
+}
+
+json_t *cli_windows_json(const struct xrl_spec *s, const __u64 *blocked)
+{
+	json_t *arr = json_array(), *o;
+	int k;
+
+	for (k = 0; k <= s->nw; k++) {
+		o = cli_window_json(s, k);
+		json_object_set_new(o, "blocked", json_integer((json_int_t)blocked[k]));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+void cli_windows_text(const struct xrl_spec *s, const __u64 *blocked, char *buf, size_t len)
+{
+	char win[96];
+	size_t n;
+	int k;
+
+	n = (size_t)snprintf(buf, len, "windows:");
+	for (k = 0; k <= s->nw && n < len; k++) {
+		xrl_window_format(xrl_spec_window(s, k), win, sizeof(win));
+		n += (size_t)snprintf(buf + n, len - n, "%s %s: %llu blocked", k ? ";" : "", win,
+				      (unsigned long long)blocked[k]);
+	}
+}
+
 json_t *cli_rule_json(const struct xrl_spec *s)
 {
 	bool allow = s->r.flags & XRL_F_ALLOW;

@@ -14,6 +14,12 @@
 
 /* A rule in JSON, as every command shows one: its line in the grammar, and its parts. */
 json_t *cli_rule_json(const struct xrl_spec *s);
+/* Window k of a rule of several windows (its rate, threshold, shape), in JSON. */
+json_t *cli_window_json(const struct xrl_spec *s, int k);
+/* Every window of a rule of several, each with the blocks it decided (stats). */
+json_t *cli_windows_json(const struct xrl_spec *s, const __u64 *blocked);
+/* The same in a line: "windows: 20/s over 1s in 2 buckets: 3 blocked; ...". */
+void cli_windows_text(const struct xrl_spec *s, const __u64 *blocked, char *buf, size_t len);
 /* The names of features (XRL_HAS_*, XRL_FEAT_*: specialise.h), as a JSON array. */
 json_t *cli_features_json(__u32 f);
 /* A named set in JSON: its name, its file (or null) and its prefix count. */

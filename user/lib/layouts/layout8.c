@@ -18,9 +18,14 @@
  *    longer in the LPM tries: a replace moves them from the old instance's
  *    xrl_prefixes (gone) and xrl_dsts (carry_tries);
  *  - xrl_eval, the judgements' slots of the program before the pipeline: gone;
- *  - the maps of the rules of several fields (xrl_match.h): new, made empty
- *    by a replace, as for a 0.6.0 build's instance made before them
- *    (xrl_match_pin: base/maps.c opens them when they are there).
+ *  - the maps of the rules of several fields (xrl_match.h), xrl_windows (the
+ *    next windows of rules of several) and xrl_pctx (the packet's context,
+ *    nothing between packets): new, made empty by a replace, as for a 0.6.0
+ *    build's instance made before them (xrl_match_pin: base/maps.c opens
+ *    them when they are there);
+ *  - xrl_rule: flags in 16 bits, then next (a rule's next window), where
+ *    layout 8's flags had their high bits, always 0: its rules read the same
+ *    (on a little-endian host, as every build so far).
  * The development builds of 0.6.0 before XRL_LATCH_SLOTS (layout 9 with
  * xrl_ctl.latch_slots 0) kept layout 8's latches, and some its xrl_eval.
  */

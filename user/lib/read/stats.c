@@ -53,7 +53,7 @@ int xrl_rule_report(const struct xrl_maps *m, const struct xrl_spec *s, __u64 no
 	size_t stride = xrl_percpu_stride(xrl_rule_stats_size(m->cells));
 	char *buf = xrl_percpu_alloc(m->ncpus, xrl_rule_stats_size(m->cells));
 	__u32 id = s->r.id;
-	int cpu;
+	int cpu, k;
 
 	if (!buf)
 		return -ENOMEM;
@@ -84,6 +84,17 @@ int xrl_rule_report(const struct xrl_maps *m, const struct xrl_spec *s, __u64 no
 	out->last_ns = s->r.buckets && now >= s->r.interval_ns / s->r.buckets ? s->r.interval_ns : 0;
 	out->pass_rate = xrl_qps(out->last.pass, out->last_ns);
 	out->block_rate = xrl_qps(out->last.block, out->last_ns);
+	/* The next windows' stats slots count the blocks each decided; the first's are the rest. */
+	out->win_block[0] = out->block;
+	for (k = 1; k <= s->nw; k++) {
+		id = s->w[k - 1].id;
+		if (bpf_map_lookup_elem(m->rule_stats, &id, buf))
+			continue;
+		for (cpu = 0; cpu < m->ncpus; cpu++)
+			out->win_block[k] +=
+				((const struct xrl_rule_stats *)(const void *)(buf + (size_t)cpu * stride))->block;
+		out->win_block[0] -= out->win_block[k] < out->win_block[0] ? out->win_block[k] : out->win_block[0];
+	}
 	free(buf);
 	return 0;
 }

@@ -37,6 +37,12 @@ struct xrl_rule_report {
 	struct xrl_sum last;
 	__u64 last_ns; /* what it spans: the rule's interval; 0 before one has ended */
 	double pass_rate, block_rate;
+	/*
+	 * A rule of several windows: the blocks each window decided (the first
+	 * over, in order), window k of spec (xrl_spec_window); they add up to
+	 * block. Every packet passed passed each window.
+	 */
+	__u64 win_block[XRL_MAX_WINDOWS];
 };
 
 int xrl_rule_report(const struct xrl_maps *m, const struct xrl_spec *s, __u64 now, struct xrl_rule_report *out);

@@ -39,6 +39,18 @@ int xrl_rate_format(const struct xrl_rule *r, char *buf, size_t len)
 	return xrl_format_rate(r->rate, r->rate_unit_ms, buf, len);
 }
 
+int xrl_window_format(const struct xrl_rule *r, char *buf, size_t len)
+{
+	char rate[32], win[32];
+
+	if (r->flags & XRL_F_NO_PKT_RATE)
+		xrl_byte_rate_format(r, rate, sizeof(rate));
+	else
+		xrl_rate_format(r, rate, sizeof(rate));
+	xrl_format_duration(r->interval_ns, win, sizeof(win));
+	return snprintf(buf, len, "%s over %s in %u buckets", rate, win, r->buckets);
+}
+
 int xrl_byte_rate_format(const struct xrl_rule *r, char *buf, size_t len)
 {
 	if (!r->byte_unit)

@@ -187,6 +187,8 @@ int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len);
 /* A rule's byte rate as the grammar spells it ("10Mbit/s"); "" when it has none. */
 /* Window r's packet rate as the grammar spells it ("600/min", "10k/s"). */
 int xrl_rate_format(const struct xrl_rule *r, char *buf, size_t len);
+/* Window r of a rule of several, for people: "600/min over 1m in 2 buckets" (its byte rate if it has no packet rate). */
+int xrl_window_format(const struct xrl_rule *r, char *buf, size_t len);
 int xrl_byte_rate_format(const struct xrl_rule *r, char *buf, size_t len);
 /* Prints the match part only. */
 int xrl_spec_format_match(const struct xrl_spec *s, char *buf, size_t len);
