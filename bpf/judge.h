@@ -399,12 +399,22 @@ static __always_inline void xrl_lease_windows_back(struct xrl_rule *r, struct xr
 	}
 }
 
-/* Whether latch l, of window w's key (pc's), is live (xrl_latch_live). */
-static __always_inline int xrl_latch_live_for(struct xrl_latch *l, struct xrl_rule *w, struct xrl_pctx *pc)
+/*
+ * Whether latch l, of window w's key (pc's), is live (xrl_latch_live); by
+ * the jiffies alone when jiffies (a lease of a next window: near its
+ * bucket's end, the slow path judges it).
+ */
+static __always_inline int xrl_latch_live_for(struct xrl_latch *l, struct xrl_rule *w, struct xrl_pctx *pc, int jiffies)
 {
 	struct xrl_rule_stats *rs = bpf_map_lookup_elem(&xrl_rule_stats, &w->id);
 
-	return rs && xrl_latch_live(l, w, rs, &pc->key, xrl_key_threshold(w, &pc->key), &pc->clk);
+	if (!rs)
+		return 0;
+	if (jiffies)
+		return l->threshold == xrl_key_threshold(w, &pc->key) && rs->gen == w->gen && rs->shape_ok &&
+		       rs->buckets == w->buckets && rs->interval == w->interval_ns && rs->slot.epoch == l->epoch &&
+		       xrl_jiffies() < l->until_jiffies;
+	return xrl_latch_live(l, w, rs, &pc->key, xrl_key_threshold(w, &pc->key), &pc->clk);
 }
 
 /*
@@ -413,15 +423,15 @@ static __always_inline int xrl_latch_live_for(struct xrl_latch *l, struct xrl_ru
  * counted there, and in that window's stats slot, the window that
  * decided). A packet passes on leases (XRL_FIRST_LEASED) only when each
  * window's lease pays its pass; what was spent goes back when one does not
- * (bpf/lease.h). A lease is proven live only once every window is found to
- * hold one: a source over one window may hold a lease of another that has
- * run out, whose proof would read the clock. pc's key and latch slot are
- * the first window's after it, as xrl_latch_first leaves them. A global
- * function, verified once.
+ * (bpf/lease.h). A next window's lease is proven live by the jiffies alone
+ * (a source over one window may hold a lease of another that has run out,
+ * whose proof would read the clock). pc's key and latch slot are the first
+ * window's after it, as xrl_latch_first leaves them. A global function,
+ * verified once.
  */
 __noinline int xrl_latch_windows(struct xrl_rule *r, struct xrl_pctx *pc)
 {
-	__u32 lix[XRL_MAX_WINDOWS - 1] = {}, wix[XRL_MAX_WINDOWS - 1] = {}, k, n = 0, ix;
+	__u32 lix[XRL_MAX_WINDOWS - 1] = {}, k, n = 0, ix;
 	struct xrl_latch *l, *l0 = NULL;
 	int all = pc && pc->lease_ok;
 	struct xrl_rule *w;
@@ -446,16 +456,15 @@ __noinline int xrl_latch_windows(struct xrl_rule *r, struct xrl_pctx *pc)
 			continue;
 		}
 		if (l->kind != XRL_LATCH_LEASE) {
-			if (!xrl_latch_live_for(l, w, pc)) {
+			if (!xrl_latch_live_for(l, w, pc, 0)) {
 				all = 0;
 				continue;
 			}
 			xrl_count_rule(bpf_map_lookup_elem(&xrl_rule_stats, &w->id), 1);
 			return xrl_latch_over(l);
 		}
-		all &= xrl_latch_count(XRL_READ_ONCE(l->word)) ? 1 : 0;
+		all &= all && xrl_latch_count(XRL_READ_ONCE(l->word)) && xrl_latch_live_for(l, w, pc, 1) ? 1 : 0;
 		lix[k] = pc->latch_ix;
-		wix[k] = ix;
 		n++;
 	}
 	if (pc->asked) {
@@ -465,14 +474,10 @@ __noinline int xrl_latch_windows(struct xrl_rule *r, struct xrl_pctx *pc)
 	}
 	if (!all || !l0 || n != k)
 		return 0;
-	/* Every window holds a lease of passes: each live one pays one, the first's last. */
+	/* Every window holds a live lease of passes: each pays one, the first's last. */
 	for (k = 0; k < n && k < XRL_MAX_WINDOWS - 1; k++) {
 		l = bpf_map_lookup_elem(&xrl_latches, &lix[k]);
-		w = bpf_map_lookup_elem(&xrl_windows, &wix[k]);
-		if (!l || !w)
-			break;
-		xrl_key_for(&pc->key, w, pc, 0);
-		if (!xrl_latch_live_for(l, w, pc) || !xrl_lease_spend(l))
+		if (!l || !xrl_lease_spend(l))
 			break;
 	}
 	if (k == n && xrl_lease_spend(l0))
