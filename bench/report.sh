@@ -163,12 +163,16 @@ for id in drop pass floor-lru floor-1way floor-2way precise-over precise-over6 p
 	precise-pfx coarse-over coarse-over6 coarse-256 coarse-100k coarse-under coarse-under100k coarse-pfx precise-sketch precise-sketch-over \
 	precise-proto precise-portproto precise-under2 precise-under4 precise-dst precise-portdst precise-bytes precise-bothrates precise-warmup \
 	precise-warm precise-under-spec precise-under-all precise-set1k precise-set1m precise-capoff precise-capon \
-	precise-match1 precise-match1k precise-under60 precise-bytesunder precise-bytesunder60; do
+	precise-match1 precise-match1k precise-under60 precise-bytesunder precise-bytesunder60 \
+	precise-under-w2 precise-over-w2 precise-over-w2a; do
 	case $id in
 	*-match1) label="xdp-ratelimit ${id%%-*}: 1 source over one six-field rule" ;;
 	*-match1k) label="xdp-ratelimit ${id%%-*}: 1000 six-field rules, 1 source over" ;;
 	*-under-spec) label="xdp-ratelimit ${id%%-*}: all pass, port rules only carried" ;;
 	*-under60) label="xdp-ratelimit ${id%%-*}: all pass, a 60-bucket window" ;;
+	*-under-w2) label="xdp-ratelimit ${id%%-*}: all pass, a rule of two windows" ;;
+	*-over-w2) label="xdp-ratelimit ${id%%-*}: 1 source over the second of two windows" ;;
+	*-over-w2a) label="xdp-ratelimit ${id%%-*}: 1 source over the first of two windows" ;;
 	*-bytesunder) label="xdp-ratelimit ${id%%-*}: all pass, a byte rate (no lease)" ;;
 	*-bytesunder60) label="xdp-ratelimit ${id%%-*}: the same over a 60-bucket window" ;;
 	*-under-all) label="xdp-ratelimit ${id%%-*}: all pass, every feature carried" ;;
@@ -245,6 +249,20 @@ for id in drop pass floor-lru floor-1way floor-2way precise-over precise-over6 p
 		[ -z "$two" ] || t=$(awk -v a="$m" -v b="$two" 'BEGIN { x = a / b
 			if (x <= 1.2) printf "<=1.2x 2 buckets: met (%.2fx)", x
 			else printf "<=1.2x 2 buckets: MISSED (%.2fx)", x }')
+		;;
+	esac
+	# Issue 35: a rule of two windows against one window's row (passing, or over), and two rules'.
+	case $id in
+	precise-under-w2 | precise-over-w2 | precise-over-w2a)
+		one=$(med ns "$([ $id = precise-under-w2 ] && echo precise-under || echo precise-over)" ns)
+		[ -z "$one" ] || t=$(awk -v a="$m" -v b="$one" 'BEGIN { x = a / b
+			if (x <= 1.3) printf "<=1.3x one window: met (%.2fx)", x
+			else printf "<=1.3x one window: MISSED (%.2fx)", x }')
+		two=$(med ns precise-under2 ns)
+		if [ $id = precise-under-w2 ] && [ -n "$two" ]; then
+			t="$t; $(awk -v a="$m" -v b="$two" 'BEGIN { if (a < b) printf "< two rules: met (%d < %d ns)", a, b
+				else printf "< two rules: MISSED (%d >= %d ns)", a, b }')"
+		fi
 		;;
 	esac
 	if [ "$id" = precise-set1k ] && [ -n "$(med ns precise-pfx ns)" ]; then

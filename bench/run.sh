@@ -25,15 +25,16 @@
 # XRLB_ONLY=match (only the rules of several fields' rows: 1000 of six fields, 16,384 applied
 # under a flood, and what they are measured against: about 2 minutes).
 # XRLB_ONLY=windows (only the long windows' rows, 60 buckets, and those they are measured against).
+# XRLB_ONLY=rates (only the rows of rules of several windows, and those they are measured against).
 # The defaults take about
 # 15 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
 # The rows asked for, before waiting for the lab.
 case ${XRLB_ONLY:-} in
-'' | sketch | proto | dst | bytes | upgrade | special | sets | capture | floor | match | windows) ;;
+'' | sketch | proto | dst | bytes | upgrade | special | sets | capture | floor | match | windows | rates) ;;
 *)
-	echo "bench: XRLB_ONLY=$XRLB_ONLY names no rows: give sketch, proto, dst, bytes, upgrade, special, sets, capture, floor, match or windows" >&2
+	echo "bench: XRLB_ONLY=$XRLB_ONLY names no rows: give sketch, proto, dst, bytes, upgrade, special, sets, capture, floor, match, windows or rates" >&2
 	exit 2
 	;;
 esac
@@ -280,6 +281,11 @@ EOF2
 echo "port 9/udp rate 4000000000/min window 60s buckets 60 per-source" >"$RULES/under60"
 echo "port 9/udp rate 1GB/s per-source" >"$RULES/bytesunder"
 echo "port 9/udp rate 4GB/min window 60s buckets 60 per-source" >"$RULES/bytesunder60"
+# A rule of two windows (issue 35): every packet passing both (against "under", one window, and
+# "under2", two rules); one source over the second (a minute's) and one over the first (against "over").
+echo "port 9/udp rate 1000000000/s rate 4000000000/min per-source" >"$RULES/under-w2"
+echo "port 9/udp rate 1000000000/s rate $OVER_RATE/min per-source" >"$RULES/over-w2"
+echo "port 9/udp rate $OVER_RATE/s rate 4000000000/min per-source" >"$RULES/over-w2a"
 printf 'port 9/udp rate %s/s per-source\nproto udp rate %s/s per-source\n' $OVER_RATE $OVER_RATE >"$RULES/portproto"
 # A packet two and four rules judge, each passing it (issue 34: at most 1.5x and 2x the one rule's "under").
 {
@@ -619,6 +625,27 @@ windows_rows() {
 	xrl_unload
 }
 
+# The rows of rules of several windows (issue 35), each set on a fresh load (a set's windows keep
+# their states across an apply): passing both, and over the second or the first.
+rates_rows() {
+	local rep=$1 r
+
+	if [ "$ONLY" = rates ]; then
+		for r in under under2; do
+			xrl_load precise
+			xrl_apply "$RULES/$r"
+			cost "$rep" "precise-$r" "link:$XRL_PIN/link"
+			xrl_unload
+		done
+	fi
+	for r in under-w2 over-w2 over-w2a; do
+		xrl_load precise
+		xrl_apply "$RULES/$r"
+		cost "$rep" "precise-$r" "link:$XRL_PIN/link"
+		xrl_unload
+	done
+}
+
 # What the limiter takes whatever the traffic: memory a tracked key and all maps at 256 possible
 # CPUs with the defaults (xdp-ratelimit memory, the kernel's formulas), and the instructions the
 # verifier walks for a set of every rule kind (status -j verified_insns), with 2-bucket windows
@@ -816,7 +843,7 @@ for rep in $(seq 1 "$REPS"); do
 	[ "$ONLY" = upgrade ] && break
 	if [ -n "$ONLY" ]; then
 		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows, special_rows, sets_rows, capture_rows,
-		# floor_rows, match_rows, windows_rows) and what they are measured against.
+		# floor_rows, match_rows, windows_rows, rates_rows) and what they are measured against.
 		bare_attach drop
 		rate "$rep" drop-all all 1
 		cost "$rep" drop drop
@@ -887,6 +914,7 @@ for rep in $(seq 1 "$REPS"); do
 	capture_rows "$rep"
 	match_rows "$rep"
 	windows_rows "$rep"
+	rates_rows "$rep"
 
 	# nftables and iptables, behind bare XDP_PASS.
 	bare_attach pass
