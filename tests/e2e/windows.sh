@@ -61,14 +61,20 @@ expect_eq "stats: one line, its passes" "$(rule .passed)" 100
 expect_eq "stats: the first window decided none" "$(rule '.windows[0].blocked')" 0
 expect_eq "stats: the second decided every block" "$(rule '.windows[1].blocked')" "$((sent - 100))"
 expect_eq "stats: the blocks add up" "$(rule .blocked)" "$((sent - 100))"
-$XRL stats $H | grep -q "windows: 50/s over 1s in 2 buckets: 0 blocked; 100/min over 1m in 2 buckets: $((sent - 100)) blocked" &&
-	pass "stats: each window's blocks in the text" || fail "stats text" "$($XRL stats $H)"
+if $XRL stats $H | grep -q "windows: 50/s over 1s in 2 buckets: 0 blocked; 100/min over 1m in 2 buckets: $((sent - 100)) blocked"; then
+	pass "stats: each window's blocks in the text"
+else
+	fail "stats text" "$($XRL stats $H)"
+fi
 e=$($XRL -j explain $H --src 10.235.0.3 --dport 7301/udp)
 expect_eq "explain: the second window decides" "$(echo "$e" | json '.rules[0].decided_by')" 1
 expect_eq "explain: and says so" "$(echo "$e" | json .why)" \
 	"over window 2 (100/min over 1m in 2 buckets) of 'port 7301/udp rate 50/s rate 100/min per-source'"
-$XRL explain $H --src 10.235.0.3 --dport 7301/udp | grep -q "window 2 (100/min over 1m in 2 buckets): 100 packets passed" &&
-	pass "explain: each window in the text" || fail "explain text" "$($XRL explain $H --src 10.235.0.3 --dport 7301/udp)"
+if $XRL explain $H --src 10.235.0.3 --dport 7301/udp | grep -q "window 2 (100/min over 1m in 2 buckets): 100 packets passed"; then
+	pass "explain: each window in the text"
+else
+	fail "explain text" "$($XRL explain $H --src 10.235.0.3 --dport 7301/udp)"
+fi
 # Another source has its own windows.
 expect_eq "explain: another source passes" "$($XRL -j explain $H --src 10.235.0.4 --dport 7301/udp | json .verdict)" pass
 
