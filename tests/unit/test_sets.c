@@ -247,7 +247,6 @@ static void test_sets_not_ambiguous(void **state)
 	xrl_ruleset_free(&set);
 }
 
-
 /* A set's line as xrl_pset_fprint writes it. */
 static void set_line(const struct xrl_pset *ps, bool inline_, char *buf, size_t len)
 {

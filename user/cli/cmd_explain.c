@@ -334,8 +334,8 @@ static void explain_fields_plain(__u32 fields)
 }
 
 /* A rule of several fields' named port sets: the packet's port in each, and whether the set holds it. */
-static int port_sets(const struct explain_report *er, const struct xrl_spec *s, const char **field,
-		     const char **name, __u16 *port, bool *in)
+static int port_sets(const struct explain_report *er, const struct xrl_spec *s, const char **field, const char **name,
+		     __u16 *port, bool *in)
 {
 	const char *set[2] = { s->m.sport_set, s->m.dport_set };
 	const struct xrl_pset *ps;

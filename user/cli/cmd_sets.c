@@ -174,9 +174,10 @@ static const struct cli_cmd *const set_subs[] = { &set_update, NULL };
 
 const struct cli_cmd cmd_set = {
 	.name = "set",
-	.summary = "Changes a named set of the rules in force: of prefixes ('set NAME file PATH' or 'set NAME { ... }'\n"
-		   "in a rules file, used as 'prefix @NAME', 'dst @NAME', 'src @NAME'), or of ports ('set NAME ports\n"
-		   "{ 80, 8000-8999 }' or 'set NAME ports file PATH', used as 'dport @NAME' or 'sport @NAME').",
+	.summary =
+		"Changes a named set of the rules in force: of prefixes ('set NAME file PATH' or 'set NAME { ... }'\n"
+		"in a rules file, used as 'prefix @NAME', 'dst @NAME', 'src @NAME'), or of ports ('set NAME ports\n"
+		"{ 80, 8000-8999 }' or 'set NAME ports file PATH', used as 'dport @NAME' or 'sport @NAME').",
 	.missing = "missing subcommand: update",
 	.opts_size = sizeof(struct set_opts),
 	.subs = set_subs,

@@ -89,7 +89,8 @@ static json_t *fields_json(const struct xrl_match *m)
 	for (i = 0; i < sizeof(rf) / sizeof(rf[0]); i++)
 		if (m->given & rf[i].bit)
 			json_object_set_new(o, rf[i].name,
-					    ranges_json((const struct xrl_mranges *)((const char *)m + rf[i].off), rf[i].set));
+					    ranges_json((const struct xrl_mranges *)((const char *)m + rf[i].off),
+							rf[i].set));
 	if (m->given & XRL_MF_PAYLOAD)
 		json_object_set_new(o, "payload",
 				    json_pack("{s:i,s:o,s:o}", "offset", m->payload_off, "value",

@@ -435,7 +435,8 @@ int xrl_lpm_read_match_sets(const struct xrl_maps *m, __u8 half, bool items, str
 	int ret = 0;
 
 	for (i = 0; i < out->n && !open; i++)
-		open = items || (out->v[i].kind == XRL_KIND_MATCH && (out->v[i].m.sport_set[0] || out->v[i].m.dport_set[0]));
+		open = items ||
+		       (out->v[i].kind == XRL_KIND_MATCH && (out->v[i].m.sport_set[0] || out->v[i].m.dport_set[0]));
 	if (open && (ret = xrl_lpm_map_open(m->lpm_dir, m->lpm_ranges, m->set_items, &lm)))
 		return ret;
 	for (i = 0; i < out->n && !ret; i++)

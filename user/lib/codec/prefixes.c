@@ -280,8 +280,8 @@ int xrl_items_get(const struct xrl_lpm_map *lm, __u8 set, const struct xrl_set *
 	if (meta->used == XRL_SET_USED_PORTS) {
 		ps->kind = XRL_PSET_PORTS;
 		for (i = 0; i < meta->n4; i++, at += 4) {
-			if (at + 4 > half ||
-			    xrl_pset_add_ports(ps, (__u32)in[at] << 8 | in[at + 1], (__u32)in[at + 2] << 8 | in[at + 3]))
+			if (at + 4 > half || xrl_pset_add_ports(ps, (__u32)in[at] << 8 | in[at + 1],
+								(__u32)in[at + 2] << 8 | in[at + 3]))
 				return -EPROTO;
 		}
 		return 0;

@@ -119,7 +119,9 @@ static int parse_ranges(struct mp *p, const struct mword *w)
 	size_t used = 0;
 
 	f->neg = (__u8)negation(p);
-	v = xrl_mp_next(p, w->word, w->set_off ? "a port, a range lo-hi, a set { a, b-c } or a named port set @NAME" : "a number, a range lo-hi or a set { a, b-c }");
+	v = xrl_mp_next(p, w->word,
+			w->set_off ? "a port, a range lo-hi, a set { a, b-c } or a named port set @NAME" :
+				     "a number, a range lo-hi or a set { a, b-c }");
 	if (!v)
 		return -EINVAL;
 	if (v[0] == '@') {
@@ -301,10 +303,10 @@ static int parse_proto(struct mp *p, const struct mword *w)
 		.word = w, .bit = b, .parse = parse_ranges, .off = offsetof(struct xrl_match, field), .max = mx, \
 		.what = wh, .name = nm                                                                           \
 	}
-#define PORTS(w, b, field)                                                                                 \
-	{                                                                                                  \
-		.word = w, .bit = b, .parse = parse_ranges, .off = offsetof(struct xrl_match, field),      \
-		.max = 65535, .what = "a port", .set_off = offsetof(struct xrl_match, field##_set)         \
+#define PORTS(w, b, field)                                                                                          \
+	{                                                                                                           \
+		.word = w, .bit = b, .parse = parse_ranges, .off = offsetof(struct xrl_match, field), .max = 65535, \
+		.what = "a port", .set_off = offsetof(struct xrl_match, field##_set)                                \
 	}
 
 static const struct mword mwords[] = {

@@ -185,7 +185,8 @@ static int add_word(struct xrl_pset *ps, const char *w, int line, char *err, siz
 	if (ps->kind == XRL_PSET_PORTS)
 		return add_port_word(ps, w, err, len);
 	if (port_word(w))
-		return fail(err, len, "'%s' is a port, not a prefix: a set of ports is 'set NAME ports { 80, 443 }'", w);
+		return fail(err, len, "'%s' is a port, not a prefix: a set of ports is 'set NAME ports { 80, 443 }'",
+			    w);
 
 	if (xrl_parse_match_prefix("", w, &p.family, p.addr, &p.plen, err, len))
 		return -EINVAL;
@@ -482,8 +483,7 @@ static bool uses_ports(const struct xrl_spec *s, const char *name)
  * What is wrong with the sets rule s names, into err: one not defined, or
  * of the other kind (a port set as an address, a prefix set as ports).
  */
-static int rule_sets(const struct xrl_ruleset *set, const struct xrl_spec *s, const char *file, char *err,
-		     size_t len)
+static int rule_sets(const struct xrl_ruleset *set, const struct xrl_spec *s, const char *file, char *err, size_t len)
 {
 	const char *addr[3] = { s->set, s->kind == XRL_KIND_MATCH ? s->m.src.set : "",
 				s->kind == XRL_KIND_MATCH ? s->m.dst.set : "" };
