@@ -459,6 +459,7 @@ static void test_set_read_any(void **state)
 	assert_int_equal(ps.kind, XRL_PSET_PREFIXES);
 	assert_int_equal(ps.n, 1);
 	free(ps.v);
+	free(ps.lines);
 	ps = (struct xrl_pset){ .kind = XRL_PSET_ANY };
 	assert_int_equal(xrl_set_read_file(&ps, file_of("a3.txt", "80\n10.0.0.0/8\n"), err, sizeof(err)), -EINVAL);
 	assert_contains(err, "a3.txt:2: '10.0.0.0/8' is not a port");

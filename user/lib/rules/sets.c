@@ -106,6 +106,8 @@ void xrl_pset_sort(struct xrl_pset *ps)
 {
 	size_t i, m = 0, *ix;
 
+	if (!ps->n)
+		return; /* v may be NULL: an empty file, a port set */
 	if (!ps->lines) {
 		qsort(ps->v, ps->n, sizeof(*ps->v), plain_cmp);
 	} else if ((ix = malloc(ps->n * sizeof(*ix)))) {
