@@ -76,4 +76,11 @@ check "rule add of Sentinel's minute window (60 buckets): the rings grow long" "
 expect_eq "the rings hold 60 buckets" "$(st .max_buckets)" 60
 expect_eq "... port 9's rule kept its counts" "$(passed9)" 500
 expect_eq "... the rules are all there" "$("$XRL" -j stats $IF | jq '.rules | length')" 4
+# A key's window read from long rings, whose base follows the cells: explain and stats --top
+# read it whole (they read it into a struct xrl_state, 32 bytes short, and crashed).
+$UDP send -n $NS 10.236.0.3 10.236.0.1 10 200 1 100 >/dev/null 2>&1
+e=$("$XRL" -j explain $IF --src 10.236.0.3 --dport 10/udp)
+expect_eq "explain reads a key's window from long rings" "$(json '.rules[0].window_passed' <<<"$e")" 10
+expect_eq "stats --top reads the keys of long rings" \
+	"$("$XRL" -j stats $IF --top 5 | jq '[.top[] | select(.port == "10/udp")] | length')" 1
 finish

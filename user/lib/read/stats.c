@@ -188,10 +188,22 @@ out:
 	return ret;
 }
 
+/*
+ * Room for a value of xrl_state however the rings were sized: a long ring's
+ * base follows its cells (xrl_state_size), past struct xrl_state's
+ * XRL_MAX_CELLS. (A struct xrl_state alone took 32 bytes more from the stack
+ * than it had on an instance of long rings.)
+ */
+union xrl_state_buf {
+	struct xrl_state st;
+	__u8 b[sizeof(struct xrl_state) + XRL_BASE_CELLS * sizeof(struct xrl_cell)];
+};
+
 static int key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
 		      bool last, struct xrl_sum *sum)
 {
-	struct xrl_state st;
+	union xrl_state_buf u;
+	struct xrl_state *st = &u.st;
 	__u64 latched, leased;
 	int ret;
 
@@ -199,11 +211,13 @@ static int key_window(const struct xrl_maps *m, const struct xrl_key *key, const
 	if (xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK || !xrl_cells_fit(r->buckets, m->cells) ||
 	    (last && now < r->interval_ns / r->buckets))
 		return 0;
-	if (bpf_map_lookup_elem(m->state, key, &st))
+	if (xrl_state_size(m->cells) > sizeof(u))
+		return -EPROTO;
+	if (bpf_map_lookup_elem(m->state, key, st))
 		return -errno;
-	if (st.gen == r->gen)
-		*sum = last ? xrl_window_last_at(&st.ring, r->buckets, m->cells, r->interval_ns, now) :
-			      xrl_window_at(&st.ring, r->buckets, m->cells, r->interval_ns, now);
+	if (st->gen == r->gen)
+		*sum = last ? xrl_window_last_at(&st->ring, r->buckets, m->cells, r->interval_ns, now) :
+			      xrl_window_at(&st->ring, r->buckets, m->cells, r->interval_ns, now);
 	ret = latched_blocks(m, key, r, now, last, &latched, &leased);
 	if (ret)
 		return ret;
@@ -242,17 +256,20 @@ int xrl_warm_point(const struct xrl_maps *m, const struct xrl_key *key, const st
 		   __u64 *eff, __u64 *elapsed)
 {
 	__u64 period = (__u64)r->warmup_ms * 1000000ULL, start = now;
-	struct xrl_state st;
+	union xrl_state_buf u;
+	struct xrl_state *st = &u.st;
 
 	*eff = full;
 	*elapsed = 0;
 	if (!r->warmup_ms || xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK)
 		return 0;
-	if (bpf_map_lookup_elem(m->state, key, &st)) {
+	if (xrl_state_size(m->cells) > sizeof(u))
+		return -EPROTO;
+	if (bpf_map_lookup_elem(m->state, key, st)) {
 		if (errno != ENOENT)
 			return -errno;
-	} else if (st.gen == r->gen && !xrl_warm_idle(st.ring.last, r->interval_ns / r->buckets, period, now)) {
-		start = st.warm;
+	} else if (st->gen == r->gen && !xrl_warm_idle(st->ring.last, r->interval_ns / r->buckets, period, now)) {
+		start = st->warm;
 	}
 	*eff = xrl_warm_threshold(full, period, start, now);
 	*elapsed = now > start ? now - start : 0;
