@@ -13,7 +13,8 @@ printf '%s\n' "port 53/udp rate 10/s" "prefix 10.218.0.0/24 rate 5/s aggregate m
 	"port 8000/udp rate 100/s rate 10Mbit/s warmup 30s" "port 8001/udp rate 12MB/s aggregate" \
 	"dst 203.0.113.0/24 rate 50/s mask4 28" "dst 2001:db8::1 allow" "port 53/udp dst 203.0.113.5 rate 20/s" \
 	"dst 198.51.100.0/24 rate 100Mbit/s aggregate" \
-	"proto icmp type 8 rate 10/s" "fragments rate 5/s aggregate" >"$dir/rules"
+	"proto icmp type 8 rate 10/s" "fragments rate 5/s aggregate" \
+	"port 8002/udp rate 600/min window 60s buckets 60" >"$dir/rules"
 
 # conforms DEF CODE COMMAND... [--ndjson after --]: the command exits CODE and prints only JSON of $defs/DEF.
 conforms() {
