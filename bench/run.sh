@@ -71,6 +71,12 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "bench: needs root: run 'sudo make bench'" >&2
 	exit 1
 fi
+# The classifiers by test run alone (no lab, no traffic): bench/classifiers.sh.
+if [ $mode = full ] && [ "${XRLB_ONLY:-}" = classifiers ]; then
+	mkdir -p "$BUILD/bench"
+	"$here/classifiers.sh" "$BUILD"
+	exit 0
+fi
 for c in jq ethtool nsenter bpftool; do
 	if ! command -v $c >/dev/null; then
 		[ $mode = smoke ] && smoke_result SKIP "needs $c: run 'make deps'"
@@ -208,13 +214,6 @@ if [ $mode = smoke ]; then
 fi
 
 # ---------------------------------------------------------------- full run
-
-# The classifiers by test run alone (no lab, no traffic): bench/classifiers.sh.
-if [ "$ONLY" = classifiers ]; then
-	mkdir -p "$BUILD/bench"
-	"$here/classifiers.sh" "$BUILD"
-	exit 0
-fi
 
 [ -x "$CLI" ] || { echo "bench: $CLI is missing: run make first" >&2; exit 1; }
 for c in nft iptables-legacy gnuplot; do
