@@ -306,7 +306,8 @@ static inline int cls_tree_leaf(struct cls_tree *t, __u32 at, const __u32 *list,
 		t->leaf = p;
 		t->capleaf = cap;
 	}
-	memcpy(t->leaf + t->nleaf, list, n * sizeof(*list));
+	if (n) /* an empty leaf may come before any leaf array */
+		memcpy(t->leaf + t->nleaf, list, n * sizeof(*list));
 	t->nodes[at] = (struct cls_node){ .leaf = 1, .mask = n, .child = (__u32)t->nleaf };
 	t->nleaf += n;
 	if (n > t->maxleaf)
