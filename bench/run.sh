@@ -25,15 +25,16 @@
 # XRLB_ONLY=match (only the rules of several fields' rows: 1000 of six fields, 16,384 applied
 # under a flood, and what they are measured against: about 2 minutes).
 # XRLB_ONLY=windows (only the long windows' rows, 60 buckets, and those they are measured against).
+# XRLB_ONLY=classifiers (only issue 34's classifiers side by side, bench/classifiers.sh: about a minute).
 # The defaults take about
 # 15 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
 # The rows asked for, before waiting for the lab.
 case ${XRLB_ONLY:-} in
-'' | sketch | proto | dst | bytes | upgrade | special | sets | capture | floor | match | windows) ;;
+'' | sketch | proto | dst | bytes | upgrade | special | sets | capture | floor | match | windows | classifiers) ;;
 *)
-	echo "bench: XRLB_ONLY=$XRLB_ONLY names no rows: give sketch, proto, dst, bytes, upgrade, special, sets, capture, floor, match or windows" >&2
+	echo "bench: XRLB_ONLY=$XRLB_ONLY names no rows: give sketch, proto, dst, bytes, upgrade, special, sets, capture, floor, match, windows or classifiers" >&2
 	exit 2
 	;;
 esac
@@ -69,6 +70,12 @@ if [ "$(id -u)" -ne 0 ]; then
 	[ $mode = smoke ] && smoke_result SKIP "needs root (network namespaces, XDP, BPF_PROG_TEST_RUN)"
 	echo "bench: needs root: run 'sudo make bench'" >&2
 	exit 1
+fi
+# The classifiers by test run alone (no lab, no traffic): bench/classifiers.sh.
+if [ $mode = full ] && [ "${XRLB_ONLY:-}" = classifiers ]; then
+	mkdir -p "$BUILD/bench"
+	"$here/classifiers.sh" "$BUILD"
+	exit 0
 fi
 for c in jq ethtool nsenter bpftool; do
 	if ! command -v $c >/dev/null; then
@@ -217,6 +224,7 @@ for c in nft iptables-legacy gnuplot; do
 done
 
 mkdir -p "$OUT" "$RULES"
+rm -f "$OUT/classifiers.txt"
 echo "section,row,rep,metric,value" >"$RAW"
 {
 	echo "kernel=$(uname -r)"
@@ -928,6 +936,10 @@ fi
 
 footprint
 lab_down
+if [ -z "$ONLY" ]; then
+	log "classifiers: LBVS, a linear scan and a tree side by side, by test run"
+	"$here/classifiers.sh" "$BUILD" >/dev/null
+fi
 if [ -n "$ONLY" ] && [ "$ONLY" != sketch ]; then
 	"$here/report.sh" "$OUT"
 	exit 0
