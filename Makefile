@@ -77,6 +77,8 @@ TEST_SRCS := $(filter-out %.bpf.c,$(wildcard tests/unit/*.c tests/prog/*.c))
 TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
 # tests/prog/*.bpf.c: programs of the tests alone (lbvs_check: the classifier's header from maps).
 TEST_SKELS := $(patsubst tests/prog/%.bpf.c,$(OUT)/%.skel.h,$(wildcard tests/prog/*.bpf.c))
+# bench/classifiers.c: issue 34's classifiers side by side, on tests/prog/cls_alt.bpf.c (make bench).
+BENCH_BINS := $(OUT)/bench/classifiers
 
 # tests/fuzz/: libFuzzer harnesses of the rules parser, with ASan and UBSan; the grammar
 # (rules/ but the saved configurations, base/err.c, base/atomic.c: no BPF, no libbpf) is compiled
@@ -87,7 +89,7 @@ FUZZ_LIB := $(filter-out user/lib/rules/config.c,$(wildcard user/lib/rules/*.c))
 FUZZ_SECONDS ?= 60
 
 # What 'make lint' checks: our C against .clang-format, our shell with shellcheck.
-LINT_C := $(wildcard bpf/*.[ch] include/*.h user/*/*.[ch] user/lib/*/*.[ch] tools/*.[ch] tools/bpf/*.c tests/*/*.[ch])
+LINT_C := $(wildcard bpf/*.[ch] include/*.h user/*/*.[ch] user/lib/*/*.[ch] tools/*.[ch] tools/bpf/*.c tests/*/*.[ch] bench/*.c)
 LINT_SH := $(wildcard tests/*.sh tests/*/*.sh bench/*.sh tools/*.sh scripts/*.sh debian/*.postinst debian/*.prerm debian/*.postrm) .ci/run run dist/bash-completion/xdp-ratelimit
 
 # make install: PREFIX and DESTDIR as usual. The configuration folder is the binary's
@@ -108,7 +110,7 @@ dist_subst = sed -e 's|/usr/sbin/xdp-ratelimit|$(SBINDIR)/xdp-ratelimit|g' -e 's
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(CLI) $(TEST_BINS) $(TOOL_BINS) $(DEMO) $(FUZZ_BINS) $(OUT)/xdp_ratelimit_refused.bpf.o $(OUT)/xdp_count.bpf.o
+all: $(CLI) $(TEST_BINS) $(BENCH_BINS) $(TOOL_BINS) $(DEMO) $(FUZZ_BINS) $(OUT)/xdp_ratelimit_refused.bpf.o $(OUT)/xdp_count.bpf.o
 
 help:
 	@echo 'make              build everything into $(OUT)/'
@@ -186,6 +188,11 @@ $(OUT)/tests/%: tests/%.c $(LIB) | $(PROG_SKEL) $(TEST_SKELS) $(OUT)/xrl_version
 	$(Q)mkdir -p $(@D)
 	$(Q)$(cc) -Iuser/lib -Iuser/cli -Itests -MF $@.d $(XRL_LDFLAGS) $(LDFLAGS) $< $(TEST_LIBS) $(LIB) $(CMOCKA_LIBS) \
 		$(XRL_LDLIBS) $(LDLIBS) -o $@
+
+$(OUT)/bench/%: bench/%.c $(LIB) | $(TEST_SKELS) $(OUT)/xrl_version.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(cc) -Iuser/lib -Itests -MF $@.d $(XRL_LDFLAGS) $(LDFLAGS) $< $(LIB) $(XRL_LDLIBS) $(LDLIBS) -o $@
 
 $(OUT)/xrl-%: tools/xrl-%.c $(TOOL_OBJS) | $(TOOL_SKELS)
 	$(call msg,CC,$@)

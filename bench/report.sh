@@ -491,4 +491,8 @@ if command -v gnuplot >/dev/null; then
 		unset multiplot
 	EOF
 fi
+if [ -r "$dir/classifiers.txt" ]; then
+	printf '\n'
+	cat "$dir/classifiers.txt"
+fi
 printf '\nResults: %s (every run), %s (this table), %s\n' "$raw" "$summary" "$dir/chart.png"

@@ -207,10 +207,12 @@ _Static_assert(sizeof(struct xrl_lpm_rule) == 96, "xrl_lpm_rule layout");
 struct xrl_set {
 	char name[XRL_SET_NAME_MAX];
 	char path[XRL_SET_PATH_MAX];
-	__u32 n4, n6; /* its prefixes of each family */
-	__u32 used;
-	__u32 items; /* where its prefixes start in its rule set's half of xrl_set_items, in bytes */
+	__u32 n4, n6; /* its prefixes of each family; a port set: n4 its ranges (4 bytes each, lo and hi big-endian) */
+	__u32 used;   /* 0: none; XRL_SET_USED_PREFIXES or XRL_SET_USED_PORTS */
+	__u32 items;  /* where its prefixes start in its rule set's half of xrl_set_items, in bytes */
 };
+#define XRL_SET_USED_PREFIXES 1
+#define XRL_SET_USED_PORTS 2 /* a named port set of the rules of several fields ('dport @NAME'): userspace's alone */
 _Static_assert(sizeof(struct xrl_set) == 304, "xrl_set layout");
 
 /*

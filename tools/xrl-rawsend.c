@@ -5,7 +5,7 @@
  *   xrl-rawsend [-n NETNS] [-c COUNT] IFACE HEX...
  * Sends each HEX (the whole frame, Ethernet header included; "" is the empty
  * frame) COUNT times (default 1) and prints one line per frame:
- *   LEN sent N            the kernel took N copies
+ *   LEN sent N            the kernel took N copies (a queue full for a moment waited out)
  *   LEN refused ERRNO     it refused the first copy, with strerror(errno)
  * Exits 0 once every frame was tried, 1 when it could not try, 2 on usage.
  */
@@ -55,6 +55,26 @@ static int unhex(const char *s, unsigned char *buf, size_t max)
 		buf[i] = (unsigned char)(hi << 4 | lo);
 	}
 	return (int)(n / 2);
+}
+
+/*
+ * Sends one frame; 0 when the kernel took it. A device queue full for a
+ * moment (ENOBUFS, EAGAIN: the receiving veth's ring not drained yet) is
+ * waited out, for up to a second: a flood of COUNT copies is COUNT frames
+ * sent, not as many as fit before the first full queue.
+ */
+static int send_one(int fd, const unsigned char *buf, int len, const struct sockaddr_ll *sll)
+{
+	int tries;
+
+	for (tries = 0; tries < 10000; tries++) {
+		if (sendto(fd, buf, (size_t)len, 0, (const struct sockaddr *)sll, sizeof(*sll)) == len)
+			return 0;
+		if (errno != ENOBUFS && errno != EAGAIN)
+			return -1;
+		usleep(100);
+	}
+	return -1;
 }
 
 int main(int argc, char **argv)
@@ -119,7 +139,7 @@ int main(int argc, char **argv)
 		long k, sent = 0;
 
 		for (k = 0; k < count; k++) {
-			if (sendto(fd, buf, (size_t)len, 0, (struct sockaddr *)&sll, sizeof(sll)) != len)
+			if (send_one(fd, buf, len, &sll))
 				break;
 			sent++;
 		}

@@ -31,7 +31,12 @@ else:
 print((eth(smac, dmac) + pkt).hex())
 PY
 }
-flood() { "$RAW" -n $NS -c "$1" $P "$2" >/dev/null; }
+# A flood of COUNT copies of a frame; a failure if the kernel took fewer (the counts below assume all).
+flood() {
+	local out
+	out=$("$RAW" -n $NS -c "$1" $P "$2")
+	[[ $out == *" sent $1" ]] || fail "flood of $1" "xrl-rawsend sent fewer: $out"
+}
 rule_stat() { "$XRL" -j stats $H | jq -r --arg r "$1" '[.rules[] | select(.rule | startswith($r))][0].'"$2"; }
 
 # Legitimate UDP from a source port of its own (a socket bound to it), paced: PPS for SECONDS.

@@ -8,7 +8,9 @@
  * and through the field-by-field predicate (xrl_spec_eval). All must agree
  * on every packet. The rules' addresses are prefixes or named sets (the
  * program's and explain's lookups of xrl_match_sets, the predicate's walk of
- * each set's prefixes).
+ * each set's prefixes); their ports are ranges or named port sets (the
+ * classifier's field built from the set's ranges, the predicate's walk of
+ * them).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -40,7 +42,7 @@ static unsigned int rnd(unsigned int n)
 
 #define PICK(a) ((a)[rnd(sizeof(a) / sizeof((a)[0]))])
 
-static const char *const ports[] = { "53", "123", "1000-2000", "!= 53", "{ 53, 123 }" };
+static const char *const ports[] = { "53", "123", "1000-2000", "!= 53", "{ 53, 123 }", "@D", "!= @D", "@E", "!= @E" };
 static const char *const flags[] = { "ack / syn,ack,rst", "syn / syn,ack", "rst / rst", "!= 0 / fin" };
 static const char *const ttls[] = { "1-32", "64", "!= 64", "100-255" };
 static const char *const lens[] = { "512-65535", "0-100", "!= 60" };
@@ -53,6 +55,9 @@ static const char *const named[] = {
 	"set A { 198.51.100.0/24, 2001:db8::/32, 203.0.113.0/24 }\n",
 	"set B { 192.0.2.0/24, 198.51.100.7/32, 203.0.113.128/25, 2001:db8:1::/48 }\n",
 	"set C { 10.0.0.0/8, 203.0.113.0/25, 2001:db8::/48, 2001:db8:2::/47 }\n",
+	/* Port sets: ranges that touch (merged), one the packets' ports fall at the edge of. */
+	"set D ports { 53, 1400-1499, 1500-1600, 30000-39999 }\n",
+	"set E ports { 123, 40000, 0-52 }\n",
 };
 static const char *const pays[] = { "0 01", "1 02 / 03", "0 0001", "2 03" };
 
@@ -234,7 +239,7 @@ static __u64 explain_meets(struct fx *f, const struct xrl_ruleset *set, const st
 static void test_ways_agree(void **state)
 {
 	struct fx *f = fx_get(state);
-	unsigned long pairs = 0, matched = 0, named[2] = {};
+	unsigned long pairs = 0, matched = 0, named[2] = {}, pnamed[2] = {};
 	int round, k;
 
 	srandom(3434);
@@ -280,6 +285,8 @@ static void test_ways_agree(void **state)
 				pairs++;
 				if (src->set[0] || dst->set[0])
 					named[pred >> i & 1]++;
+				if (set.v[mb.spec[i]].m.sport_set[0] || set.v[mb.spec[i]].m.dport_set[0])
+					pnamed[pred >> i & 1]++;
 			}
 			no_rule += !pred;
 			matched += pred != 0;
@@ -302,9 +309,10 @@ static void test_ways_agree(void **state)
 		xrl_ruleset_free(&set);
 	}
 	print_message(
-		"%d sets, %lu rule-packet pairs, %lu packets met a rule; rules of a named set: %lu met, %lu not\n",
-		ROUNDS, pairs, matched, named[1], named[0]);
+		"%d sets, %lu rule-packet pairs, %lu packets met a rule; rules of a named set: %lu met, %lu not; of a port set: %lu met, %lu not\n",
+		ROUNDS, pairs, matched, named[1], named[0], pnamed[1], pnamed[0]);
 	assert_true(named[0] > 0 && named[1] > 0);
+	assert_true(pnamed[0] > 0 && pnamed[1] > 0);
 	/* The draw reaches both answers: a check that only ever says no proves nothing. */
 	assert_true(matched > ROUNDS * PACKETS / 10);
 	assert_true(matched < ROUNDS * PACKETS);

@@ -464,7 +464,7 @@ static void test_classifier_agrees(void **state)
 
 		for (i = 0; i < AGREE_RULES; i++) {
 			random_rule(&specs[i]);
-			if (xrl_match_lbvs(&specs[i], &conv[i], err, sizeof(err)))
+			if (xrl_match_lbvs(&specs[i], NULL, &conv[i], err, sizeof(err)))
 				fail_msg("%s", err);
 			rules[i] = conv[i].rule;
 		}

@@ -2,7 +2,8 @@
 /*
  * Named prefix sets in the rules grammar: inline and file sets, the rules
  * that use them, what a rule set of them must be, messages that name the
- * file, line and word, and printing them back.
+ * file, line and word, and printing them back. Named port sets too
+ * ('set web ports { 80, 443 }', used as 'dport @web').
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 #include "rules/rule.h"
+#include "codec/match_maps.h"
 #include "rule_lines.h"
 
 static void refused(const char *text, const char *want)
@@ -245,13 +247,260 @@ static void test_sets_not_ambiguous(void **state)
 	xrl_ruleset_free(&set);
 }
 
+/* A set's line as xrl_pset_fprint writes it. */
+static void set_line(const struct xrl_pset *ps, bool inline_, char *buf, size_t len)
+{
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	assert_int_equal(xrl_pset_fprint(f, ps, inline_), 0);
+	fclose(f);
+	snprintf(buf, len, "%s", out);
+	free(out);
+}
+
+/* A TCP or UDP packet from 198.51.100.1 to 203.0.113.1, of these ports, as the predicate sees it. */
+static struct xrl_match_pkt port_pkt(__u8 proto, __u16 sport, __u16 dport)
+{
+	struct xrl_match_pkt p = { .family = XRL_FAMILY_V4, .src = { 198, 51, 100, 1 }, .dst = { 203, 0, 113, 1 } };
+
+	p.v.v[XRL_LBVS_PROTO] = proto;
+	p.v.v[XRL_LBVS_SPORT] = sport;
+	p.v.v[XRL_LBVS_DPORT] = dport;
+	p.v.v[XRL_LBVS_LENGTH] = 100;
+	p.v.v[XRL_LBVS_TTL] = 64;
+	return p;
+}
+
+static void test_port_sets(void **state)
+{
+	const char *p = file_of("ports.txt", "# a feed of ports\n80\n443  # https\n1000-2000\n1999-3000\n80\n");
+	char text[512], rules[128], err[XRL_ERRLEN], line[XRL_RULE_TEXT], again[2048];
+	struct xrl_ruleset set = {}, back = {};
+	const struct xrl_pset *web, *feed;
+	struct xrl_vrange r[XRL_MATCH_FIELD_RANGES];
+	struct xrl_match_pkt pk;
+	size_t i, n = 0;
+
+	(void)state;
+	snprintf(rules, sizeof(rules), "%.*s/r.conf", (int)(strrchr(p, '/') - p), p);
+	snprintf(text, sizeof(text),
+		 "set web ports { 443, 80, 8000-8999,\n 8500, 9000 }   # 9000 touches 8999: one range\n"
+		 "set feed ports file ports.txt\n"
+		 "proto tcp dport @web rate 100/s per-source\n"
+		 "proto udp sport != @feed dport @web rate 10/s aggregate\n");
+	assert_int_equal(parse_text(text, rules, &set, err), 0);
+	assert_int_equal(set.nsets, 2);
+	web = xrl_ruleset_port_set(&set, "web");
+	feed = xrl_ruleset_port_set(&set, "feed");
+	assert_non_null(web);
+	assert_non_null(feed);
+	assert_int_equal(web->nports, 3);
+	assert_int_equal(web->ports[2].lo, 8000);
+	assert_int_equal(web->ports[2].hi, 9000);
+	assert_int_equal(feed->nports, 3);
+	assert_int_equal(feed->ports[2].lo, 1000);
+	assert_int_equal(feed->ports[2].hi, 3000);
+	assert_string_equal(feed->path, p);
+	assert_int_equal(xrl_ruleset_prefixes(&set), 0);
+
+	/* Printed as written, sets and rules. */
+	assert_int_equal(xrl_spec_format(&set.v[0], line, sizeof(line)), 0);
+	assert_string_equal(line, "proto tcp dport @web rate 100/s per-source");
+	assert_int_equal(xrl_spec_format(&set.v[1], line, sizeof(line)), 0);
+	assert_string_equal(line, "proto udp sport != @feed dport @web rate 10/s aggregate");
+	set_line(web, false, line, sizeof(line));
+	assert_string_equal(line, "set web ports { 80, 443, 8000-9000 }\n");
+	set_line(feed, true, line, sizeof(line));
+	assert_string_equal(line, "set feed ports { 80, 443, 1000-3000 }\n");
+	set_line(feed, false, line, sizeof(line));
+	snprintf(text, sizeof(text), "set feed ports file %s\n", p);
+	assert_string_equal(line, text);
+
+	/* Round trip: the sets and rules as dump writes them, parsed again, are the same. */
+	for (i = 0; i < set.nsets; i++) {
+		set_line(&set.sets[i], i == 0, line, sizeof(line));
+		n += (size_t)snprintf(again + n, sizeof(again) - n, "%s", line);
+	}
+	for (i = 0; i < set.n; i++) {
+		xrl_spec_format(&set.v[i], line, sizeof(line));
+		n += (size_t)snprintf(again + n, sizeof(again) - n, "%s\n", line);
+	}
+	assert_int_equal(parse_text(again, "r.conf", &back, err), 0);
+	assert_int_equal(back.n, set.n);
+	for (i = 0; i < set.n; i++)
+		assert_true(xrl_spec_same_match(&back.v[i], &set.v[i]));
+	for (i = 0; i < set.nsets; i++) {
+		const struct xrl_pset *b = xrl_ruleset_port_set(&back, set.sets[i].name);
+
+		assert_non_null(b);
+		assert_int_equal(b->nports, set.sets[i].nports);
+		assert_memory_equal(b->ports, set.sets[i].ports, b->nports * sizeof(b->ports[0]));
+	}
+	xrl_ruleset_free(&back);
+
+	/* The predicate: exactly the set's ports, and outside them negated. */
+	pk = port_pkt(XRL_PROTO_TCP, 5000, 8500);
+	assert_int_equal(xrl_spec_eval(&set.v[0], &set, &pk), XRL_MF_PROTO | XRL_MF_DPORT);
+	pk = port_pkt(XRL_PROTO_TCP, 5000, 9001);
+	assert_int_equal(xrl_spec_eval(&set.v[0], &set, &pk), XRL_MF_PROTO);
+	pk = port_pkt(XRL_PROTO_UDP, 3000, 80);
+	assert_int_equal(xrl_spec_eval(&set.v[1], &set, &pk), XRL_MF_PROTO | XRL_MF_DPORT);
+	pk = port_pkt(XRL_PROTO_UDP, 3001, 80);
+	assert_int_equal(xrl_spec_eval(&set.v[1], &set, &pk), XRL_MF_PROTO | XRL_MF_DPORT | XRL_MF_SPORT);
+	/* ... a set the rule set lacks matches no port. */
+	assert_int_equal(xrl_spec_eval(&set.v[0], NULL, &pk) & XRL_MF_DPORT, 0);
+
+	/* The builder's field: the set's ranges, or what is outside them. */
+	assert_int_equal(xrl_match_field_ranges(&set.v[0], &set, XRL_LBVS_DPORT, r), 3);
+	assert_int_equal(xrl_match_field_ranges(&set.v[1], &set, XRL_LBVS_SPORT, r), 4);
+	assert_int_equal(r[0].lo, 0);
+	assert_int_equal(r[0].hi, 79);
+	assert_int_equal(r[3].lo, 3001);
+	assert_int_equal(r[3].hi, 65535);
+	assert_int_equal(xrl_match_check(&set, err, sizeof(err)), 0);
+	xrl_ruleset_free(&set);
+}
+
+/* A set holds XRL_PORTSET_RANGES ranges, however many ports: the limit counts ranges once merged. */
+static void test_port_set_sizes(void **state)
+{
+	struct xrl_vrange r[XRL_MATCH_FIELD_RANGES];
+	struct xrl_ruleset set = {};
+	char err[XRL_ERRLEN], *text = malloc(8192), *big = malloc(1 << 20);
+	size_t n = 0, i;
+	const char *p;
+
+	(void)state;
+	/* 60,000 ports, one a line: one range. */
+	for (i = 1000; i < 61000; i++)
+		n += (size_t)snprintf(big + n, (1 << 20) - n, "%zu\n", i);
+	p = file_of("many.txt", big);
+	snprintf(text, 8192, "set m ports file %s\nproto udp dport @m rate 1/s\n", p);
+	assert_int_equal(parse_text(text, "r.conf", &set, err), 0);
+	assert_int_equal(set.sets[0].nports, 1);
+	xrl_ruleset_free(&set);
+
+	/* 128 ranges apart, negated: 129 for the classifier, which builds them. */
+	n = (size_t)snprintf(text, 8192, "set m ports {");
+	for (i = 0; i < XRL_PORTSET_RANGES; i++)
+		n += (size_t)snprintf(text + n, 8192 - n, " %zu,", 2 + 2 * i);
+	snprintf(text + n, 8192 - n, " }\nproto udp dport != @m rate 1/s\n");
+	assert_int_equal(parse_text(text, "r.conf", &set, err), 0);
+	assert_int_equal(set.sets[0].nports, XRL_PORTSET_RANGES);
+	assert_int_equal(xrl_match_field_ranges(&set.v[0], &set, XRL_LBVS_DPORT, r), XRL_PORTSET_RANGES + 1);
+	assert_int_equal(xrl_match_check(&set, err, sizeof(err)), 0);
+	xrl_ruleset_free(&set);
+
+	/* One more is refused, by its line. */
+	n = (size_t)snprintf(text, 8192, "set m ports {");
+	for (i = 0; i <= XRL_PORTSET_RANGES; i++)
+		n += (size_t)snprintf(text + n, 8192 - n, "\n %zu,", 2 + 2 * i);
+	snprintf(text + n, 8192 - n, " }\nproto udp dport @m rate 1/s\n");
+	refused(text, "r.conf:130: set m: more than 128 ranges of ports (once those that touch are merged)");
+	free(text);
+	free(big);
+}
+
+static void test_port_sets_refused(void **state)
+{
+	const char *p;
+	char rules[256];
+
+	(void)state;
+	refused("set web ports { 80 }\nsrc @web proto tcp rate 1/s\n",
+		"r.conf:2: 'src @web': set web holds ports (line 1), and 'src' takes a set of prefixes: match its ports with 'dport @web'");
+	refused("set web ports { 80 }\nprefix @web rate 1/s\n", "r.conf:2: 'prefix @web': set web holds ports");
+	refused("set web ports { 80 }\ndst @web allow\n", "r.conf:2: 'dst @web': set web holds ports");
+	refused("set web ports { 80 }\nproto tcp dst != @web rate 1/s\n", "'dst @web': set web holds ports");
+	refused("set bad { 10.0.0.0/8 }\nproto tcp dport @bad rate 1/s\n",
+		"r.conf:2: 'dport @bad': set bad holds prefixes (line 1), and 'dport' takes a set of ports: match its prefixes with 'src @bad' or 'dst @bad'");
+	refused("set bad { 10.0.0.0/8 }\nproto udp sport != @bad rate 1/s\n", "'sport @bad': set bad holds prefixes");
+	refused("proto tcp dport @nope rate 1/s\n",
+		"r.conf:1: set @nope is not defined: add 'set nope ports { 80, 443, 8000-8999 }' or 'set nope ports file PATH'");
+	refused("set web ports { 80 }\nset a { 10.0.0.0/8 }\nprefix @a rate 1/s\n",
+		"r.conf:1: port set web is defined but no rule uses it");
+	refused("set web ports { 80 }\nproto tcp length @web rate 1/s\n", "'length' takes no named set");
+	refused("set web ports { 80 }\nproto icmp dport @web rate 1/s\n", "'dport' is for tcp and udp");
+	refused("set web ports { 80 }\ndport @web rate 1/s\n", "'dport' needs its protocol");
+	refused("set web ports { 70000 }\nproto tcp dport @web rate 1/s\n", "set web: '70000' is out of range");
+	refused("set web ports { 90-80 }\nproto tcp dport @web rate 1/s\n", "range 90-80 is reversed");
+	refused("set web ports { 10.0.0.0/8 }\nproto tcp dport @web rate 1/s\n", "'10.0.0.0/8' is not a port");
+	refused("set web ports { http }\nproto tcp dport @web rate 1/s\n", "'http' is not a port");
+	refused("set web ports\n", "a port set needs its ports: 'set NAME ports file PATH'");
+	refused("set web ports [ 80 ]\n", "'set web ports [': expected 'file PATH' or '{ PORT, ... }'");
+	refused("set web { 80 }\nproto tcp dport @web rate 1/s\n",
+		"set web: '80' is a port, not a prefix: a set of ports is 'set NAME ports { 80, 443 }'");
+	refused("set web ports { 80 }\nset web ports { 81 }\n", "set 'web' is defined twice");
+	p = file_of("bad-ports.txt", "80\n443\n10.0.0.0/8\n");
+	snprintf(rules, sizeof(rules), "set b ports file %s\nproto tcp dport @b rate 1/s\n", p);
+	refused(rules, "bad-ports.txt:3: '10.0.0.0/8' is not a port");
+	p = file_of("secret-ports.txt", "80\nroot:x:0:0\n");
+	snprintf(rules, sizeof(rules), "set b ports file %s\nproto tcp dport @b rate 1/s\n", p);
+	refused(rules, "secret-ports.txt:2: not a port, and not shown");
+	p = file_of("two-ports.txt", "80 443\n");
+	snprintf(rules, sizeof(rules), "set b ports file %s\nproto tcp dport @b rate 1/s\n", p);
+	refused(rules, "two-ports.txt:1: '443' after '80': a port set's file holds one port or range a line");
+}
+
+/* set update reads a file before it knows the set's kind: the first word says which. */
+static void test_set_read_any(void **state)
+{
+	struct xrl_pset ps = { .kind = XRL_PSET_ANY };
+	char err[XRL_ERRLEN];
+
+	(void)state;
+	assert_int_equal(xrl_set_read_file(&ps, file_of("a1.txt", "# ports\n80\n8000-8080\n"), err, sizeof(err)), 0);
+	assert_int_equal(ps.kind, XRL_PSET_PORTS);
+	assert_int_equal(ps.nports, 2);
+	ps = (struct xrl_pset){ .kind = XRL_PSET_ANY };
+	assert_int_equal(xrl_set_read_file(&ps, file_of("a2.txt", "10.0.0.0/8\n"), err, sizeof(err)), 0);
+	assert_int_equal(ps.kind, XRL_PSET_PREFIXES);
+	assert_int_equal(ps.n, 1);
+	free(ps.v);
+	free(ps.lines);
+	ps = (struct xrl_pset){ .kind = XRL_PSET_ANY };
+	assert_int_equal(xrl_set_read_file(&ps, file_of("a3.txt", "80\n10.0.0.0/8\n"), err, sizeof(err)), -EINVAL);
+	assert_contains(err, "a3.txt:2: '10.0.0.0/8' is not a port");
+	ps = (struct xrl_pset){ .kind = XRL_PSET_ANY };
+	assert_int_equal(xrl_set_read_file(&ps, file_of("a4.txt", "# empty\n"), err, sizeof(err)), 0);
+	assert_int_equal(ps.kind, XRL_PSET_ANY);
+}
+
+/* lint: a rule a port set leaves no packet, and one an allow rule of a port set makes redundant. */
+static void test_port_set_lint(void **state)
+{
+	struct xrl_ruleset set = {};
+	struct xrl_lint_warn *w = NULL;
+	char err[XRL_ERRLEN];
+
+	(void)state;
+	assert_int_equal(parse_text("set none ports { }\nset web ports { 80, 443 }\n"
+				    "proto tcp dport @none rate 1/s\n"
+				    "proto tcp dport @web allow\n"
+				    "proto tcp dport 443 src 192.0.2.0/24 rate 5/s\n"
+				    "proto tcp dport != @web rate 7/s\n",
+				    "r.conf", &set, err),
+			 0);
+	assert_int_equal(xrl_ruleset_lint(&set, &w), 2);
+	assert_int_equal(w[0].line, 3);
+	assert_contains(w[0].msg, "no packet can match this rule: its 'dport @none' leaves no port");
+	assert_int_equal(w[1].line, 5);
+	assert_contains(w[1].msg, "allowed by 'proto tcp dport @web' on line 4");
+	free(w);
+	xrl_ruleset_free(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inline_sets),	   cmocka_unit_test(test_file_sets),
 		cmocka_unit_test(test_set_file_fifo),	   cmocka_unit_test(test_not_quoted),
 		cmocka_unit_test(test_inline_set_large),   cmocka_unit_test(test_sets_refused),
-		cmocka_unit_test(test_sets_not_ambiguous),
+		cmocka_unit_test(test_sets_not_ambiguous), cmocka_unit_test(test_port_sets),
+		cmocka_unit_test(test_port_set_sizes),	   cmocka_unit_test(test_port_sets_refused),
+		cmocka_unit_test(test_set_read_any),	   cmocka_unit_test(test_port_set_lint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -365,8 +365,39 @@ static void explain_fields_plain(__u32 fields)
 	printf("\n");
 }
 
+/* A rule of several fields' named port sets: the packet's port in each, and whether the set holds it. */
+static int port_sets(const struct explain_report *er, const struct xrl_spec *s, const char **field, const char **name,
+		     __u16 *port, bool *in)
+{
+	const char *set[2] = { s->m.sport_set, s->m.dport_set };
+	const struct xrl_pset *ps;
+	struct xrl_match_pkt p;
+	size_t i;
+	int k, n = 0;
+
+	if (s->kind != XRL_KIND_MATCH || (!set[0][0] && !set[1][0]))
+		return 0;
+	explain_match_pkt(er->eo, er->size, &p);
+	for (k = 0; k < 2; k++) {
+		if (!set[k][0])
+			continue;
+		field[n] = k ? "dport" : "sport";
+		name[n] = set[k];
+		port[n] = p.v.v[k ? XRL_LBVS_DPORT : XRL_LBVS_SPORT];
+		ps = xrl_ruleset_port_set(&er->set, set[k]);
+		for (i = 0, in[n] = false; ps && i < ps->nports; i++)
+			in[n] |= ps->ports[i].lo <= port[n] && port[n] <= ps->ports[i].hi;
+		n++;
+	}
+	return n;
+}
+
 static void explain_rule_plain(const struct explain_report *er, const struct explain_rule *x)
 {
+	const char *field[2], *name[2];
+	__u16 port[2];
+	bool in[2];
+	int k, np;
 	const struct xrl_spec *s = x->s;
 	char line[256], p[INET6_ADDRSTRLEN + 8], win[96];
 	int k;
@@ -383,6 +414,10 @@ static void explain_rule_plain(const struct explain_report *er, const struct exp
 
 		printf("      set %s: %s holds it (of %zu prefixes)\n", s->set, p, ps ? ps->n : (size_t)0);
 	}
+	np = x->fields ? port_sets(er, s, field, name, port, in) : 0;
+	for (k = 0; k < np; k++)
+		printf("      port set %s: %s %u %s\n", name[k], field[k], port[k],
+		       in[k] ? "is in it" : "is not in it");
 	if (x->allow)
 		return;
 	if (!(s->r.flags & XRL_F_NO_PKT_RATE))
@@ -473,6 +508,10 @@ static json_t *explain_rule_json(const struct explain_report *er, const struct e
 	const struct xrl_spec *s = x->s;
 	json_t *o = cli_rule_json(s);
 	char p[INET6_ADDRSTRLEN + 8];
+	const char *field[2], *name[2];
+	__u16 port[2];
+	bool in[2];
+	int k, np;
 
 	if (x->allow) {
 		json_object_set_new(o, "result", json_string("allow"));
@@ -512,6 +551,15 @@ static json_t *explain_rule_json(const struct explain_report *er, const struct e
 	if (held_prefix(x, p, sizeof(p))) {
 		json_object_set_new(o, "set", json_string(s->set));
 		json_object_set_new(o, "set_prefix", json_string(p));
+	}
+	np = x->fields ? port_sets(er, s, field, name, port, in) : 0;
+	if (np) {
+		json_t *arr = json_array();
+
+		for (k = 0; k < np; k++)
+			json_array_append_new(arr, json_pack("{s:s,s:s,s:i,s:b}", "field", field[k], "set", name[k],
+							     "port", port[k], "in_set", in[k]));
+		json_object_set_new(o, "port_sets", arr);
 	}
 	return o;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* set update: one named set's prefixes replaced, the rest of the rules as they are. */
+/* set update: one named set's prefixes (or ports) replaced, the rest of the rules as they are. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include "cli.h"
 
 struct set_opts {
-	struct xrl_pset ps;	     /* FILE's prefixes */
+	struct xrl_pset ps;	     /* FILE's prefixes, or ports */
 	const char *file;	     /* a name for messages */
 	char path[XRL_SET_PATH_MAX]; /* FILE resolved; "" for standard input */
 };
@@ -23,6 +23,8 @@ static int update_prepare(struct cli_ctx *ctx)
 	int ret;
 
 	so->file = strcmp(path, "-") ? path : "<stdin>";
+	/* Prefixes or ports, as the first line says: the set's kind is known once the rules are read. */
+	so->ps.kind = XRL_PSET_ANY;
 	/* What apply takes as a set's file, and no other: a FIFO or a device is refused. */
 	if (strcmp(path, "-"))
 		ret = xrl_set_read_file(&so->ps, path, err, sizeof(err));
@@ -54,12 +56,24 @@ struct update_report {
 
 static void update_json(const struct update_report *ur)
 {
-	cli_json(json_pack("{s:s,s:s,s:s,s:b,s:I,s:I}", "interface", ur->iface, "set", ur->name, "file", ur->file,
-			   "inline", !ur->own, "prefixes", (json_int_t)ur->ps->n, "rule_count", (json_int_t)ur->rules));
+	json_t *o = json_pack("{s:s,s:s,s:s,s:b,s:I,s:I}", "interface", ur->iface, "set", ur->name, "file", ur->file,
+			      "inline", !ur->own, "prefixes", (json_int_t)ur->ps->n, "rule_count",
+			      (json_int_t)ur->rules);
+
+	if (ur->ps->kind == XRL_PSET_PORTS)
+		json_object_set_new(o, "port_ranges", json_integer((json_int_t)ur->ps->nports));
+	cli_json(o);
 }
 
 static void update_plain(const struct update_report *ur)
 {
+	if (ur->ps->kind == XRL_PSET_PORTS) {
+		printf("%s: port set %s now holds the %zu port range%s of %s%s; %zu rule%s in force\n", ur->iface,
+		       ur->name, ur->ps->nports, ur->ps->nports == 1 ? "" : "s", ur->file,
+		       ur->own ? ", its file" : " (dump and save write them inline: the file may go)", ur->rules,
+		       ur->rules == 1 ? "" : "s");
+		return;
+	}
 	printf("%s: set %s now holds the %zu prefix%s of %s%s; %zu rule%s in force\n", ur->iface, ur->name, ur->ps->n,
 	       ur->ps->n == 1 ? "" : "es", ur->file,
 	       ur->own ? ", its file" : " (dump and save write them inline: the file may go)", ur->rules,
@@ -91,6 +105,16 @@ static int update_run(struct cli_ctx *ctx)
 				name, ctx->iface);
 		goto out;
 	}
+	if (so->ps.kind != XRL_PSET_ANY && so->ps.kind != ps->kind) {
+		code = cli_fail(
+			EXIT_USAGE,
+			"set %s holds %s, and %s holds %s: give a file of %s (one %s a line); nothing was changed",
+			name, ps->kind == XRL_PSET_PORTS ? "ports" : "prefixes", so->file,
+			so->ps.kind == XRL_PSET_PORTS ? "ports" : "prefixes",
+			ps->kind == XRL_PSET_PORTS ? "ports" : "prefixes",
+			ps->kind == XRL_PSET_PORTS ? "port or range lo-hi" : "prefix");
+		goto out;
+	}
 	free(ps->v);
 	free(ps->lines);
 	own = so->path[0] && !strcmp(ps->path, so->path);
@@ -100,6 +124,8 @@ static int update_run(struct cli_ctx *ctx)
 	ps->lines = so->ps.lines;
 	ps->n = so->ps.n;
 	ps->cap = so->ps.cap;
+	ps->nports = so->ps.nports;
+	memcpy(ps->ports, so->ps.ports, sizeof(ps->ports));
 	memset(&so->ps, 0, sizeof(so->ps));
 	if (xrl_ruleset_check_sets(&set, so->file, err, sizeof(err)) ||
 	    xrl_rules_apply(&ctx->maps, &set, NULL, err, sizeof(err))) {
@@ -131,9 +157,10 @@ static const struct cli_cmd set_update = {
 	.parent = "set",
 	.args = "IFACE NAME FILE|-",
 	.summary = "Replaces the prefixes of IFACE's set NAME with FILE's (one prefix a line, '#' a comment; - for\n"
-		   "standard input), atomically, as apply does: the rules keep their windows and counters. A file\n"
-		   "with any bad line changes nothing. FILE is a regular file, as a set's file in apply. When FILE\n"
-		   "is the set's own file, the set keeps it; else dump and save write the prefixes inline.",
+		   "standard input), or a port set's ports (one port or range lo-hi a line), atomically, as apply\n"
+		   "does: the rules keep their windows and counters. A file with any bad line changes nothing.\n"
+		   "FILE is a regular file, as a set's file in apply. When FILE is the set's own file, the set\n"
+		   "keeps it; else dump and save write the set inline.",
 	.min_args = 3,
 	.max_args = 3,
 	.missing = "missing interface, set name or file",
@@ -147,8 +174,10 @@ static const struct cli_cmd *const set_subs[] = { &set_update, NULL };
 
 const struct cli_cmd cmd_set = {
 	.name = "set",
-	.summary = "Changes a named prefix set of the rules in force ('set NAME file PATH' or 'set NAME { ... }'\n"
-		   "in a rules file, used as 'prefix @NAME ...' or 'dst @NAME ...').",
+	.summary =
+		"Changes a named set of the rules in force: of prefixes ('set NAME file PATH' or 'set NAME { ... }'\n"
+		"in a rules file, used as 'prefix @NAME', 'dst @NAME', 'src @NAME'), or of ports ('set NAME ports\n"
+		"{ 80, 8000-8999 }' or 'set NAME ports file PATH', used as 'dport @NAME' or 'sport @NAME').",
 	.missing = "missing subcommand: update",
 	.opts_size = sizeof(struct set_opts),
 	.subs = set_subs,

@@ -22,10 +22,15 @@ static json_t *addr_json(const struct xrl_maddr *a)
 	return json_pack("{s:s,s:b}", "prefix", s, "negated", a->neg);
 }
 
-static json_t *ranges_json(const struct xrl_mranges *f)
+static json_t *ranges_json(const struct xrl_mranges *f, const char *set)
 {
 	json_t *arr = json_array();
 	__u8 i;
+
+	if (set && set[0]) {
+		json_decref(arr);
+		return json_pack("{s:s,s:b}", "set", set, "negated", f->neg);
+	}
 
 	for (i = 0; i < f->n; i++)
 		json_array_append_new(arr, json_pack("[i,i]", f->r[i].lo, f->r[i].hi));
@@ -46,17 +51,18 @@ static json_t *hex_json(const __u8 *b, __u8 n)
 /* A match rule's fields, each one it gives: what explain and scripts read, beside the line. */
 static json_t *fields_json(const struct xrl_match *m)
 {
-	static const struct {
+	const struct {
 		const char *name;
 		__u32 bit;
 		size_t off;
+		const char *set;
 	} rf[] = {
-		{ "sport", XRL_MF_SPORT, offsetof(struct xrl_match, sport) },
-		{ "dport", XRL_MF_DPORT, offsetof(struct xrl_match, dport) },
-		{ "length", XRL_MF_LENGTH, offsetof(struct xrl_match, length) },
-		{ "ttl", XRL_MF_TTL, offsetof(struct xrl_match, ttl) },
-		{ "dscp", XRL_MF_DSCP, offsetof(struct xrl_match, dscp) },
-		{ "frag", XRL_MF_FRAG, offsetof(struct xrl_match, frag) },
+		{ "sport", XRL_MF_SPORT, offsetof(struct xrl_match, sport), m->sport_set },
+		{ "dport", XRL_MF_DPORT, offsetof(struct xrl_match, dport), m->dport_set },
+		{ "length", XRL_MF_LENGTH, offsetof(struct xrl_match, length), NULL },
+		{ "ttl", XRL_MF_TTL, offsetof(struct xrl_match, ttl), NULL },
+		{ "dscp", XRL_MF_DSCP, offsetof(struct xrl_match, dscp), NULL },
+		{ "frag", XRL_MF_FRAG, offsetof(struct xrl_match, frag), NULL },
 	};
 	json_t *o = json_object();
 	char a[64], b[64];
@@ -83,7 +89,8 @@ static json_t *fields_json(const struct xrl_match *m)
 	for (i = 0; i < sizeof(rf) / sizeof(rf[0]); i++)
 		if (m->given & rf[i].bit)
 			json_object_set_new(o, rf[i].name,
-					    ranges_json((const struct xrl_mranges *)((const char *)m + rf[i].off)));
+					    ranges_json((const struct xrl_mranges *)((const char *)m + rf[i].off),
+							rf[i].set));
 	if (m->given & XRL_MF_PAYLOAD)
 		json_object_set_new(o, "payload",
 				    json_pack("{s:i,s:o,s:o}", "offset", m->payload_off, "value",
@@ -197,11 +204,21 @@ json_t *cli_rule_json(const struct xrl_spec *s)
 	return o;
 }
 
-/* A set in JSON: its name, its file (null when written inline) and how many prefixes it holds. */
+/* A set in JSON: its name, its file (null when written inline), what it holds: its prefixes counted, a port set's ranges. */
 json_t *cli_set_json(const struct xrl_pset *ps)
 {
-	return json_pack("{s:s,s:s?,s:I}", "name", ps->name, "file", ps->path[0] ? ps->path : NULL, "prefixes",
-			 (json_int_t)ps->n);
+	json_t *o = json_pack("{s:s,s:s?,s:s,s:I}", "name", ps->name, "file", ps->path[0] ? ps->path : NULL, "type",
+			      ps->kind == XRL_PSET_PORTS ? "ports" : "prefixes", "prefixes", (json_int_t)ps->n);
+	json_t *arr;
+	size_t i;
+
+	if (ps->kind != XRL_PSET_PORTS)
+		return o;
+	arr = json_array();
+	for (i = 0; i < ps->nports; i++)
+		json_array_append_new(arr, json_pack("[i,i]", ps->ports[i].lo, ps->ports[i].hi));
+	json_object_set_new(o, "ports", arr);
+	return o;
 }
 
 json_t *cli_features_json(__u32 f)

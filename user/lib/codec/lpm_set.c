@@ -266,7 +266,7 @@ int xrl_lpm_write(const struct xrl_maps *m, struct xrl_lpm_map *lm, __u8 half, c
 	if (ret)
 		goto out;
 	for (k = 0; k < set->nsets && !ret; k++) {
-		struct xrl_set meta = { .used = 1 };
+		struct xrl_set meta = { .used = XRL_SET_USED_PREFIXES };
 		__u32 ix = XRL_SET_IX(half, k);
 
 		snprintf(meta.name, sizeof(meta.name), "%s", set->sets[k].name);
@@ -356,11 +356,12 @@ static int read_pset(const struct xrl_maps *m, const struct xrl_lpm_map *lm, __u
 	}
 	memcpy(ps.name, meta.name, sizeof(ps.name));
 	memcpy(ps.path, meta.path, sizeof(ps.path));
-	if (items && xrl_items_get(lm, half, &meta, &ps)) {
+	/* A port set's ranges are few: read whatever items says (explain judges its rules by them). */
+	if ((items || meta.used == XRL_SET_USED_PORTS) && xrl_items_get(lm, half, &meta, &ps)) {
 		free(ps.v);
 		return -ENOMEM;
 	}
-	if (!items)
+	if (!items && meta.used != XRL_SET_USED_PORTS)
 		ps.n = meta.n4 + meta.n6; /* counted, not read: v stays NULL */
 	tmp = realloc(out->sets, (out->nsets + 1) * sizeof(*tmp));
 	if (!tmp) {
@@ -429,18 +430,26 @@ static int read_named(const struct xrl_maps *m, const struct xrl_lpm_map *lm, __
 int xrl_lpm_read_match_sets(const struct xrl_maps *m, __u8 half, bool items, struct xrl_ruleset *out)
 {
 	struct xrl_lpm_map lm = {};
+	bool open = false;
 	size_t i;
 	int ret = 0;
 
-	if (items && (ret = xrl_lpm_map_open(m->lpm_dir, m->lpm_ranges, m->set_items, &lm)))
+	for (i = 0; i < out->n && !open; i++)
+		open = items ||
+		       (out->v[i].kind == XRL_KIND_MATCH && (out->v[i].m.sport_set[0] || out->v[i].m.dport_set[0]));
+	if (open && (ret = xrl_lpm_map_open(m->lpm_dir, m->lpm_ranges, m->set_items, &lm)))
 		return ret;
 	for (i = 0; i < out->n && !ret; i++)
 		if (out->v[i].kind == XRL_KIND_MATCH) {
 			ret = read_named(m, &lm, half, out->v[i].m.src.set, items, out);
 			if (!ret)
 				ret = read_named(m, &lm, half, out->v[i].m.dst.set, items, out);
+			if (!ret)
+				ret = read_named(m, &lm, half, out->v[i].m.sport_set, items, out);
+			if (!ret)
+				ret = read_named(m, &lm, half, out->v[i].m.dport_set, items, out);
 		}
-	if (items)
+	if (open)
 		xrl_lpm_map_close(&lm);
 	return ret;
 }

@@ -50,7 +50,7 @@ int xrl_lpm_read(const struct xrl_maps *m, __u8 half, bool items, struct xrl_rul
  */
 int xrl_msets_build(const struct xrl_lpm_map *lm, __u64 *msets, __u8 half, const struct xrl_ruleset *set, __u64 *used);
 
-/* Appends the sets out's match rules name that it lacks, from rule set half (their prefixes when items). */
+/* Appends the sets out's match rules name that it lacks, from rule set half (their prefixes when items; a port set's ranges always). */
 int xrl_lpm_read_match_sets(const struct xrl_maps *m, __u8 half, bool items, struct xrl_ruleset *out);
 
 /*

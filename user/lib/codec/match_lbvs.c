@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Match rules into the classifier's per-field constraints (codec/match_lbvs.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include "base/err.h"
 #include "codec/match_lbvs.h"
 
-int xrl_match_lbvs(const struct xrl_spec *s, struct xrl_match_lbvs *out, char *err, size_t len)
+/* A named port set's ranges are the builder's as they are: the set outlives the build. */
+_Static_assert(sizeof(struct xrl_vrange) == sizeof(struct xrl_lbvs_range) &&
+		       offsetof(struct xrl_vrange, hi) == offsetof(struct xrl_lbvs_range, hi),
+	       "a port set's ranges have the builder's layout");
+
+int xrl_match_lbvs(const struct xrl_spec *s, const struct xrl_ruleset *set, struct xrl_match_lbvs *out, char *err,
+		   size_t len)
 {
 	struct xrl_vrange v[XRL_MATCH_FIELD_RANGES];
 	int f, n, i;
@@ -27,7 +34,29 @@ int xrl_match_lbvs(const struct xrl_spec *s, struct xrl_match_lbvs *out, char *e
 			c->n = (__u32)n;
 			continue;
 		}
-		n = xrl_match_field_ranges(s, f, v);
+		if ((f == XRL_LBVS_DPORT && s->m.dport_set[0]) || (f == XRL_LBVS_SPORT && s->m.sport_set[0])) {
+			const struct xrl_mranges *mr = f == XRL_LBVS_DPORT ? &s->m.dport : &s->m.sport;
+			const char *name = f == XRL_LBVS_DPORT ? s->m.dport_set : s->m.sport_set;
+			const struct xrl_pset *ps = set ? xrl_ruleset_port_set(set, name) : NULL;
+
+			/* A set of many ranges is pointed to, not copied: r has room for a rule's own. */
+			if (!ps)
+				return xrl_fail(
+					-EINVAL, err, len,
+					"'%s @%s': the rules have no port set %s: define it ('set %s ports { 80, 443 }') in the rules file and apply that",
+					f == XRL_LBVS_DPORT ? "dport" : "sport", name, name, name);
+			if (!ps->nports && !mr->neg) {
+				out->r[f][0] = (struct xrl_lbvs_range){ 0, xrl_lbvs_domain((__u32)f) - 1 };
+				c->n = 1;
+				c->neg = 1;
+			} else if (ps->nports) {
+				c->r = (const struct xrl_lbvs_range *)ps->ports;
+				c->n = (__u32)ps->nports;
+				c->neg = mr->neg;
+			}
+			continue;
+		}
+		n = xrl_match_field_ranges(s, set, f, v);
 		if (n > XRL_MATCH_RANGES + 1) /* tcp flags only, handled above */
 			return xrl_fail(-EINVAL, err, len, "field %d has %d ranges", f, n);
 		if (n < 0)

@@ -22,8 +22,10 @@ struct xrl_match_lbvs {
  * Match rule s into out (out->rule is what xrl_lbvs_build takes): 0, or
  * -EINVAL with a message in err for a rule of another kind. A field no
  * packet can have is a constraint no value meets, so that the rule is in no
- * class (lint says so before).
+ * class (lint says so before). A named port set (looked up in set) is
+ * pointed to: out holds while set does.
  */
-int xrl_match_lbvs(const struct xrl_spec *s, struct xrl_match_lbvs *out, char *err, size_t len);
+int xrl_match_lbvs(const struct xrl_spec *s, const struct xrl_ruleset *set, struct xrl_match_lbvs *out, char *err,
+		   size_t len);
 
 #endif /* XRL_CODEC_MATCH_LBVS_H */

@@ -229,7 +229,7 @@ int xrl_match_build(const struct xrl_ruleset *set, struct xrl_match_built *mb, c
 
 		if (s->kind != XRL_KIND_MATCH)
 			continue;
-		ret = xrl_match_lbvs(s, &ml[mb->n], err, len);
+		ret = xrl_match_lbvs(s, set, &ml[mb->n], err, len);
 		if (ret)
 			goto out;
 		rules[mb->n] = ml[mb->n].rule;

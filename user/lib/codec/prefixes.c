@@ -241,6 +241,20 @@ int xrl_items_put(struct xrl_lpm_map *lm, __u8 set, const struct xrl_pset *ps, _
 
 	meta->items = (__u32)*used;
 	meta->n4 = meta->n6 = 0;
+	if (ps->kind == XRL_PSET_PORTS) {
+		meta->used = XRL_SET_USED_PORTS;
+		for (i = 0; i < ps->nports; i++) {
+			if (*used + 4 > half)
+				return -ENOSPC;
+			out[*used] = (__u8)(ps->ports[i].lo >> 8);
+			out[*used + 1] = (__u8)ps->ports[i].lo;
+			out[*used + 2] = (__u8)(ps->ports[i].hi >> 8);
+			out[*used + 3] = (__u8)ps->ports[i].hi;
+			*used += 4;
+			meta->n4++;
+		}
+		return 0;
+	}
 	for (i = 0; i < ps->n; i++) {
 		int b = item_bytes(ps->v[i].family);
 
@@ -262,6 +276,16 @@ int xrl_items_get(const struct xrl_lpm_map *lm, __u8 set, const struct xrl_set *
 	__u64 half = lm->nitems / 2, at = meta->items;
 	const __u8 *in = lm->items + (set ? half : 0);
 	__u32 i;
+
+	if (meta->used == XRL_SET_USED_PORTS) {
+		ps->kind = XRL_PSET_PORTS;
+		for (i = 0; i < meta->n4; i++, at += 4) {
+			if (at + 4 > half || xrl_pset_add_ports(ps, (__u32)in[at] << 8 | in[at + 1],
+								(__u32)in[at + 2] << 8 | in[at + 3]))
+				return -EPROTO;
+		}
+		return 0;
+	}
 
 	for (i = 0; i < meta->n4 + meta->n6; i++) {
 		struct xrl_pfx p = { .family = i < meta->n4 ? XRL_FAMILY_V4 : XRL_FAMILY_V6 };

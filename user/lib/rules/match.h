@@ -77,6 +77,12 @@ struct xrl_match {
 	__u16 payload_off;	/* bytes from the transport payload's start */
 	__u8 payload[XRL_MATCH_PAYLOAD], payload_mask[XRL_MATCH_PAYLOAD];
 	struct xrl_mranges sport, dport, length, ttl, dscp, frag;
+	/*
+	 * A named port set ('dport @web'): the set's ranges, not sport's or
+	 * dport's (n 0 then; neg as written). Last, so that a rule stored by a
+	 * build before them (xrl_match_specs) reads with none.
+	 */
+	char sport_set[XRL_SET_NAME_MAX], dport_set[XRL_SET_NAME_MAX];
 };
 
 /* A packet as the predicate sees it: its addresses, the classifier's fields, its payload bytes. */
@@ -92,7 +98,10 @@ struct xrl_match_pkt {
 struct xrl_vrange {
 	__u32 lo, hi;
 };
-#define XRL_MATCH_FIELD_RANGES 128 /* tcp flags under a mask of one bit: every other value */
+/* Port ranges a named port set holds at most ('set web ports { 80, 443, 8000-8999 }'), merged where they touch. */
+#define XRL_PORTSET_RANGES 128
+/* Tcp flags under a mask of one bit: every other value (128); a port set negated: one more. */
+#define XRL_MATCH_FIELD_RANGES (XRL_PORTSET_RANGES + 1)
 
 /* The field a bit names ("sport", "tcp flags"), for explain and messages. */
 const char *xrl_mfield_name(__u32 bit);

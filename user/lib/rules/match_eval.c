@@ -19,6 +19,21 @@ static bool in_ranges(const struct xrl_mranges *f, unsigned int v)
 	return in != (f->neg != 0);
 }
 
+/* A ranges field, or the named port set it names (none: no port is in it). */
+static bool in_field(const struct xrl_mranges *f, const char *name, const struct xrl_ruleset *set, unsigned int v)
+{
+	const struct xrl_pset *ps;
+	bool in = false;
+	size_t i;
+
+	if (!name[0])
+		return in_ranges(f, v);
+	ps = set ? xrl_ruleset_port_set(set, name) : NULL;
+	for (i = 0; ps && i < ps->nports && !in; i++)
+		in = ps->ports[i].lo <= v && v <= ps->ports[i].hi;
+	return in != (f->neg != 0);
+}
+
 static bool pfx_has(const __u8 *pfx, __u8 plen, const __u8 *a)
 {
 	__u8 full = plen / 8, rest = plen % 8;
@@ -60,9 +75,9 @@ static __u32 match_eval(const struct xrl_match *m, const struct xrl_ruleset *set
 		ok |= XRL_MF_TCPFLAGS;
 	if (l4 && v[XRL_LBVS_ICMP] >> 8 == m->icmp_type && (!m->has_code || (v[XRL_LBVS_ICMP] & 0xff) == m->icmp_code))
 		ok |= XRL_MF_ICMP;
-	if (l4 && in_ranges(&m->sport, v[XRL_LBVS_SPORT]))
+	if (l4 && in_field(&m->sport, m->sport_set, set, v[XRL_LBVS_SPORT]))
 		ok |= XRL_MF_SPORT;
-	if (l4 && in_ranges(&m->dport, v[XRL_LBVS_DPORT]))
+	if (l4 && in_field(&m->dport, m->dport_set, set, v[XRL_LBVS_DPORT]))
 		ok |= XRL_MF_DPORT;
 	if (in_ranges(&m->length, v[XRL_LBVS_LENGTH]))
 		ok |= XRL_MF_LENGTH;
@@ -131,24 +146,47 @@ __u32 xrl_spec_eval(const struct xrl_spec *s, const struct xrl_ruleset *set, con
 	return match_eval(&m, set, p);
 }
 
-/* Values of field f a ranges field accepts, in out: their count of ranges. */
-static int pos_ranges(const struct xrl_mranges *f, __u32 dom, struct xrl_vrange *out)
+/* Values of a field ranges r (n, sorted, disjoint) accept, or with neg do not, in out: their count of ranges. */
+static int vranges(const struct xrl_vrange *r, size_t n, bool neg, __u32 dom, struct xrl_vrange *out)
 {
 	__u32 next = 0;
 	int k = 0;
-	__u8 i;
+	size_t i;
 
-	if (!f->neg) {
-		for (i = 0; i < f->n; i++)
-			out[k++] = (struct xrl_vrange){ f->r[i].lo, f->r[i].hi };
+	if (!neg) {
+		for (i = 0; i < n; i++)
+			out[k++] = r[i];
 		return k;
 	}
-	for (i = 0; i < f->n; next = f->r[i].hi + 1U, i++)
-		if (f->r[i].lo > next)
-			out[k++] = (struct xrl_vrange){ next, f->r[i].lo - 1U };
+	for (i = 0; i < n; next = r[i].hi + 1U, i++)
+		if (r[i].lo > next)
+			out[k++] = (struct xrl_vrange){ next, r[i].lo - 1U };
 	if (next < dom)
 		out[k++] = (struct xrl_vrange){ next, dom - 1 };
 	return k;
+}
+
+/* Values of field f a ranges field accepts, in out: their count of ranges. */
+static int pos_ranges(const struct xrl_mranges *f, __u32 dom, struct xrl_vrange *out)
+{
+	struct xrl_vrange r[XRL_MATCH_RANGES];
+	__u8 i;
+
+	for (i = 0; i < f->n; i++)
+		r[i] = (struct xrl_vrange){ f->r[i].lo, f->r[i].hi };
+	return vranges(r, f->n, f->neg, dom, out);
+}
+
+/* ... or of the named port set the field names. */
+static int port_ranges(const struct xrl_mranges *f, const char *name, const struct xrl_ruleset *set, __u32 dom,
+		       struct xrl_vrange *out)
+{
+	const struct xrl_pset *ps;
+
+	if (!name[0])
+		return pos_ranges(f, dom, out);
+	ps = set ? xrl_ruleset_port_set(set, name) : NULL;
+	return vranges(ps ? ps->ports : NULL, ps ? ps->nports : 0, f->neg, dom, out);
 }
 
 /* Bits of a small domain (at most 256 values) as ranges. */
@@ -168,7 +206,7 @@ static int bit_ranges(const __u8 *in, __u32 dom, struct xrl_vrange *out)
 	return k;
 }
 
-int xrl_match_field_ranges(const struct xrl_spec *s, int f, struct xrl_vrange *out)
+int xrl_match_field_ranges(const struct xrl_spec *s, const struct xrl_ruleset *set, int f, struct xrl_vrange *out)
 {
 	const struct xrl_match *m = &s->m;
 	__u32 dom = xrl_lbvs_domain((__u32)f);
@@ -177,9 +215,9 @@ int xrl_match_field_ranges(const struct xrl_spec *s, int f, struct xrl_vrange *o
 
 	switch (f) {
 	case XRL_LBVS_DPORT:
-		return m->given & XRL_MF_DPORT ? pos_ranges(&m->dport, dom, out) : -1;
+		return m->given & XRL_MF_DPORT ? port_ranges(&m->dport, m->dport_set, set, dom, out) : -1;
 	case XRL_LBVS_SPORT:
-		return m->given & XRL_MF_SPORT ? pos_ranges(&m->sport, dom, out) : -1;
+		return m->given & XRL_MF_SPORT ? port_ranges(&m->sport, m->sport_set, set, dom, out) : -1;
 	case XRL_LBVS_LENGTH:
 		return m->given & XRL_MF_LENGTH ? pos_ranges(&m->length, dom, out) : -1;
 	case XRL_LBVS_TTL:

@@ -57,11 +57,15 @@ static void one(struct out *o, const char *word, unsigned int v)
 		put(o, "%u", v);
 }
 
-static void ranges(struct out *o, const char *word, const struct xrl_mranges *f)
+static void ranges(struct out *o, const char *word, const struct xrl_mranges *f, const char *set)
 {
 	__u8 i;
 
 	put(o, " %s%s ", word, f->neg ? " !=" : "");
+	if (set && set[0]) {
+		put(o, "@%s", set);
+		return;
+	}
 	if (f->n > 1)
 		put(o, "{ ");
 	for (i = 0; i < f->n; i++) {
@@ -114,17 +118,17 @@ int xrl_match_format(const struct xrl_spec *s, char *buf, size_t len)
 			put(&o, " code %u", m->icmp_code);
 	}
 	if (m->given & XRL_MF_SPORT)
-		ranges(&o, "sport", &m->sport);
+		ranges(&o, "sport", &m->sport, m->sport_set);
 	if (m->given & XRL_MF_DPORT)
-		ranges(&o, "dport", &m->dport);
+		ranges(&o, "dport", &m->dport, m->dport_set);
 	if (m->given & XRL_MF_LENGTH)
-		ranges(&o, "length", &m->length);
+		ranges(&o, "length", &m->length, NULL);
 	if (m->given & XRL_MF_TTL)
-		ranges(&o, "ttl", &m->ttl);
+		ranges(&o, "ttl", &m->ttl, NULL);
 	if (m->given & XRL_MF_DSCP)
-		ranges(&o, "dscp", &m->dscp);
+		ranges(&o, "dscp", &m->dscp, NULL);
 	if (m->given & XRL_MF_FRAG)
-		ranges(&o, "frag", &m->frag);
+		ranges(&o, "frag", &m->frag, NULL);
 	if (m->given & XRL_MF_PAYLOAD) {
 		put(&o, " payload %u ", m->payload_off);
 		hex(&o, m->payload, m->payload_len);
@@ -162,6 +166,7 @@ bool xrl_match_same(const struct xrl_match *a, const struct xrl_match *b)
 	       !memcmp(a->payload, b->payload, sizeof(a->payload)) &&
 	       !memcmp(a->payload_mask, b->payload_mask, sizeof(a->payload_mask)) &&
 	       ranges_same(&a->sport, &b->sport) && ranges_same(&a->dport, &b->dport) &&
+	       !strcmp(a->sport_set, b->sport_set) && !strcmp(a->dport_set, b->dport_set) &&
 	       ranges_same(&a->length, &b->length) && ranges_same(&a->ttl, &b->ttl) &&
 	       ranges_same(&a->dscp, &b->dscp) && ranges_same(&a->frag, &b->frag);
 }

@@ -73,7 +73,7 @@ static bool addr_all(const struct xrl_maddr *a)
 }
 
 /* Why a match rule matches no packet, into why; false when it may match one. */
-static bool unreachable(const struct xrl_spec *s, char *why, size_t len)
+static bool unreachable(const struct xrl_ruleset *set, const struct xrl_spec *s, char *why, size_t len)
 {
 	const struct xrl_match *m = &s->m;
 	struct xrl_vrange r[XRL_MATCH_FIELD_RANGES];
@@ -88,10 +88,16 @@ static bool unreachable(const struct xrl_spec *s, char *why, size_t len)
 		return true;
 	}
 	for (f = 0; f < XRL_LBVS_FIELDS; f++) {
-		n = xrl_match_field_ranges(s, f, r);
+		const char *ps = f == XRL_LBVS_DPORT ? m->dport_set : f == XRL_LBVS_SPORT ? m->sport_set : "";
+
+		n = xrl_match_field_ranges(s, set, f, r);
 		if (n)
 			continue;
-		if (f == XRL_LBVS_FRAG && (m->given & XRL_MF_TRANSPORT))
+		if (ps[0])
+			snprintf(why, len, "its '%s%s @%s' leaves no port (the set holds %s)", field_word(f),
+				 (f == XRL_LBVS_DPORT ? m->dport.neg : m->sport.neg) ? " !=" : "", ps,
+				 (f == XRL_LBVS_DPORT ? m->dport.neg : m->sport.neg) ? "every port" : "none");
+		else if (f == XRL_LBVS_FRAG && (m->given & XRL_MF_TRANSPORT))
 			snprintf(
 				why, len,
 				"a later fragment carries no transport header, so '%s' never matches one, and 'frag' leaves no other; drop one of them",
@@ -101,7 +107,7 @@ static bool unreachable(const struct xrl_spec *s, char *why, size_t len)
 				 field_word(f));
 		return true;
 	}
-	n = xrl_match_field_ranges(s, XRL_LBVS_LENGTH, r);
+	n = xrl_match_field_ranges(s, set, XRL_LBVS_LENGTH, r);
 	if (n > 0 && r[n - 1].hi < min_length(s)) {
 		snprintf(
 			why, len,
@@ -113,16 +119,16 @@ static bool unreachable(const struct xrl_spec *s, char *why, size_t len)
 }
 
 /* Whether every value b accepts of each classifier field, a accepts too. */
-static bool fields_cover(const struct xrl_spec *a, const struct xrl_spec *b)
+static bool fields_cover(const struct xrl_ruleset *set, const struct xrl_spec *a, const struct xrl_spec *b)
 {
 	struct xrl_vrange ra[XRL_MATCH_FIELD_RANGES], rb[XRL_MATCH_FIELD_RANGES];
 	int f, na, nb, i, j;
 
 	for (f = 0; f < XRL_LBVS_FIELDS; f++) {
-		na = a->kind == XRL_KIND_MATCH ? xrl_match_field_ranges(a, f, ra) : -1;
+		na = a->kind == XRL_KIND_MATCH ? xrl_match_field_ranges(a, set, f, ra) : -1;
 		if (na < 0)
 			continue;
-		nb = xrl_match_field_ranges(b, f, rb);
+		nb = xrl_match_field_ranges(b, set, f, rb);
 		if (nb < 0)
 			return false;
 		/* Both disjoint and ascending: each of b's in one of a's. */
@@ -195,7 +201,7 @@ static bool allow_covers(const struct xrl_ruleset *set, const struct xrl_spec *a
 	if (((am.given & XRL_MF_SRC) && (!(b->m.given & XRL_MF_SRC) || !addr_covers(&am.src, &b->m.src))) ||
 	    ((am.given & XRL_MF_DST) && (!(b->m.given & XRL_MF_DST) || !addr_covers(&am.dst, &b->m.dst))))
 		return false;
-	return payload_covers(&am, &b->m) && fields_cover(a, b);
+	return payload_covers(&am, &b->m) && fields_cover(set, a, b);
 }
 
 int xrl_ruleset_lint(const struct xrl_ruleset *set, struct xrl_lint_warn **out)
@@ -210,7 +216,7 @@ int xrl_ruleset_lint(const struct xrl_ruleset *set, struct xrl_lint_warn **out)
 
 		if (s->kind != XRL_KIND_MATCH)
 			continue;
-		if (unreachable(s, why, sizeof(why))) {
+		if (unreachable(set, s, why, sizeof(why))) {
 			ret = warn(&w, s, i, "no packet can match this rule: %s", why);
 			continue;
 		}

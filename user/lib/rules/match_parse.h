@@ -27,6 +27,7 @@ struct mword {
 	unsigned int max; /* ... their largest value */
 	const char *what; /* ... "a port" */
 	int (*name)(const char *w);
+	size_t set_off; /* sport and dport: where a named port set's name goes ('dport @web'); 0: none */
 };
 
 /* The next word, the value of word; NULL (err says what was expected) at the end. */

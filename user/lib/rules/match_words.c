@@ -119,9 +119,22 @@ static int parse_ranges(struct mp *p, const struct mword *w)
 	size_t used = 0;
 
 	f->neg = (__u8)negation(p);
-	v = xrl_mp_next(p, w->word, "a number, a range lo-hi or a set { a, b-c }");
+	v = xrl_mp_next(p, w->word,
+			w->set_off ? "a port, a range lo-hi, a set { a, b-c } or a named port set @NAME" :
+				     "a number, a range lo-hi or a set { a, b-c }");
 	if (!v)
 		return -EINVAL;
+	if (v[0] == '@') {
+		if (!w->set_off)
+			return fail(
+				p->err, p->len,
+				"'%s' takes no named set: a set holds prefixes ('src @NAME', 'dst @NAME') or ports ('sport @NAME', 'dport @NAME'); write '%s { a, b-c }'",
+				w->word, w->word);
+		if (xrl_set_name_check(v + 1, p->err, p->len))
+			return -EINVAL;
+		strcpy((char *)p->m + w->set_off, v + 1);
+		return 0;
+	}
 	if (v[0] != '{') {
 		snprintf(buf, sizeof(buf), "%s", v);
 		f->n = 1;
@@ -290,6 +303,11 @@ static int parse_proto(struct mp *p, const struct mword *w)
 		.word = w, .bit = b, .parse = parse_ranges, .off = offsetof(struct xrl_match, field), .max = mx, \
 		.what = wh, .name = nm                                                                           \
 	}
+#define PORTS(w, b, field)                                                                                          \
+	{                                                                                                           \
+		.word = w, .bit = b, .parse = parse_ranges, .off = offsetof(struct xrl_match, field), .max = 65535, \
+		.what = "a port", .set_off = offsetof(struct xrl_match, field##_set)                                \
+	}
 
 static const struct mword mwords[] = {
 	{ .word = "src", .bit = XRL_MF_SRC, .parse = parse_addr, .off = offsetof(struct xrl_match, src) },
@@ -298,8 +316,8 @@ static const struct mword mwords[] = {
 	{ .word = "tcp", .bit = XRL_MF_TCPFLAGS, .parse = xrl_mp_flags },
 	{ .word = "icmp", .bit = XRL_MF_ICMP, .parse = parse_icmp },
 	{ .word = "icmpv6", .bit = XRL_MF_ICMP, .parse = parse_icmp },
-	RANGES("sport", XRL_MF_SPORT, sport, 65535, "a port", NULL),
-	RANGES("dport", XRL_MF_DPORT, dport, 65535, "a port", NULL),
+	PORTS("sport", XRL_MF_SPORT, sport),
+	PORTS("dport", XRL_MF_DPORT, dport),
 	RANGES("length", XRL_MF_LENGTH, length, 65535, "an IP length", NULL),
 	RANGES("ttl", XRL_MF_TTL, ttl, 255, "a TTL", NULL),
 	RANGES("hoplimit", XRL_MF_TTL, ttl, 255, "a hop limit", NULL),

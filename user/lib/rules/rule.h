@@ -92,9 +92,18 @@ struct xrl_pfx {
 	__u8 plen;
 };
 
+/* What a named set holds (xrl_pset.kind): prefixes, or ports ('set NAME ports ...'). */
+enum xrl_set_kind {
+	XRL_PSET_PREFIXES = 0,
+	XRL_PSET_PORTS = 1,
+	XRL_PSET_ANY = 2, /* xrl_set_read only: as the file's first word says (set update) */
+};
+
 /*
- * A named prefix set, 'set NAME file PATH' or 'set NAME { PREFIX, ... }':
- * its prefixes sorted (by family, address, length) and each once.
+ * A named set, 'set NAME file PATH' or 'set NAME { PREFIX, ... }': its
+ * prefixes sorted (by family, address, length) and each once; or a port
+ * set, 'set NAME ports file PATH' or 'set NAME ports { 80, 8000-8999 }':
+ * its ranges sorted, merged where they overlap or touch.
  */
 struct xrl_pset {
 	char name[XRL_SET_NAME_MAX];
@@ -103,6 +112,9 @@ struct xrl_pset {
 	struct xrl_pfx *v;
 	size_t n, cap;
 	int *lines; /* each prefix's line in its file, for messages; NULL when read from the maps */
+	int kind;   /* enum xrl_set_kind */
+	size_t nports;
+	struct xrl_vrange ports[XRL_PORTSET_RANGES];
 };
 
 /*
@@ -221,6 +233,10 @@ int xrl_set_parse(int argc, char **argv, FILE *f, const char *file, int *lineno,
  */
 int xrl_set_read_file(struct xrl_pset *ps, const char *path, char *err, size_t len);
 int xrl_set_read(struct xrl_pset *ps, FILE *f, const char *name, char *err, size_t len);
+/* Adds ports lo to hi to a port set, merged: -E2BIG past XRL_PORTSET_RANGES ranges. */
+int xrl_pset_add_ports(struct xrl_pset *ps, __u32 lo, __u32 hi);
+/* The port set named name, or NULL (none, or a prefix set). */
+const struct xrl_pset *xrl_ruleset_port_set(const struct xrl_ruleset *set, const char *name);
 /* Sorts a set's prefixes and drops repeats. */
 void xrl_pset_sort(struct xrl_pset *ps);
 int xrl_pset_add(struct xrl_pset *ps, const struct xrl_pfx *p, int line);
@@ -278,8 +294,9 @@ __u32 xrl_spec_eval(const struct xrl_spec *s, const struct xrl_ruleset *set, con
  * disjoint ascending ranges in out (XRL_MATCH_FIELD_RANGES): their count (0:
  * none, the rule matches no packet), or -1 when the rule leaves f free. With
  * what its fields imply: a field of the transport header, no later fragment.
+ * A named port set's ranges are looked up in set (NULL, or none: no port).
  */
-int xrl_match_field_ranges(const struct xrl_spec *s, int f, struct xrl_vrange *out);
+int xrl_match_field_ranges(const struct xrl_spec *s, const struct xrl_ruleset *set, int f, struct xrl_vrange *out);
 
 /* What lint warns about: a rule no packet reaches, or one another makes redundant. */
 struct xrl_lint_warn {

@@ -23,6 +23,39 @@ struct xrl_pset *xrl_ruleset_set(const struct xrl_ruleset *set, const char *name
 	return NULL;
 }
 
+const struct xrl_pset *xrl_ruleset_port_set(const struct xrl_ruleset *set, const char *name)
+{
+	const struct xrl_pset *ps = xrl_ruleset_set(set, name);
+
+	return ps && ps->kind == XRL_PSET_PORTS ? ps : NULL;
+}
+
+int xrl_pset_add_ports(struct xrl_pset *ps, __u32 lo, __u32 hi)
+{
+	struct xrl_vrange *r = ps->ports;
+	size_t i = 0, j, k;
+
+	/* r stays sorted, its ranges apart: those lo-hi overlaps or touches become one. */
+	while (i < ps->nports && r[i].hi + 1 < lo)
+		i++;
+	for (j = i; j < ps->nports && r[j].lo <= hi + 1; j++) {
+		lo = r[j].lo < lo ? r[j].lo : lo;
+		hi = r[j].hi > hi ? r[j].hi : hi;
+	}
+	if (j == i && ps->nports == XRL_PORTSET_RANGES)
+		return -E2BIG;
+	if (j == i) {
+		memmove(r + i + 1, r + i, (ps->nports - i) * sizeof(*r));
+		ps->nports++;
+	} else if (j > i + 1) {
+		k = j - i - 1;
+		memmove(r + i + 1, r + j, (ps->nports - j) * sizeof(*r));
+		ps->nports -= k;
+	}
+	r[i] = (struct xrl_vrange){ lo, hi };
+	return 0;
+}
+
 int xrl_pset_add(struct xrl_pset *ps, const struct xrl_pfx *p, int line)
 {
 	if (ps->n == ps->cap) {
@@ -73,6 +106,8 @@ void xrl_pset_sort(struct xrl_pset *ps)
 {
 	size_t i, m = 0, *ix;
 
+	if (!ps->n)
+		return; /* v may be NULL: an empty file, a port set */
 	if (!ps->lines) {
 		qsort(ps->v, ps->n, sizeof(*ps->v), plain_cmp);
 	} else if ((ix = malloc(ps->n * sizeof(*ix)))) {
@@ -111,10 +146,49 @@ void xrl_pset_sort(struct xrl_pset *ps)
 	ps->n = m;
 }
 
-/* One prefix of a set, from a file or written inline; what is wrong with it in err. */
+/* Whether w is written as a port or a range, "80" or "8000-8999": what a port set holds. */
+static bool port_word(const char *w)
+{
+	return w[0] && strspn(w, "0123456789-") == strlen(w);
+}
+
+/* A port or a range of a port set. */
+static int add_port_word(struct xrl_pset *ps, const char *w, char *err, size_t len)
+{
+	unsigned long lo, hi;
+	char *end;
+
+	errno = 0;
+	lo = strtoul(w, &end, 10);
+	hi = lo;
+	if (end != w && *end == '-' && end[1] >= '0' && end[1] <= '9')
+		hi = strtoul(end + 1, &end, 10);
+	if (end == w || *end || !(w[0] >= '0' && w[0] <= '9') || errno)
+		return fail(err, len, "'%s' is not a port: a port set holds ports (0 to 65535) and ranges lo-hi", w);
+	if (lo > 65535 || hi > 65535)
+		return fail(err, len, "'%s' is out of range: a port is 0 to 65535", w);
+	if (lo > hi)
+		return fail(err, len, "range %lu-%lu is reversed: write %lu-%lu", lo, hi, hi, lo);
+	if (xrl_pset_add_ports(ps, (__u32)lo, (__u32)hi))
+		return fail(
+			err, len,
+			"more than %d ranges of ports (once those that touch are merged): a port set holds at most that many: merge ranges, or split the set between two rules",
+			XRL_PORTSET_RANGES);
+	return 0;
+}
+
+/* One prefix of a set, or a port set's port or range, from a file or written inline; what is wrong with it in err. */
 static int add_word(struct xrl_pset *ps, const char *w, int line, char *err, size_t len)
 {
 	struct xrl_pfx p = {};
+
+	if (ps->kind == XRL_PSET_ANY)
+		ps->kind = port_word(w) ? XRL_PSET_PORTS : XRL_PSET_PREFIXES;
+	if (ps->kind == XRL_PSET_PORTS)
+		return add_port_word(ps, w, err, len);
+	if (port_word(w))
+		return fail(err, len, "'%s' is a port, not a prefix: a set of ports is 'set NAME ports { 80, 443 }'",
+			    w);
 
 	if (xrl_parse_match_prefix("", w, &p.family, p.addr, &p.plen, err, len))
 		return -EINVAL;
@@ -134,7 +208,7 @@ static int add_word(struct xrl_pset *ps, const char *w, int line, char *err, siz
  */
 static bool quotable(const char *w)
 {
-	size_t n = strspn(w, "0123456789abcdefABCDEF.:/");
+	size_t n = strspn(w, "0123456789abcdefABCDEF.:/-");
 
 	return !w[n] && n <= sizeof("ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255/128") - 1;
 }
@@ -155,6 +229,17 @@ int xrl_set_read(struct xrl_pset *ps, FILE *f, const char *name, char *err, size
 		if (!w)
 			continue;
 		extra = strtok_r(NULL, " \t\r\n", &save);
+		if (ps->kind == XRL_PSET_PORTS || (ps->kind == XRL_PSET_ANY && port_word(w))) {
+			if (extra && quotable(extra))
+				return fail(err, len,
+					    "%s:%d: '%s' after '%s': a port set's file holds one port or range a line",
+					    name, lineno, extra, w);
+			if (extra || !quotable(w))
+				return fail(
+					err, len,
+					"%s:%d: not a port, and not shown: it holds characters no port has (a port set's file holds one port or range lo-hi a line, '#' a comment)",
+					name, lineno);
+		}
 		if (extra && quotable(w) && quotable(extra))
 			return fail(err, len, "%s:%d: '%s' after the prefix '%s': a set file holds one prefix a line",
 				    name, lineno, extra, w);
@@ -249,7 +334,21 @@ int xrl_set_parse(int argc, char **argv, FILE *f, const char *file, int *lineno,
 	bool closed = false;
 	size_t total = 0;
 	int col = 0, got;
+	const char *ports = "";
 
+	if (argc >= 2 && !strcmp(argv[1], "ports")) {
+		/* 'set NAME ports { ... }': the words after "ports" as a prefix set's after its name. */
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+		ps.kind = XRL_PSET_PORTS;
+		ports = " ports";
+	}
+	if (argc < 2 && ps.kind == XRL_PSET_PORTS)
+		return fail(
+			err, len,
+			"%s:%d: a port set needs its ports: 'set NAME ports file PATH' or 'set NAME ports { 80, 443, 8000-8999 }'",
+			file, *lineno);
 	if (argc < 2)
 		return fail(
 			err, len,
@@ -265,8 +364,8 @@ int xrl_set_parse(int argc, char **argv, FILE *f, const char *file, int *lineno,
 	strcpy(ps.name, argv[0]);
 	if (!strcmp(argv[1], "file")) {
 		if (argc != 3)
-			return fail(err, len, "%s:%d: 'set %s file' takes one path, with no space in it", file, *lineno,
-				    ps.name);
+			return fail(err, len, "%s:%d: 'set %s%s file' takes one path, with no space in it", file,
+				    *lineno, ps.name, ports);
 		if (set_path(argv[2], file, ps.path, msg, sizeof(msg)) ||
 		    xrl_set_read_file(&ps, ps.path, msg, sizeof(msg))) {
 			free(ps.v);
@@ -306,8 +405,9 @@ int xrl_set_parse(int argc, char **argv, FILE *f, const char *file, int *lineno,
 		}
 		xrl_pset_sort(&ps);
 	} else {
-		return fail(err, len, "%s:%d: 'set %s %s': expected 'file PATH' or '{ PREFIX, ... }'", file, *lineno,
-			    ps.name, argv[1]);
+		return fail(err, len, "%s:%d: 'set %s%s %s': expected 'file PATH' or '{ %s, ... }'%s", file, *lineno,
+			    ps.name, ports, argv[1], ps.kind == XRL_PSET_PORTS ? "PORT" : "PREFIX",
+			    ps.kind == XRL_PSET_PORTS ? "" : " (a set of ports is 'set NAME ports { 80, 443 }')");
 	}
 	tmp = realloc(set->sets, (set->nsets + 1) * sizeof(*tmp));
 	if (!tmp) {
@@ -376,14 +476,56 @@ static void where(const struct xrl_pset *ps, __u32 at, const char *file, char *b
 		snprintf(buf, len, "%s:%d", file, line ? line : ps->line);
 }
 
-/* A set a match rule's src or dst names that the rule set does not define, or NULL. */
-static const char *match_set(const struct xrl_ruleset *set, const struct xrl_spec *s)
+static bool uses_ports(const struct xrl_spec *s, const char *name)
 {
-	if (s->m.src.set[0] && !xrl_ruleset_set(set, s->m.src.set))
-		return s->m.src.set;
-	if (s->m.dst.set[0] && !xrl_ruleset_set(set, s->m.dst.set))
-		return s->m.dst.set;
-	return NULL;
+	return s->kind == XRL_KIND_MATCH && (!strcmp(s->m.sport_set, name) || !strcmp(s->m.dport_set, name));
+}
+
+/*
+ * What is wrong with the sets rule s names, into err: one not defined, or
+ * of the other kind (a port set as an address, a prefix set as ports).
+ */
+static int rule_sets(const struct xrl_ruleset *set, const struct xrl_spec *s, const char *file, char *err, size_t len)
+{
+	const char *addr[3] = { s->set, s->kind == XRL_KIND_MATCH ? s->m.src.set : "",
+				s->kind == XRL_KIND_MATCH ? s->m.dst.set : "" };
+	const char *aword[3] = { s->kind == XRL_KIND_DST ? "dst" : "prefix", "src", "dst" };
+	const char *port[2] = { s->kind == XRL_KIND_MATCH ? s->m.sport_set : "",
+				s->kind == XRL_KIND_MATCH ? s->m.dport_set : "" };
+	const char *pword[2] = { "sport", "dport" };
+	const struct xrl_pset *ps;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		if (!addr[k][0])
+			continue;
+		ps = xrl_ruleset_set(set, addr[k]);
+		if (!ps)
+			return fail(err, len,
+				    "%s:%d: set @%s is not defined: add 'set %s file PATH' or 'set %s { ... }'", file,
+				    s->line, addr[k], addr[k], addr[k]);
+		if (ps->kind == XRL_PSET_PORTS)
+			return fail(
+				err, len,
+				"%s:%d: '%s @%s': set %s holds ports (line %d), and '%s' takes a set of prefixes: match its ports with 'dport @%s' or 'sport @%s' in a rule of several fields (with 'proto tcp' or 'proto udp'), or define a prefix set 'set NAME { PREFIX, ... }'",
+				file, s->line, aword[k], addr[k], addr[k], ps->line, aword[k], addr[k], addr[k]);
+	}
+	for (k = 0; k < 2; k++) {
+		if (!port[k][0])
+			continue;
+		ps = xrl_ruleset_set(set, port[k]);
+		if (!ps)
+			return fail(
+				err, len,
+				"%s:%d: set @%s is not defined: add 'set %s ports { 80, 443, 8000-8999 }' or 'set %s ports file PATH'",
+				file, s->line, port[k], port[k], port[k]);
+		if (ps->kind != XRL_PSET_PORTS)
+			return fail(
+				err, len,
+				"%s:%d: '%s @%s': set %s holds prefixes (line %d), and '%s' takes a set of ports: match its prefixes with 'src @%s' or 'dst @%s', or define a port set 'set NAME ports { 80, 443 }'",
+				file, s->line, pword[k], port[k], port[k], ps->line, pword[k], port[k], port[k]);
+	}
+	return 0;
 }
 
 int xrl_ruleset_check_sets(struct xrl_ruleset *set, const char *file, char *err, size_t len)
@@ -394,18 +536,11 @@ int xrl_ruleset_check_sets(struct xrl_ruleset *set, const char *file, char *err,
 
 	for (i = 0; i < set->n; i++) {
 		const struct xrl_spec *s = &set->v[i];
-		const char *used = match_set(set, s);
 
-		if (used)
-			return fail(err, len,
-				    "%s:%d: set @%s is not defined: add 'set %s file PATH' or 'set %s { ... }'", file,
-				    s->line, used, used, used);
+		if (rule_sets(set, s, file, err, len))
+			return -EINVAL;
 		if (!s->set[0])
 			continue;
-		if (!xrl_ruleset_set(set, s->set))
-			return fail(err, len,
-				    "%s:%d: set @%s is not defined: add 'set %s file PATH' or 'set %s { ... }'", file,
-				    s->line, s->set, s->set, s->set);
 		for (j = 0; j < i; j++)
 			if (set->v[j].kind == s->kind && !strcmp(set->v[j].set, s->set))
 				return fail(
@@ -415,9 +550,15 @@ int xrl_ruleset_check_sets(struct xrl_ruleset *set, const char *file, char *err,
 	}
 	for (i = 0; i < set->nsets; i++) {
 		for (j = 0; j < set->n && strcmp(set->v[j].set, set->sets[i].name) &&
-			    !uses(&set->v[j].m.src, set->sets[i].name) && !uses(&set->v[j].m.dst, set->sets[i].name);
+			    !uses(&set->v[j].m.src, set->sets[i].name) && !uses(&set->v[j].m.dst, set->sets[i].name) &&
+			    !uses_ports(&set->v[j], set->sets[i].name);
 		     j++)
 			;
+		if (j == set->n && set->sets[i].kind == XRL_PSET_PORTS)
+			return fail(
+				err, len,
+				"%s:%d: port set %s is defined but no rule uses it: add one ('proto tcp dport @%s ...' or 'sport @%s' in a rule of several fields), or drop the set",
+				file, set->sets[i].line, set->sets[i].name, set->sets[i].name, set->sets[i].name);
 		if (j == set->n)
 			return fail(
 				err, len,
@@ -464,7 +605,18 @@ int xrl_pset_fprint(FILE *f, const struct xrl_pset *ps, bool inline_)
 	size_t i;
 
 	if (ps->path[0] && !inline_) {
-		fprintf(f, "set %s file %s\n", ps->name, ps->path);
+		fprintf(f, "set %s%s file %s\n", ps->name, ps->kind == XRL_PSET_PORTS ? " ports" : "", ps->path);
+		return ferror(f) ? -EIO : 0;
+	}
+	if (ps->kind == XRL_PSET_PORTS) {
+		fprintf(f, "set %s ports {", ps->name);
+		for (i = 0; i < ps->nports; i++) {
+			fprintf(f, "%s%u", ps->nports > 16 && !(i % 16) ? "\n\t" : " ", ps->ports[i].lo);
+			if (ps->ports[i].hi != ps->ports[i].lo)
+				fprintf(f, "-%u", ps->ports[i].hi);
+			fprintf(f, "%s", i + 1 < ps->nports ? "," : "");
+		}
+		fprintf(f, "%s}\n", ps->nports > 16 ? "\n" : " ");
 		return ferror(f) ? -EIO : 0;
 	}
 	fprintf(f, "set %s {", ps->name);
