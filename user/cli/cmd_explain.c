@@ -400,7 +400,6 @@ static void explain_rule_plain(const struct explain_report *er, const struct exp
 	int k, np;
 	const struct xrl_spec *s = x->s;
 	char line[256], p[INET6_ADDRSTRLEN + 8], win[96];
-	int k;
 
 	xrl_spec_format(s, line, sizeof(line));
 	if (x->allow)
