@@ -339,10 +339,9 @@ static __always_inline struct xrl_latch *xrl_latch_at(struct xrl_rule *r, struct
 	struct xrl_latch *l;
 
 	xrl_key_for(&pc->key, r, pc, bytes);
-	pc->latch_ix = xrl_key_hash(&pc->key);
-	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
+	l = xrl_latch_find(pc); /* the key's, or NULL */
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
-	if (!l || !rs || !xrl_latch_live(l, r, rs, &pc->key, xrl_key_threshold(r, &pc->key), &pc->clk))
+	if (!l || !rs || !xrl_latch_live_own(l, r, rs, xrl_key_threshold(r, &pc->key), &pc->clk))
 		return NULL;
 	return l;
 }
@@ -449,9 +448,8 @@ __noinline int xrl_latch_windows(struct xrl_rule *r, struct xrl_pctx *pc)
 			break;
 		}
 		xrl_key_for(&pc->key, w, pc, xrl_bytes_only(w));
-		pc->latch_ix = xrl_key_hash(&pc->key);
-		l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
-		if (!l || l->gen != w->gen || !xrl_key_equal(&l->key, &pc->key)) {
+		l = xrl_latch_find(pc); /* the key's, or NULL */
+		if (!l || l->gen != w->gen) {
 			all = 0;
 			continue;
 		}
@@ -486,7 +484,7 @@ __noinline int xrl_latch_windows(struct xrl_rule *r, struct xrl_pctx *pc)
 	if (k)
 		xrl_lease_windows_back(r, pc, k);
 	xrl_key_for(&pc->key, r, pc, 0);
-	pc->latch_ix = xrl_key_hash(&pc->key);
+	xrl_latch_find(pc);
 	return 0;
 }
 

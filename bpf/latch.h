@@ -15,6 +15,8 @@
 #include "clock.h"
 #include "threshold.h"
 #include "maps.h"
+#include "config.h"
+#include "pctx.h"
 
 /*
  * The flood path: the key's latch says it is over in the bucket the rule's
@@ -61,13 +63,88 @@ static __always_inline __u64 xrl_until_jiffies(__u64 end, __u64 now, __u64 j)
  * so that a flood's packets near the end of every bucket are answered here
  * too, not on the slow path.
  */
+static __always_inline int xrl_latch_live_own(const struct xrl_latch *l, const struct xrl_rule *r,
+					      const struct xrl_rule_stats *rs, __u64 thr, struct xrl_times *clk)
+{
+	return l->gen == r->gen && l->threshold == thr && rs->gen == r->gen && rs->shape_ok &&
+	       rs->buckets == r->buckets && rs->interval == r->interval_ns && rs->slot.epoch == l->epoch &&
+	       (xrl_jiffies() < l->until_jiffies || xrl_precise(clk) < rs->slot.end);
+}
+
+/* The same for a latch l that may be another key's than k. */
 static __always_inline int xrl_latch_live(const struct xrl_latch *l, const struct xrl_rule *r,
 					  const struct xrl_rule_stats *rs, const struct xrl_key *k, __u64 thr,
 					  struct xrl_times *clk)
 {
-	return l->gen == r->gen && l->threshold == thr && rs->gen == r->gen && rs->shape_ok &&
-	       rs->buckets == r->buckets && rs->interval == r->interval_ns && rs->slot.epoch == l->epoch &&
-	       xrl_key_equal(&l->key, k) && (xrl_jiffies() < l->until_jiffies || xrl_precise(clk) < rs->slot.end);
+	return xrl_key_equal(&l->key, k) && xrl_latch_live_own(l, r, rs, thr, clk);
+}
+
+/*
+ * Whether latch l, another key's, gives up its slot: empty, expired, or a
+ * lease with no passes left. (A live one keeps it: xrl_latch_set.)
+ */
+static __always_inline int xrl_latch_free(const struct xrl_latch *l)
+{
+	return !l->gen || xrl_jiffies() >= l->until_jiffies ||
+	       (l->kind == XRL_LATCH_LEASE && !xrl_latch_count(l->word));
+}
+
+/*
+ * The slot of the key of pc's latch on this CPU, made pc->latch_ix, when
+ * not its home: the way of its set that holds it (returns 1), else the
+ * first way free for it (xrl_latch_free), else its home, whose tenant keeps
+ * it. A global function, verified once, in a frame of its own: the
+ * judgements' frames have no stack left for the walk.
+ */
+__noinline int xrl_latch_seek(struct xrl_pctx *pc)
+{
+	__u32 home, i, ix, free;
+	int freed = 0;
+	struct xrl_latch *l;
+
+	if (!pc)
+		return 0;
+	home = pc->latch_ix;
+	free = home;
+	for (i = 1; i < XRL_LATCH_WAYS; i++) {
+		ix = home ^ i;
+		l = bpf_map_lookup_elem(&xrl_latches, &ix);
+		if (!l)
+			break;
+		if (l->gen && xrl_key_equal(&l->key, &pc->key)) {
+			pc->latch_ix = ix;
+			return 1;
+		}
+		if (!freed && xrl_latch_free(l)) {
+			free = ix;
+			freed = 1;
+		}
+	}
+	l = bpf_map_lookup_elem(&xrl_latches, &home);
+	pc->latch_ix = freed && l && !xrl_latch_free(l) ? free : home;
+	return 0;
+}
+
+/*
+ * The latch of pc's key on this CPU (gen 0: retired), NULL when it has none; its slot, or
+ * the one it may take, made pc->latch_ix. One of the XRL_LATCH_WAYS of its
+ * set, home first (xrl_latch_home: a flood's key is found there, in one
+ * line), else found by xrl_latch_seek. So that a thousand keys over do not
+ * push each other out of their slots, as they did direct-mapped; and the
+ * latches are as many as the table's keys, up to a cap (xrl_latch_bits_for).
+ */
+static __always_inline struct xrl_latch *xrl_latch_find(struct xrl_pctx *pc)
+{
+	struct xrl_latch *l;
+
+	pc->latch_ix = xrl_latch_home(xrl_key_hash64(&pc->key), xrl_cfg.latch_bits);
+	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
+	/* The key's, or its own retired (gen 0): either way its slot, where its next latch goes. */
+	if (!l || xrl_key_equal(&l->key, &pc->key))
+		return l;
+	if (!xrl_latch_seek(pc))
+		return NULL;
+	return bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
 }
 
 /* Whether l is k's latch, for rule r's gen, in the bucket of slot s. */

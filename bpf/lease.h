@@ -86,21 +86,21 @@ struct xrl_revoke {
 };
 
 /*
- * One CPU's latch slot of the key: what its lease has left in a bucket of
- * the window, taken from the word, and back from that bucket.
+ * One CPU's latch slot ix, when it is the key's: what its lease has left in
+ * a bucket of the window, taken from the word, and back from that bucket.
+ * -1: the CPU is past the last possible one.
  */
-static long xrl_revoke_cpu(__u64 cpu, void *data)
+static __always_inline int xrl_revoke_way(struct xrl_revoke *v, __u64 cpu, __u32 ix)
 {
-	struct xrl_revoke *v = data;
 	struct xrl_latch *l;
 	struct xrl_state *st;
 	struct xrl_slot ls = {};
 	__u32 got;
 	__u64 w;
 
-	l = bpf_map_lookup_percpu_elem(&xrl_latches, &v->ix, (__u32)cpu);
+	l = bpf_map_lookup_percpu_elem(&xrl_latches, &ix, (__u32)cpu);
 	if (!l)
-		return 1;
+		return -1;
 	/* A full barrier, then the fields the word goes with (xrl_lease_set publishes them first). */
 	w = xrl_lword_peek(&l->word);
 	if (!xrl_latch_count(w) || l->kind != XRL_LATCH_LEASE || l->gen != v->gen || l->born != v->born ||
@@ -116,6 +116,18 @@ static long xrl_revoke_cpu(__u64 cpu, void *data)
 		xrl_unreserve(&st->ring, XRL_CELLS, &ls, got, XRL_RESERVE_TRIES);
 		v->got += got;
 	}
+	return 0;
+}
+
+/* One CPU's latches of the key's set (xrl_latch_find): its lease there, if any. */
+static long xrl_revoke_cpu(__u64 cpu, void *data)
+{
+	struct xrl_revoke *v = data;
+	__u32 i;
+
+	for (i = 0; i < XRL_LATCH_WAYS; i++)
+		if (xrl_revoke_way(v, cpu, v->ix ^ i) < 0)
+			return 1;
 	return 0;
 }
 
@@ -144,7 +156,7 @@ __noinline int xrl_lease_revoke(struct xrl_rule *r, struct xrl_pctx *pc)
 	__sync_lock_test_and_set(&st->leased, 0);
 	__builtin_memcpy(&v.key, &pc->key, sizeof(v.key));
 	v.born = st->warm;
-	v.ix = pc->latch_ix;
+	v.ix = pc->latch_ix & ~(XRL_LATCH_WAYS - 1U); /* its set's first way */
 	v.gen = r->gen;
 	v.epoch = rs->slot.epoch;
 	v.span = r->buckets;
@@ -167,14 +179,12 @@ __noinline int xrl_lease_give_back(struct xrl_rule *r, struct xrl_pctx *pc)
 	struct xrl_slot ls = {};
 	struct xrl_latch *l;
 	struct xrl_state *st;
-	__u32 ix;
 
 	if (!r || !pc)
 		return 0;
 	xrl_key_for(&pc->key, r, pc, 0);
-	ix = xrl_key_hash(&pc->key);
-	l = bpf_map_lookup_elem(&xrl_latches, &ix);
-	if (!l || l->kind != XRL_LATCH_LEASE || l->gen != r->gen || !xrl_key_equal(&l->key, &pc->key))
+	l = xrl_latch_find(pc); /* the key's, or NULL */
+	if (!l || l->kind != XRL_LATCH_LEASE || l->gen != r->gen)
 		return 0;
 	ls.epoch = l->epoch;
 	ls.idx = l->idx;

@@ -115,7 +115,11 @@ struct {
 	__type(value, struct xrl_scratch); /* sized at load: xrl_scratch_size */
 } xrl_scratch SEC(".maps");
 
-/* Keys over their limit, per CPU: an array the verifier inlines, indexed by xrl_key_hash. */
+/*
+ * Keys over their limit, per CPU: an array the verifier inlines, in sets of
+ * XRL_LATCH_WAYS slots (xrl_latch_find); 1 << xrl_cfg.latch_bits of them,
+ * sized at load.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, XRL_LATCHES);

@@ -20,7 +20,14 @@
 #define XRL_MIN_RULE_IDS 256   /* ... at least */
 #define XRL_DEFAULT_KEYS 65536
 #define XRL_LATCH_BITS 10
-#define XRL_LATCHES (1 << XRL_LATCH_BITS) /* per CPU: keys known to be over their limit */
+#define XRL_LATCHES (1 << XRL_LATCH_BITS) /* per CPU: keys known to be over their limit, at least */
+/*
+ * ... and at most (the loader sizes them for the table's keys: xrl_latch_bits_for):
+ * 512 KiB a CPU, room for a flood from the thousands of sources of a reflection.
+ */
+#define XRL_LATCH_MAX_BITS 13
+/* A key's latch is in one of this many adjacent slots from its home (xrl_latch_home): a set. */
+#define XRL_LATCH_WAYS 4
 /*
  * How a key's latch slot is found, recorded in xrl_ctl: the top bits of the
  * key's 64-bit hash (xrl_key_hash). 0 was a build's before it, which a
@@ -529,7 +536,21 @@ struct xrl_config {
 	/* The cells of every ring (xrl_state, xrl_rule_stats): their maps' values are sized for as many. */
 	__u32 cells;
 	__u32 features; /* XRL_FEAT_* and XRL_HAS_*: what the program carries (the rest pruned) */
+	__u32 latch_bits; /* the latches per CPU, as loaded: 1 << latch_bits (xrl_latch_bits_for) */
 };
-_Static_assert(sizeof(struct xrl_config) == 28, "xrl_config layout");
+_Static_assert(sizeof(struct xrl_config) == 32, "xrl_config layout");
+
+/*
+ * The latches' bits for a table of max_keys: its keys rounded up to a power
+ * of 2, XRL_LATCH_BITS to XRL_LATCH_MAX_BITS.
+ */
+static inline __u32 xrl_latch_bits_for(__u32 max_keys)
+{
+	__u32 b = XRL_LATCH_BITS;
+
+	while (b < XRL_LATCH_MAX_BITS && (1U << b) < max_keys)
+		b++;
+	return b;
+}
 
 #endif /* XRL_COMMON_H */

@@ -115,6 +115,16 @@ static inline __attribute__((always_inline)) __u32 xrl_key_hash(const struct xrl
 	return (__u32)(xrl_key_hash64(k) >> (64 - XRL_LATCH_BITS));
 }
 
+/*
+ * The home of a key of hash h (xrl_key_hash64) among 1 << bits latches: the
+ * hash's top bits. Its latch is there or in another way of its set (the
+ * XRL_LATCH_WAYS slots of the same bits but the lowest, home first).
+ */
+static inline __attribute__((always_inline)) __u32 xrl_latch_home(__u64 h, __u32 bits)
+{
+	return (__u32)(h >> (64 - bits));
+}
+
 /* Whether two keys are the same, word by word. */
 static inline __attribute__((always_inline)) int xrl_key_equal(const struct xrl_key *a, const struct xrl_key *b)
 {

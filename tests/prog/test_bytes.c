@@ -163,7 +163,7 @@ static void test_small_after_big(void **state)
 	assert_int_equal(inet_pton(AF_INET, SRC4, a), 1);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, a, 53, XRL_PROTO_UDP);
 	k.rule_id |= XRL_KEY_BYTES;
-	h = xrl_key_hash(&k);
+	h = fx_latch_home(f, &k);
 	{
 		struct xrl_latch *v = calloc(f->ncpus, sizeof(*v));
 

@@ -154,7 +154,7 @@ static int group_teardown(void **state)
 static void latch_to_v0_slot(struct fx *f, const struct xrl_key *k)
 {
 	struct xrl_latch *v = calloc(f->ncpus, sizeof(*v)), l;
-	__u32 h = xrl_key_hash(k), h0 = xrl_latch_slot(0, k);
+	__u32 h = fx_latch_home(f, k), h0 = xrl_latch_slot(0, k);
 
 	assert_non_null(v);
 	assert_int_not_equal(h, h0);

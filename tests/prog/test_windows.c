@@ -61,7 +61,7 @@ static struct xrl_latch latch_of(struct fx *f, const struct xrl_rule *r)
 	assert_non_null(v);
 	assert_int_equal(inet_pton(AF_INET, SRC4, a), 1);
 	xrl_key_make(&k, r, XRL_FAMILY_V4, a, 53, XRL_PROTO_UDP);
-	h = xrl_key_hash(&k);
+	h = fx_latch_home(f, &k);
 	assert_int_equal(bpf_map_lookup_elem(f->latches, &h, v), 0);
 	l = v[cpus[0]];
 	free(v);

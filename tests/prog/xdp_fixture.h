@@ -52,6 +52,7 @@ struct fx {
 	struct xrl_ctl ctl0; /* as loaded */
 	__u32 new_keys_cpu;  /* set before the load: the cap on new states; 0, none */
 	__u32 sketch_width;  /* set before the load: the sketch's columns; 0, the default */
+	__u32 max_keys;	     /* set before the load: the window states' table; 0, 4096 */
 	__u32 gso_mtu;	     /* set before the load: generic mode's MTU (xrl_config.gso_mtu); 0, native */
 	__u32 features;	     /* set before the load: what the program carries (XRL_FEAT_*); 0, everything */
 	/* Set before the load: the rings' cells (xrl_config.cells); 0, XRL_SHORT_CELLS (rule_totals reads those). */
@@ -120,8 +121,16 @@ static inline void fx_open(struct fx *f, __u32 malformed)
 	bpf_map__set_value_size(f->skel->maps.xrl_state, xrl_state_size(f->skel->rodata->xrl_cfg.cells));
 	bpf_map__set_value_size(f->skel->maps.xrl_rule_stats, xrl_rule_stats_size(f->skel->rodata->xrl_cfg.cells));
 	bpf_map__set_value_size(f->skel->maps.xrl_scratch, xrl_scratch_size(f->skel->rodata->xrl_cfg.cells));
-	/* As the loader's --max-keys does. */
-	bpf_map__set_max_entries(f->skel->maps.xrl_state, 4096);
+	/* As the loader's --max-keys does, and the latches for as many keys. */
+	bpf_map__set_max_entries(f->skel->maps.xrl_state, f->max_keys ?: 4096);
+	f->skel->rodata->xrl_cfg.latch_bits = xrl_latch_bits_for(f->max_keys ?: 4096);
+	bpf_map__set_max_entries(f->skel->maps.xrl_latches, 1U << f->skel->rodata->xrl_cfg.latch_bits);
+}
+
+/* The home of key k's latch (its set's first way to look in: bpf/latch.h) in f's program. */
+static inline __u32 fx_latch_home(const struct fx *f, const struct xrl_key *k)
+{
+	return xrl_latch_home(xrl_key_hash64(k), f->skel->rodata->xrl_cfg.latch_bits);
 }
 
 static inline void fx_load_opened(struct fx *f)
@@ -240,7 +249,7 @@ static inline int fx_reset(struct fx *f)
 	xrl_lpm_clear(&f->lm, 0);
 	xrl_lpm_clear(&f->lm, 1);
 	f->nlpm[0] = f->nlpm[1] = 0;
-	for (id = 0; id < XRL_LATCHES && !err; id++)
+	for (id = 0; id < bpf_map__max_entries(f->skel->maps.xrl_latches) && !err; id++)
 		err = bpf_map_update_elem(f->latches, &id, zeros, BPF_ANY);
 	f->nports[0] = f->nports[1] = 0;
 	for (id = 0; id <= f->next_id && !err; id++)

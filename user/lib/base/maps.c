@@ -285,6 +285,8 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 		}
 		if (!strcmp(wanted[i].name, XRL_MAP_RULE_STATS))
 			m->rule_ids = info.max_entries;
+		if (!strcmp(wanted[i].name, XRL_MAP_LATCHES))
+			m->latch_count = info.max_entries;
 		if (!strcmp(wanted[i].name, XRL_MAP_MATCH_RULES))
 			m->match_slots = info.max_entries;
 		if (!strcmp(wanted[i].name, XRL_MAP_LBVS_BITS)) {

@@ -154,6 +154,11 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 		cm->how = XRL_CARRY_SKETCH;
 		return 0;
 	}
+	/* The latches, sized for another table (--max-keys, or a build before they were): new ones, the old ones' blocks to the states. */
+	if (same_kv && !strcmp(cm->name, XRL_MAP_LATCHES)) {
+		cm->how = XRL_CARRY_LATCHES;
+		return 0;
+	}
 	/* The rules' stats: rings of other cells, another count of counter slots, or a retired layout's. */
 	if (same_k && !strcmp(cm->name, XRL_MAP_RULE_STATS)) {
 		cm->ocells = rule_stats_cells(c, cm->info.value_size);

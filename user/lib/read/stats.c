@@ -7,6 +7,7 @@
 #include "read/stats.h"
 #include "layouts/retired.h"
 #include "xrl_key.h"
+#include "base/objinfo.h"
 
 int xrl_clock_now(__u32 clock, __u64 *now)
 {
@@ -158,6 +159,21 @@ int xrl_new_keys_capped(const struct xrl_maps *m, __u32 new_keys, int *cpus)
 	return 0;
 }
 
+/* The first slot of the set of key k's latches (XRL_LATCH_WAYS slots: bpf/latch.h) in maps m. */
+static __u32 latch_set_of(const struct xrl_maps *m, const struct xrl_key *k)
+{
+	__u32 bits = XRL_LATCH_BITS, n = m->latch_count, h;
+	struct bpf_map_info info;
+
+	/* Maps a caller put together itself say not: the kernel does. */
+	if (!n && !xrl_obj_info(m->latches, &info, sizeof(info)))
+		n = info.max_entries;
+	while (bits < 31 && (1U << bits) < n)
+		bits++;
+	h = m->latches_retired ? xrl_latch_slot(m->latch_slots, k) : xrl_latch_home(xrl_key_hash64(k), bits);
+	return h & ~(XRL_LATCH_WAYS - 1U);
+}
+
 /*
  * Blocks the CPUs' latches of key hold for buckets still in its window at now,
  * or with last in the last whole interval (the n buckets before now's); and
@@ -169,7 +185,7 @@ static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, c
 {
 	size_t stride = xrl_percpu_stride(sizeof(struct xrl_latch));
 	char *buf = xrl_percpu_alloc(m->ncpus, sizeof(struct xrl_latch));
-	__u32 h = m->latches_retired ? xrl_latch_slot(m->latch_slots, key) : xrl_key_hash(key);
+	__u32 set = latch_set_of(m, key), h;
 	struct xrl_slot s;
 	int cpu, ret = 0;
 
@@ -180,19 +196,23 @@ static int latched_blocks(const struct xrl_maps *m, const struct xrl_key *key, c
 	__u64 blen = r->interval_ns / r->buckets;
 
 	xrl_slot_at(&s, last ? now - blen : now, blen, m->cells);
-	if (bpf_map_lookup_elem(m->latches, &h, buf)) {
-		ret = -errno;
-		goto out;
-	}
-	for (cpu = 0; cpu < m->ncpus; cpu++) {
-		const struct xrl_latch *l = (const void *)(buf + (size_t)cpu * stride);
+	/* Each CPU's latch of the key is in one way of its set, not the same on every CPU. */
+	for (h = set; h < set + XRL_LATCH_WAYS; h++) {
+		if (bpf_map_lookup_elem(m->latches, &h, buf)) {
+			ret = -errno;
+			goto out;
+		}
+		for (cpu = 0; cpu < m->ncpus; cpu++) {
+			const struct xrl_latch *l = (const void *)(buf + (size_t)cpu * stride);
 
-		if (l->gen != r->gen || !xrl_key_equal(&l->key, key) || !xrl_live(s.epoch, l->epoch, r->buckets))
-			continue;
-		if (l->kind == XRL_LATCH_LEASE)
-			*leased += xrl_latch_count(l->word);
-		else
-			*block += xrl_latch_count(l->word);
+			if (l->gen != r->gen || !xrl_key_equal(&l->key, key) ||
+			    !xrl_live(s.epoch, l->epoch, r->buckets))
+				continue;
+			if (l->kind == XRL_LATCH_LEASE)
+				*leased += xrl_latch_count(l->word);
+			else
+				*block += xrl_latch_count(l->word);
+		}
 	}
 out:
 	free(buf);
