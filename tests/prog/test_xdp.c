@@ -19,7 +19,7 @@
 #include "read/stats.h"
 #include "base/memory.h"
 
-static struct fx fx_pass, fx_drop, fx_evasive, fx_generic = { .gso_mtu = 500 };
+static struct fx fx_pass, fx_drop, fx_evasive, fx_generic = { .gso_mtu = 500 }, fx_flood = { .max_keys = 8192 };
 
 static int setup(void **state)
 {
@@ -37,6 +37,12 @@ static int setup_generic(void **state)
 	return fx_setup(state, &fx_generic, XRL_MALPOL_EVASIVE);
 }
 
+/* A table of 8192 keys, and the latches a load sizes for it. */
+static int setup_flood(void **state)
+{
+	return fx_setup(state, &fx_flood, 0);
+}
+
 /* The default policy: load --malformed drop-evasive. */
 static int setup_evasive(void **state)
 {
@@ -50,6 +56,7 @@ static int group_teardown(void **state)
 	xdp_ratelimit_bpf__destroy(fx_drop.skel);
 	xdp_ratelimit_bpf__destroy(fx_evasive.skel);
 	xdp_ratelimit_bpf__destroy(fx_generic.skel);
+	xdp_ratelimit_bpf__destroy(fx_flood.skel);
 	return 0;
 }
 
@@ -2400,6 +2407,67 @@ static void test_latch_takeover_hands_on_blocks(void **state)
 	assert_true(s.pass == 1 && s.block == 4);
 }
 
+/*
+ * A flood from 5000 sources over a per-source limit (a reflection's size):
+ * each source's latch holds it on the CPU, in a way of its set, so every
+ * block after its first is the flood path's, counted in the latch and none
+ * in its window's ring; and the stats, reading every way, add them. (With
+ * 1024 slots direct-mapped, about four in five sources found their slot
+ * another's, and were judged on the slow path at every packet.)
+ */
+static void test_latch_holds_5000_sources(void **state)
+{
+	struct fx *f = fx_get(state);
+	struct xrl_rule r = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
+	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_SHORT_CELLS };
+	struct xrl_latch *v = calloc(f->ncpus, sizeof(*v));
+	int i, round, held = 0, in_ring = 0, summed = 0;
+	char src[32];
+	struct pkt p;
+
+	assert_non_null(v);
+	need_tick(f);
+	put_port(f, XRL_PROTO_UDP, 53, &r);
+	set_now(f, T0 + 100 * MS);
+	for (round = 0; round < 4; round++) /* a pass each, then 3 blocks each, source after source */
+		for (i = 0; i < 5000; i++) {
+			snprintf(src, sizeof(src), "10.9.%d.%d", i / 250, 1 + i % 250);
+			udp4(&p, src, 53);
+			assert_int_equal(run(f, &p), round ? XDP_DROP : XDP_PASS);
+		}
+	for (i = 0; i < 5000; i++) {
+		__u8 a[16] = {};
+		struct xrl_key k = {};
+		struct xrl_state st;
+		struct xrl_sum sum;
+		__u32 set, h, c, n = 0;
+
+		snprintf(src, sizeof(src), "10.9.%d.%d", i / 250, 1 + i % 250);
+		assert_int_equal(inet_pton(AF_INET, src, a), 1);
+		xrl_key_make(&k, &r, XRL_FAMILY_V4, a, 53, XRL_PROTO_UDP);
+		set = fx_latch_home(f, &k) & ~(XRL_LATCH_WAYS - 1U);
+		for (h = set; h < set + XRL_LATCH_WAYS; h++) {
+			const struct xrl_latch *l = &v[cpus[0]];
+
+			assert_int_equal(bpf_map_lookup_elem(f->latches, &h, v), 0);
+			if (l->gen == r.gen && xrl_key_equal(&l->key, &k) && l->kind == XRL_LATCH_OVER &&
+			    xrl_latch_count(l->word) == 3)
+				n++;
+		}
+		held += n == 1;
+		assert_int_equal(bpf_map_lookup_elem(f->state, &k, &st), 0);
+		for (c = 0; c < XRL_SHORT_CELLS && !st.ring.c[c].block; c++)
+			;
+		in_ring += c < XRL_SHORT_CELLS;
+		assert_int_equal(xrl_key_window(&m, &k, &r, T0 + 100 * MS, &sum), 0);
+		summed += sum.pass == 1 && sum.block == 3;
+	}
+	free(v);
+	if (held != 5000 || in_ring || summed != 5000)
+		fail_msg("of 5000 sources over, %d latched with their 3 blocks, %d with blocks in the ring, %d summed right",
+			 held, in_ring, summed);
+}
+
 /* seen == passed + dropped, and each rule's pass + block is every packet it judged. */
 static void test_counters_add_up(void **state)
 {
@@ -2495,6 +2563,7 @@ int main(void)
 		T(test_slot_proof_clock_after_jiffies),
 		T(test_latch_late_jiffies),
 		T(test_latch_takeover_hands_on_blocks),
+		cmocka_unit_test_setup_teardown(test_latch_holds_5000_sources, setup_flood, fx_teardown),
 		T(test_slot_proof_reads_jiffies_only),
 		T(test_slot_proof_late_jiffies),
 		T(test_lease_spent_without_shared_write),
