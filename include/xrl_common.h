@@ -23,9 +23,12 @@
 #define XRL_LATCHES (1 << XRL_LATCH_BITS) /* per CPU: keys known to be over their limit, at least */
 /*
  * ... and at most (the loader sizes them for the table's keys: xrl_latch_bits_for):
- * 512 KiB a CPU, room for a flood from the thousands of sources of a reflection.
+ * 512 KiB a CPU, room for a flood from the thousands of sources of a reflection;
+ * and past XRL_LATCHES, no more than XRL_LATCH_BUDGET bytes over all CPUs
+ * (with many, a flood's sources are spread over them: 1024 a CPU at 256 CPUs).
  */
 #define XRL_LATCH_MAX_BITS 13
+#define XRL_LATCH_BUDGET (16U << 20)
 /* A key's latch is in one of this many adjacent slots from its home (xrl_latch_home): a set. */
 #define XRL_LATCH_WAYS 4
 /*
@@ -341,6 +344,21 @@ struct xrl_latch {
 _Static_assert(sizeof(struct xrl_latch) == 64, "xrl_latch layout");
 
 /*
+ * The latches' bits a CPU for a table of max_keys on ncpus possible CPUs:
+ * its keys rounded up to a power of 2, XRL_LATCH_BITS to XRL_LATCH_MAX_BITS,
+ * within XRL_LATCH_BUDGET.
+ */
+static inline __u32 xrl_latch_bits_for(__u32 max_keys, int ncpus)
+{
+	__u64 most = XRL_LATCH_BUDGET / sizeof(struct xrl_latch) / (__u64)(ncpus > 0 ? ncpus : 1);
+	__u32 b = XRL_LATCH_BITS;
+
+	while (b < XRL_LATCH_MAX_BITS && (1U << b) < max_keys && (2ULL << b) <= most)
+		b++;
+	return b;
+}
+
+/*
  * Per-CPU, per rule id: totals and the rule-level window behind its QPS, and
  * what the program derives from the rule once rather than once a packet.
  */
@@ -540,17 +558,5 @@ struct xrl_config {
 };
 _Static_assert(sizeof(struct xrl_config) == 32, "xrl_config layout");
 
-/*
- * The latches' bits for a table of max_keys: its keys rounded up to a power
- * of 2, XRL_LATCH_BITS to XRL_LATCH_MAX_BITS.
- */
-static inline __u32 xrl_latch_bits_for(__u32 max_keys)
-{
-	__u32 b = XRL_LATCH_BITS;
-
-	while (b < XRL_LATCH_MAX_BITS && (1U << b) < max_keys)
-		b++;
-	return b;
-}
 
 #endif /* XRL_COMMON_H */

@@ -123,7 +123,7 @@ static inline void fx_open(struct fx *f, __u32 malformed)
 	bpf_map__set_value_size(f->skel->maps.xrl_scratch, xrl_scratch_size(f->skel->rodata->xrl_cfg.cells));
 	/* As the loader's --max-keys does, and the latches for as many keys. */
 	bpf_map__set_max_entries(f->skel->maps.xrl_state, f->max_keys ?: 4096);
-	f->skel->rodata->xrl_cfg.latch_bits = xrl_latch_bits_for(f->max_keys ?: 4096);
+	f->skel->rodata->xrl_cfg.latch_bits = xrl_latch_bits_for(f->max_keys ?: 4096, f->ncpus);
 	bpf_map__set_max_entries(f->skel->maps.xrl_latches, 1U << f->skel->rodata->xrl_cfg.latch_bits);
 }
 

@@ -156,7 +156,7 @@ int xrl_memory(int ncpus, __u32 max_keys, __u32 prefixes, __u32 dsts, __u32 sket
 		else if (m == skel->maps.xrl_sketch)
 			n = XRL_SKETCH_DEPTH * sketch_width;
 		else if (m == skel->maps.xrl_latches)
-			n = 1U << xrl_latch_bits_for(max_keys);
+			n = 1U << xrl_latch_bits_for(max_keys, ncpus);
 		else if (m == skel->maps.xrl_lpm_ranges)
 			n = (__u32)(2 * xrl_lpm_words(prefixes));
 		else if (m == skel->maps.xrl_set_items)

@@ -85,7 +85,7 @@ struct xdp_ratelimit_bpf *xrl_skel_open(const struct xrl_load_opts *o, char *err
 	skel->rodata->xrl_cfg.new_keys_cpu = xrl_new_keys_cpu(o->new_keys, ncpus > 0 ? ncpus : 1);
 	bpf_map__set_max_entries(skel->maps.xrl_state, o->max_keys);
 	/* Latches for a flood from as many sources as the table holds, up to a cap (a set of ways each: xrl_latch_find). */
-	skel->rodata->xrl_cfg.latch_bits = xrl_latch_bits_for(o->max_keys);
+	skel->rodata->xrl_cfg.latch_bits = xrl_latch_bits_for(o->max_keys, ncpus);
 	bpf_map__set_max_entries(skel->maps.xrl_latches, 1U << skel->rodata->xrl_cfg.latch_bits);
 	skel->rodata->xrl_cfg.sketch_width = o->sketch_width ?: XRL_SKETCH_DEFAULT_WIDTH;
 	bpf_map__set_max_entries(skel->maps.xrl_sketch, XRL_SKETCH_DEPTH * skel->rodata->xrl_cfg.sketch_width);
