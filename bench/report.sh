@@ -159,8 +159,8 @@ printf '%-56s %4s  %-22s %10s\n' "" "" "ns" "ns - DROP"
 chart_ns=$dir/chart-ns.dat
 : >"$chart_ns"
 base=$(med ns drop ns)
-for id in drop pass floor-lru floor-1way floor-2way precise-over precise-over6 precise-256 precise-100k precise-under precise-under100k \
-	precise-pfx coarse-over coarse-over6 coarse-256 coarse-100k coarse-under coarse-under100k coarse-pfx precise-sketch precise-sketch-over \
+for id in drop pass floor-lru floor-1way floor-2way precise-over precise-over6 precise-256 precise-5000 precise-100k precise-under \
+	precise-under100k precise-pfx coarse-over coarse-over6 coarse-256 coarse-5000 coarse-100k coarse-under coarse-under100k coarse-pfx precise-sketch precise-sketch-over \
 	precise-proto precise-portproto precise-under2 precise-under4 precise-dst precise-portdst precise-bytes precise-bothrates precise-warmup \
 	precise-warm precise-under-spec precise-under-all precise-set1k precise-set1m precise-capoff precise-capon \
 	precise-match1 precise-match1k precise-under60 precise-bytesunder precise-bytesunder60 \
@@ -200,6 +200,7 @@ for id in drop pass floor-lru floor-1way floor-2way precise-over precise-over6 p
 	*-over6) label="xdp-ratelimit ${id%%-*}: the same over IPv6" ;;
 	*-100k) label="xdp-ratelimit ${id%%-*}: 100k sources over their limits" ;;
 	*-256) label="xdp-ratelimit ${id%%-*}: the 256 sources of a /24 over their limits" ;;
+	*-5000) label="xdp-ratelimit ${id%%-*}: 5000 sources over their limits" ;;
 	*-under) label="xdp-ratelimit ${id%%-*}: under every limit (all pass)" ;;
 	*-under100k) label="xdp-ratelimit ${id%%-*}: 100k sources, each under its limit" ;;
 	*-pfx) label="xdp-ratelimit ${id%%-*}: 1000 prefix rules, 1 source over" ;;
@@ -241,6 +242,12 @@ for id in drop pass floor-lru floor-1way floor-2way precise-over precise-over6 p
 			if (d <= 25) printf "<=+25 over the one-rule row: met (%+d ns)", d
 			else printf "<=+25 over the one-rule row: MISSED by %d ns", d - 25
 			if (c != "") printf "; %+d over one rule of six fields", a - c }')
+	fi
+	# Issue 36: a reflection's flood, 5000 sources over, against one source over.
+	if [ "$id" = precise-5000 ] && [ -n "$(med ns precise-over ns)" ]; then
+		t=$(awk -v a="$m" -v b="$(med ns precise-over ns)" 'BEGIN { x = a / b
+			if (x <= 1.5) printf "<=1.5x one source: met (%.2fx)", x
+			else printf "<=1.5x one source: MISSED (%.2fx)", x }')
 	fi
 	# Issue 35: a 60-bucket window against the same passing over 2 buckets.
 	case $id in

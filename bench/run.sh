@@ -27,15 +27,16 @@
 # XRLB_ONLY=windows (only the long windows' rows, 60 buckets, and those they are measured against).
 # XRLB_ONLY=rates (only the rows of rules of several windows, and those they are measured against).
 # XRLB_ONLY=classifiers (only issue 34's classifiers side by side, bench/classifiers.sh: about a minute).
+# XRLB_ONLY=latch (only the rows of many sources over, 256 and 5000, and those they are measured against).
 # The defaults take about
 # 15 minutes on 2 CPUs.
 # Needs root. Everything it creates is named xrlb* and removed on exit.
 set -Eeuo pipefail
 # The rows asked for, before waiting for the lab.
 case ${XRLB_ONLY:-} in
-'' | sketch | proto | dst | bytes | upgrade | special | sets | capture | floor | match | windows | rates | classifiers) ;;
+'' | sketch | proto | dst | bytes | upgrade | special | sets | capture | floor | match | windows | rates | classifiers | latch) ;;
 *)
-	echo "bench: XRLB_ONLY=$XRLB_ONLY names no rows: give sketch, proto, dst, bytes, upgrade, special, sets, capture, floor, match, windows, rates or classifiers" >&2
+	echo "bench: XRLB_ONLY=$XRLB_ONLY names no rows: give sketch, proto, dst, bytes, upgrade, special, sets, capture, floor, match, windows, rates, classifiers or latch" >&2
 	exit 2
 	;;
 esac
@@ -809,6 +810,21 @@ floor_rows() {
 	xrl_unload
 }
 
+# The rows of many sources over, beside the port rule's "over" (one source): a /24's and a
+# reflection's, each source answered by its latch (issue 36); and every packet passing, which
+# asks the latches too.
+latch_rows() {
+	local rep=$1
+
+	xrl_load precise
+	xrl_apply "$RULES/over"
+	cost "$rep" precise-256 "link:$XRL_PIN/link" -s 256
+	cost "$rep" precise-5000 "link:$XRL_PIN/link" -s 5000
+	xrl_apply "$RULES/under"
+	cost "$rep" precise-under "link:$XRL_PIN/link"
+	xrl_unload
+}
+
 # upgrade_steps HOW CONF: the program replaced in place three times, 1.2 s apart ('load' with
 # another --malformed, another --max-keys, then nothing changed), or, HOW reload, the same three
 # done as 'unload' and 'load --config' of the saved file CONF (0.4.0's way).
@@ -857,7 +873,7 @@ for rep in $(seq 1 "$REPS"); do
 	[ "$ONLY" = upgrade ] && break
 	if [ -n "$ONLY" ]; then
 		# Only ONLY's rows (sketch_rows, proto_rows, dst_rows, bytes_rows, special_rows, sets_rows, capture_rows,
-		# floor_rows, match_rows, windows_rows, rates_rows) and what they are measured against.
+		# floor_rows, match_rows, windows_rows, rates_rows, latch_rows) and what they are measured against.
 		bare_attach drop
 		rate "$rep" drop-all all 1
 		cost "$rep" drop drop
@@ -902,6 +918,8 @@ for rep in $(seq 1 "$REPS"); do
 		cost "$rep" "$clock-100k" "link:$XRL_PIN/link" -s 100000
 		# A flood from one /24: 256 sources, each answered by its latch.
 		cost "$rep" "$clock-256" "link:$XRL_PIN/link" -s 256
+		# A reflection's: 5000 sources, each answered by its latch too (issue 36).
+		cost "$rep" "$clock-5000" "link:$XRL_PIN/link" -s 5000
 		cost "$rep" "$clock-over6" "link:$XRL_PIN/link" -6
 		xrl_apply "$RULES/under"
 		rate "$rep" "$clock-under-1" 1 1

@@ -91,21 +91,19 @@ static __always_inline int xrl_latch_free(const struct xrl_latch *l)
 
 /*
  * The slot of the key of pc's latch on this CPU, made pc->latch_ix, when
- * not its home: the way of its set that holds it (returns 1), else the
- * first way free for it (xrl_latch_free), else its home, whose tenant keeps
- * it. A global function, verified once, in a frame of its own: the
- * judgements' frames have no stack left for the walk.
+ * another key's live latch holds its home: the way of its set that holds
+ * it (returns 1), else the first way free for it (xrl_latch_free), else its
+ * home, whose tenant keeps it. A global function, verified once, in a frame
+ * of its own: the judgements' frames have no stack left for the walk.
  */
 __noinline int xrl_latch_seek(struct xrl_pctx *pc)
 {
-	__u32 home, i, ix, free;
-	int freed = 0;
+	__u32 home, i, ix;
 	struct xrl_latch *l;
 
 	if (!pc)
 		return 0;
 	home = pc->latch_ix;
-	free = home;
 	for (i = 1; i < XRL_LATCH_WAYS; i++) {
 		ix = home ^ i;
 		l = bpf_map_lookup_elem(&xrl_latches, &ix);
@@ -115,23 +113,25 @@ __noinline int xrl_latch_seek(struct xrl_pctx *pc)
 			pc->latch_ix = ix;
 			return 1;
 		}
-		if (!freed && xrl_latch_free(l)) {
-			free = ix;
-			freed = 1;
-		}
+		if (pc->latch_ix == home && xrl_latch_free(l))
+			pc->latch_ix = ix;
 	}
-	l = bpf_map_lookup_elem(&xrl_latches, &home);
-	pc->latch_ix = freed && l && !xrl_latch_free(l) ? free : home;
 	return 0;
 }
 
 /*
- * The latch of pc's key on this CPU (gen 0: retired), NULL when it has none; its slot, or
- * the one it may take, made pc->latch_ix. One of the XRL_LATCH_WAYS of its
- * set, home first (xrl_latch_home: a flood's key is found there, in one
- * line), else found by xrl_latch_seek. So that a thousand keys over do not
- * push each other out of their slots, as they did direct-mapped; and the
- * latches are as many as the table's keys, up to a cap (xrl_latch_bits_for).
+ * The latch of pc's key on this CPU (gen 0: retired), NULL when it has
+ * none; its slot, or the one it may take, made pc->latch_ix. One of the
+ * XRL_LATCH_WAYS of its set: its home (xrl_latch_home), where a flood's key
+ * is found, in one line; another way only while another key's live latch
+ * holds its home, the only time a latch is placed away from it
+ * (xrl_latch_seek). A key whose home is free is not looked for further:
+ * one placed away before its home was freed is latched anew at home, the
+ * one away left to retire, its blocks to the key's ring (xrl_latch_set),
+ * a lease's passes back (xrl_lease_revoke walks every way). So a thousand
+ * keys over do not push each other out of their slots, as they did
+ * direct-mapped, and a key no latch holds costs one line; the latches are
+ * as many as the table's keys, up to a cap (xrl_latch_bits_for).
  */
 static __always_inline struct xrl_latch *xrl_latch_find(struct xrl_pctx *pc)
 {
@@ -142,7 +142,7 @@ static __always_inline struct xrl_latch *xrl_latch_find(struct xrl_pctx *pc)
 	/* The key's, or its own retired (gen 0): either way its slot, where its next latch goes. */
 	if (!l || xrl_key_equal(&l->key, &pc->key))
 		return l;
-	if (!xrl_latch_seek(pc))
+	if (xrl_latch_free(l) || !xrl_latch_seek(pc))
 		return NULL;
 	return bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
 }
