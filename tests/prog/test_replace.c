@@ -38,6 +38,7 @@ static struct {
 	struct fx n;
 	struct fx *old;
 	__u32 stride, entries, slots; /* the new program's bitmaps and rules' maps; 0: as the object has them */
+	__u32 keys;		      /* the new program's table (--max-keys), and its latches; 0: the fixture's */
 } rp;
 
 static int setup(void **state)
@@ -108,7 +109,7 @@ static void carry_to(__u32 cells)
 {
 	char err[XRL_ERRLEN] = "";
 
-	rp.n = (struct fx){ .cells = cells };
+	rp.n = (struct fx){ .cells = cells, .max_keys = rp.keys };
 	if (xrl_carry_open(&rp.c, rp.dir, "test", err, sizeof(err)))
 		fail_msg("carry open: %s", err);
 	fx_open(&rp.n, 0);
@@ -224,6 +225,19 @@ static void carry_latched_blocks(void **state, __u32 cells, bool v0)
 static void test_grow_keeps_latched_blocks(void **state)
 {
 	carry_latched_blocks(state, 11, false);
+}
+
+/*
+ * load --max-keys 16384 over a table of 4096: the latches too are sized
+ * anew (4096 a CPU to 8192), the key's at another slot; the old ones'
+ * blocks folded into the states, none lost.
+ */
+static void test_max_keys_keeps_latched_blocks(void **state)
+{
+	rp.keys = 16384;
+	carry_latched_blocks(state, 3, false);
+	assert_int_not_equal(bpf_map__max_entries(rp.n.skel->maps.xrl_latches),
+			     bpf_map__max_entries(rp.old->skel->maps.xrl_latches));
 }
 
 /*
@@ -383,6 +397,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_grow_keeps_latched_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_keys_keeps_latched_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_older_slots_keep_latched_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_grow_keeps_match_rules, setup_small, teardown),
 		cmocka_unit_test_setup_teardown(test_grow_rules_past_1024, setup_mid, teardown),
