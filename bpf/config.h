@@ -16,7 +16,7 @@ const volatile struct xrl_config xrl_cfg = {
 	.malformed = XRL_MALPOL_EVASIVE,
 	.sketch_width = XRL_SKETCH_DEFAULT_WIDTH,
 	.cells = XRL_SHORT_CELLS,
-	.features = XRL_FEAT_ALL, /* the loader sets its rule set's (user/lib/codec/specialise.c) */
+	.features = XRL_FEAT_ALL,     /* the loader sets its rule set's (user/lib/codec/specialise.c) */
 	.latch_bits = XRL_LATCH_BITS, /* the loader sizes the latches (xrl_latch_bits_for) */
 };
 

@@ -553,10 +553,9 @@ struct xrl_config {
 	__u32 gso_mtu;
 	/* The cells of every ring (xrl_state, xrl_rule_stats): their maps' values are sized for as many. */
 	__u32 cells;
-	__u32 features; /* XRL_FEAT_* and XRL_HAS_*: what the program carries (the rest pruned) */
+	__u32 features;	  /* XRL_FEAT_* and XRL_HAS_*: what the program carries (the rest pruned) */
 	__u32 latch_bits; /* the latches per CPU, as loaded: 1 << latch_bits (xrl_latch_bits_for) */
 };
 _Static_assert(sizeof(struct xrl_config) == 32, "xrl_config layout");
-
 
 #endif /* XRL_COMMON_H */

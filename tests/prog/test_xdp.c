@@ -2464,8 +2464,9 @@ static void test_latch_holds_5000_sources(void **state)
 	}
 	free(v);
 	if (held != 5000 || in_ring || summed != 5000)
-		fail_msg("of 5000 sources over, %d latched with their 3 blocks, %d with blocks in the ring, %d summed right",
-			 held, in_ring, summed);
+		fail_msg(
+			"of 5000 sources over, %d latched with their 3 blocks, %d with blocks in the ring, %d summed right",
+			held, in_ring, summed);
 }
 
 /* seen == passed + dropped, and each rule's pass + block is every packet it judged. */
