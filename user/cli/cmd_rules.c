@@ -217,8 +217,9 @@ static int rule_run(struct cli_ctx *ctx)
 		}
 		/* The sets it names must be in force: 'rule add' adds a rule, not a set. */
 		if (xrl_ruleset_spec_sets(&set, s, iface, err, sizeof(err))) {
-			code = cli_fail(EXIT_USAGE, "%s (in a rules file, with 'apply': 'rule add' adds no set); nothing was changed",
-					err);
+			code = cli_fail(
+				EXIT_USAGE,
+				"%s (in a rules file, with 'apply': 'rule add' adds no set); nothing was changed", err);
 			goto out;
 		}
 		if (xrl_ruleset_add(&set, s, err, sizeof(err))) {

@@ -481,7 +481,8 @@ static bool uses_ports(const struct xrl_spec *s, const char *name)
 	return s->kind == XRL_KIND_MATCH && (!strcmp(s->m.sport_set, name) || !strcmp(s->m.dport_set, name));
 }
 
-int xrl_ruleset_spec_sets(const struct xrl_ruleset *set, const struct xrl_spec *s, const char *at, char *err, size_t len)
+int xrl_ruleset_spec_sets(const struct xrl_ruleset *set, const struct xrl_spec *s, const char *at, char *err,
+			  size_t len)
 {
 	const char *addr[3] = { s->set, s->kind == XRL_KIND_MATCH ? s->m.src.set : "",
 				s->kind == XRL_KIND_MATCH ? s->m.dst.set : "" };
@@ -498,8 +499,8 @@ int xrl_ruleset_spec_sets(const struct xrl_ruleset *set, const struct xrl_spec *
 			continue;
 		ps = xrl_ruleset_set(set, addr[k]);
 		if (!ps)
-			return fail(err, len,
-				    "%s: set @%s is not defined: add 'set %s file PATH' or 'set %s { ... }'", at, addr[k], addr[k], addr[k]);
+			return fail(err, len, "%s: set @%s is not defined: add 'set %s file PATH' or 'set %s { ... }'",
+				    at, addr[k], addr[k], addr[k]);
 		line[0] = 0;
 		if (ps->line)
 			snprintf(line, sizeof(line), " (line %d)", ps->line);
