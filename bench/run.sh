@@ -183,7 +183,7 @@ smoke() {
 
 	ns=$("$TG" --cost drop -n 100000 -j | jq -r .ns)
 	[ "$ns" -gt 0 ] || smoke_result FAIL "per-packet cost of bare XDP_DROP is $ns ns"
-	for t in lru 1way 2way; do
+	for t in lru 1way 2way line lrux linex; do
 		ns=$("$TG" --cost "prog:$PIN_BARE/floor/xdp_${t}_drop" -n 100000 -s 1000 -j | jq -r .ns)
 		[ "$ns" -gt 0 ] || smoke_result FAIL "per-packet cost of the $t table's floor is $ns ns"
 	done
@@ -793,7 +793,7 @@ capture_rows() {
 floor_rows() {
 	local rep=$1 t
 
-	for t in lru 1way 2way; do
+	for t in lru 1way 2way line lrux linex; do
 		in_r bpftool net attach xdpdrv pinned "$PIN_BARE/floor/xdp_${t}_drop" dev "$IF_R" overwrite
 		rate "$rep" "floor-$t-all" all 100000
 		cost "$rep" "floor-$t" "prog:$PIN_BARE/floor/xdp_${t}_drop" -s 100000
