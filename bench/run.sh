@@ -797,6 +797,8 @@ floor_rows() {
 		in_r bpftool net attach xdpdrv pinned "$PIN_BARE/floor/xdp_${t}_drop" dev "$IF_R" overwrite
 		rate "$rep" "floor-$t-all" all 100000
 		cost "$rep" "floor-$t" "prog:$PIN_BARE/floor/xdp_${t}_drop" -s 100000
+		# The LRU hash allocates in the order sources first come: in that order again, side by side.
+		cost "$rep" "floor-$t-shuf" "prog:$PIN_BARE/floor/xdp_${t}_drop" -s 100000 --shuffle
 	done
 	[ "$ONLY" = floor ] || return 0
 	xrl_load precise

@@ -28,6 +28,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include "xrl_table.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -76,31 +77,14 @@ struct floor_table floor_2way SEC(".maps");
 
 static const struct floor_state floor_zero;
 
-/* docs/table.md's way: the key (rule, port, family, proto; 8 bytes of address) and its window. */
-struct line_way {
-	__u64 k0;
-	__u64 k1;
-	__u32 serial; /* claims: odd while one writes the way; bit 30 of a set's way 0: the set's claim lock */
-	__u32 gen;
-	__u32 last;
-	__u32 seq;
-	__u64 c[3]; /* epoch << 32 | pass */
-	__u32 warm;
-	__u32 spare;
-};
-_Static_assert(sizeof(struct line_way) == 64, "a way is one cache line");
-
-#define LINE_WAYS 4
-#define LINE_SETS (FLOOR_KEYS / LINE_WAYS)
-#define LINE_LOCK (1U << 30)
-
+/* docs/table.md's table (include/xrl_table.h): sets of 4 ways, as many ways as the other tables' entries. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, FLOOR_KEYS);
+	__uint(map_flags, BPF_F_MMAPABLE); /* values from a page on: a way is a line */
+	__uint(max_entries, FLOOR_KEYS / XRL_TABLE_WAYS);
 	__type(key, __u32);
-	__type(value, struct line_way);
-} floor_line SEC(".maps");
+	__type(value, struct xrl_tset);
+} floor_line SEC(".maps"), floor_linex SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -108,7 +92,6 @@ struct {
 	__type(key, struct floor_key);
 	__type(value, struct floor_state);
 } floor_lrux SEC(".maps");
-
 
 #define FLOOR_BLEN 500000000ULL /* a bucket of a 1 s, 2-bucket window */
 #define FLOOR_THR 0xffffffULL	/* a threshold no row reaches: every packet passes and is counted */
@@ -120,31 +103,31 @@ struct {
  * commit to seq; taken back when over (never, at FLOOR_THR). last and seq are
  * 64-bit in the LRU's state (lw 1) and 32-bit in the line's.
  */
-#define FLOOR_RESERVE(last, seq, cell0, stride)                                                        \
-	({                                                                                             \
-		__u64 _q = bpf_ktime_get_ns() / FLOOR_BLEN, _sum = 0, _w, _o;                          \
-		__u32 _E = (__u32)_q, _i, _off, _ix = (__u32)(_q % 3), _sq = FLOOR_READ(seq);                \
-		for (_i = 0; _i < 3; _i++) {                                                           \
-			_w = FLOOR_READ((&(cell0))[_i * (stride)]);                                    \
-			if (_i != _ix && (__u32)(_E - (__u32)(_w >> 32)) < 2)                          \
-				_sum += (__u32)_w;                                                     \
-		}                                                                                      \
-		_off = _ix * (stride);                                                                 \
-		asm volatile("" : "+r"(_off)); /* the verifier must see the bound */                   \
-		if (_off > 2 * (stride))                                                               \
-			_off = 0;                                                                      \
-		_w = FLOOR_READ((&(cell0))[_off]);                                                     \
-		if ((__u32)(_w >> 32) != _E) {                                                         \
-			if (FLOOR_READ(last) < (__typeof__(last))_q)                                   \
+#define FLOOR_RESERVE(last, seq, cell0, stride)                                                               \
+	({                                                                                                    \
+		__u64 _q = bpf_ktime_get_ns() / FLOOR_BLEN, _sum = 0, _w, _o;                                 \
+		__u32 _E = (__u32)_q, _i, _off, _ix = (__u32)(_q % 3), _sq = FLOOR_READ(seq);                 \
+		for (_i = 0; _i < 3; _i++) {                                                                  \
+			_w = FLOOR_READ((&(cell0))[_i * (stride)]);                                           \
+			if (_i != _ix && (__u32)(_E - (__u32)(_w >> 32)) < 2)                                 \
+				_sum += (__u32)_w;                                                            \
+		}                                                                                             \
+		_off = _ix * (stride);                                                                        \
+		asm volatile("" : "+r"(_off)); /* the verifier must see the bound */                          \
+		if (_off > 2 * (stride))                                                                      \
+			_off = 0;                                                                             \
+		_w = FLOOR_READ((&(cell0))[_off]);                                                            \
+		if ((__u32)(_w >> 32) != _E) {                                                                \
+			if (FLOOR_READ(last) < (__typeof__(last))_q)                                          \
 				__sync_val_compare_and_swap(&(last), FLOOR_READ(last), (__typeof__(last))_q); \
-			__sync_val_compare_and_swap(&(&(cell0))[_off], _w, (__u64)_E << 32); \
-		}                                                                                      \
-		_o = __sync_fetch_and_add(&(&(cell0))[_off], 1);                             \
-		if ((__u32)(_o >> 32) != _E || _sum + (__u32)_o + 1 > FLOOR_THR)                       \
-			__sync_fetch_and_add(&(&(cell0))[_off], -1);                         \
-		else                                                                                   \
-			__sync_fetch_and_add(&(seq), 1) == _sq;                                        \
-		(__u32) _ix;                                                                           \
+			__sync_val_compare_and_swap(&(&(cell0))[_off], _w, (__u64)_E << 32);                  \
+		}                                                                                             \
+		_o = __sync_fetch_and_add(&(&(cell0))[_off], 1);                                              \
+		if ((__u32)(_o >> 32) != _E || _sum + (__u32)_o + 1 > FLOOR_THR)                              \
+			__sync_fetch_and_add(&(&(cell0))[_off], -1);                                          \
+		else                                                                                          \
+			__sync_fetch_and_add(&(seq), 1) == _sq;                                               \
+		(__u32) _ix;                                                                                  \
 	})
 
 /* The frame's key, for a rule 1 on port 9/udp, counted as the bare programs count; 0: no IPv4 frame. */
@@ -251,85 +234,56 @@ int xdp_lrux_drop(struct xdp_md *ctx)
 	return XDP_DROP;
 }
 
-/* The key's hash (xrl_key_hash64 of an IPv4 key: the limiter has it for the latch slot). */
-static __always_inline __u64 line_hash(const struct floor_key *k)
+/*
+ * The frame's source in the table of docs/table.md: found, its count added
+ * to (full: the window's add, and the way's serial read again after it);
+ * else a way claimed for it, or none when its set is full of busy windows
+ * (the limiter's sketch would judge it).
+ */
+static __always_inline int line_drop(struct xdp_md *ctx, int full, void *table)
 {
-	__u64 h = 0;
+	struct floor_key fk = {};
+	struct xrl_key k = {};
+	struct xrl_tkey t;
+	struct xrl_tset *set;
+	struct xrl_way *w;
+	__u32 ix, sr = 0, c;
+	__u64 h;
+	int i;
 
-	h = (h ^ k->rule_id) * 0x9e3779b97f4a7c15ULL;
-	h = (h ^ ((__u32)k->port | (__u32)k->family << 16 | (__u32)k->proto << 24)) * 0x9e3779b97f4a7c15ULL;
-	h = (h ^ k->addr[0]) * 0x9e3779b97f4a7c15ULL;
-	return h * 0x604a5ce3addef82dULL;
-}
-
-/* Claims way w of set way0 for the key (docs/table.md): the set locked, the way's serial odd while written. */
-static __always_inline void line_claim(struct line_way *way0, struct line_way *w, __u64 k0, __u64 k1)
-{
-	__u32 l = FLOOR_READ(way0->serial), s;
-
-	if ((l & LINE_LOCK) || __sync_val_compare_and_swap(&way0->serial, l, l | LINE_LOCK) != l)
-		return;
-	s = FLOOR_READ(w->serial);
-	if (!(s & 1) && __sync_val_compare_and_swap(&w->serial, s, s + 1) == s) {
-		w->k0 = k0;
-		w->k1 = k1;
-		w->gen = 0;
-		w->last = 0;
-		w->seq = 0;
-		w->c[0] = 0;
-		w->c[1] = 0;
-		w->c[2] = 0;
-		w->warm = 0;
-		__sync_fetch_and_add(&w->serial, 1);
-	}
-	__sync_fetch_and_and(&way0->serial, ~LINE_LOCK);
-}
-
-static __always_inline int line_drop(struct xdp_md *ctx, int full, void *t)
-{
-	struct line_way *w, *way0 = NULL, *victim = NULL;
-	struct floor_key k = {};
-	__u32 set, pref, i, ix, s, c;
-	__u64 h, k0, k1;
-
-	if (!floor_key_of(ctx, &k))
+	if (!floor_key_of(ctx, &fk))
 		return XDP_DROP;
-	h = line_hash(&k);
-	k0 = (__u64)(k.rule_id & 0xffff) | (__u64)k.port << 16 | (__u64)k.family << 32 | (__u64)k.proto << 40;
-	k1 = (__u64)k.addr[0] | (__u64)k.addr[1] << 32;
-	set = (__u32)(h >> 32) & (LINE_SETS - 1); /* the multiplies mix upward: high bits */
-	pref = (__u32)(h >> 62);
-	for (i = 0; i < LINE_WAYS; i++) {
-		ix = set * LINE_WAYS + ((pref + i) & (LINE_WAYS - 1));
-		w = bpf_map_lookup_elem(t, &ix);
-		if (!w)
-			return XDP_DROP;
-		s = FLOOR_READ(w->serial) & ~LINE_LOCK;
-		if (w->k0 == k0 && w->k1 == k1 && !(s & 1)) {
-			if (!full) {
-				__sync_fetch_and_add(&w->c[0], 1);
-				return XDP_DROP;
-			}
-			c = FLOOR_RESERVE(w->last, w->seq, w->c[0], 1);
-			/* Taken over since the key was read: the add back (docs/table.md). */
-			asm volatile("" : "+r"(c));
-			if (c > 2)
-				c = 0;
-			if ((FLOOR_READ(w->serial) & ~LINE_LOCK) != s)
-				__sync_fetch_and_add(&w->c[c], -1);
-			return XDP_DROP;
-		}
-		if (!w->k0) {
-			victim = w; /* never used: the key is not further on */
-			break;
-		}
+	k.rule_id = fk.rule_id;
+	k.port = fk.port;
+	k.family = fk.family;
+	k.proto = fk.proto;
+	__builtin_memcpy(k.addr, fk.addr, 4);
+	if (xrl_tkey_make(&t, &k))
+		return XDP_DROP;
+	h = xrl_key_hash64(&k); /* the limiter has it already: the latch slot's */
+	ix = xrl_table_set(h, FLOOR_KEYS / XRL_TABLE_WAYS);
+	set = bpf_map_lookup_elem(table, &ix);
+	if (!set)
+		return XDP_DROP;
+	i = xrl_tset_find(set, &t, xrl_table_first(h), &sr);
+	/*
+	 * A new key: a way claimed, and its first packet counted there. Without
+	 * the window's add (!full) a count never ages: such a window is never empty.
+	 */
+	if (i < 0)
+		i = xrl_tset_claim(set, &t, xrl_table_first(h), (__u32)(bpf_ktime_get_ns() / FLOOR_BLEN),
+				   full ? 2 : 1U << 30, xrl_table_grace(FLOOR_BLEN), &sr);
+	if (i < 0)
+		return XDP_DROP;
+	w = &set->w[i & (XRL_TABLE_WAYS - 1)];
+	if (!full) {
+		__sync_fetch_and_add(&w->c[0], 1);
+		return XDP_DROP;
 	}
-	if (!victim)
-		return XDP_DROP; /* a set of busy windows: the sketch's */
-	ix = set * LINE_WAYS;
-	way0 = bpf_map_lookup_elem(t, &ix);
-	if (way0)
-		line_claim(way0, victim, k0, k1);
+	c = FLOOR_RESERVE(w->last, w->seq, w->c[0], 1);
+	/* Taken over since the key was read: the add back (docs/table.md). */
+	if (!xrl_way_still(w, sr))
+		xrl_way_take_back(w, c, (__u32)(bpf_ktime_get_ns() / FLOOR_BLEN), 1);
 	return XDP_DROP;
 }
 
@@ -342,5 +296,5 @@ int xdp_line_drop(struct xdp_md *ctx)
 SEC("xdp")
 int xdp_linex_drop(struct xdp_md *ctx)
 {
-	return line_drop(ctx, 1, &floor_line);
+	return line_drop(ctx, 1, &floor_linex);
 }
