@@ -163,7 +163,7 @@ chart_ns=$dir/chart-ns.dat
 : >"$chart_ns"
 base=$(med ns drop ns)
 for id in drop pass floor-lru floor-1way floor-2way floor-line floor-lrux floor-linex \
-	floor-lru-shuf floor-1way-shuf floor-2way-shuf floor-line-shuf floor-lrux-shuf floor-linex-shuf precise-over precise-over6 precise-256 precise-100k precise-under precise-under100k \
+	floor-lru-shuf floor-1way-shuf floor-2way-shuf floor-line-shuf floor-lrux-shuf floor-linex-shuf precise-100k-shuf precise-under100k-shuf precise-over precise-over6 precise-256 precise-100k precise-under precise-under100k \
 	precise-pfx coarse-over coarse-over6 coarse-256 coarse-100k coarse-under coarse-under100k coarse-pfx precise-sketch precise-sketch-over \
 	precise-proto precise-portproto precise-under2 precise-under4 precise-dst precise-portdst precise-bytes precise-bothrates precise-warmup \
 	precise-warm precise-under-spec precise-under-all precise-set1k precise-set1m precise-capoff precise-capon \
@@ -207,6 +207,8 @@ for id in drop pass floor-lru floor-1way floor-2way floor-line floor-lrux floor-
 	floor-line-shuf) label="floor, the same scattered (--shuffle): 64-byte ways" ;;
 	floor-lrux-shuf) label="floor, the same scattered (--shuffle): LRU, window's add" ;;
 	floor-linex-shuf) label="floor, the same scattered (--shuffle): 64-byte, window's add" ;;
+	precise-100k-shuf) label="xdp-ratelimit precise: 100k sources over, scattered (--shuffle)" ;;
+	precise-under100k-shuf) label="xdp-ratelimit precise: 100k each under, scattered (--shuffle)" ;;
 	drop) label="bare XDP_DROP" ;;
 	pass) label="bare XDP_PASS" ;;
 	*-over) label="xdp-ratelimit ${id%%-*}: 1 source over its limit" ;;

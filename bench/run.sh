@@ -805,9 +805,11 @@ floor_rows() {
 	xrl_apply "$RULES/over"
 	rate "$rep" precise-100k-all all 100000
 	cost "$rep" precise-100k "link:$XRL_PIN/link" -s 100000
+	cost "$rep" precise-100k-shuf "link:$XRL_PIN/link" -s 100000 --shuffle
 	xrl_apply "$RULES/under"
 	rate "$rep" precise-under100k-all all 100000
 	cost "$rep" precise-under100k "link:$XRL_PIN/link" -s 100000
+	cost "$rep" precise-under100k-shuf "link:$XRL_PIN/link" -s 100000 --shuffle
 	xrl_unload
 }
 
