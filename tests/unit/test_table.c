@@ -193,11 +193,23 @@ static void cpu_claims_for_b(void)
 		assert_int_equal(xrl_way_count(&S.w[ix], sr, Eb, 1), 1); /* B's first pass */
 }
 
+/* A's way 0, its window's last pass at Ea - 10 (empty at Ea); ways 1 to 3 busy at Ea: B can only take A's. */
+static void setup_a_b(void)
+{
+	memset(&S, 0, sizeof(S));
+	A = key4(1, 1);
+	B = key4(1, 2);
+	Ea = 100;
+	Eb = 100; /* the same time */
+	assert_int_equal(claim(A, 0, Ea - 10), 0);
+	assert_int_equal(xrl_way_count(&S.w[0], 2, Ea - 10, 1), 1);
+	busy_others(Ea);
+}
+
 /*
- * A's window is empty (its last pass long ago); a CPU found A and is about
- * to add A's pass when another takes the way for B and counts B's first
- * pass there. The add lands in B's window: it must come back out, and A's
- * packet be judged again.
+ * A CPU found A and is about to add A's pass when another takes the way for
+ * B and counts B's first pass there. The add lands in B's window: it must
+ * come back out, and A's packet be judged again.
  */
 static void test_count_after_take(void **state)
 {
@@ -205,14 +217,7 @@ static void test_count_after_take(void **state)
 	int r;
 
 	(void)state;
-	memset(&S, 0, sizeof(S));
-	A = key4(1, 1);
-	B = key4(1, 2);
-	Ea = 100;
-	Eb = Ea; /* the same time: A's last pass was at Ea - 10 */
-	assert_int_equal(claim(A, 0, Ea - 10), 0);
-	assert_int_equal(xrl_way_count(&S.w[0], 2, Ea - 10, 1), 1);
-	busy_others(Ea); /* B can only take A's way */
+	setup_a_b();
 	assert_int_equal(xrl_tset_find(&S, &A, 0, &sr), 0);
 	/* A's count: CAS last, CAS the cell to Ea, then its add (the 3rd): B comes first. */
 	arm(cpu_claims_for_b, 3);
@@ -223,71 +228,55 @@ static void test_count_after_take(void **state)
 	assert_int_equal(xrl_tset_find(&S, &A, 0, &sr), -1); /* A is a new key now */
 }
 
+static __u32 sr_a;
+
 static void cpu_counts_a(void)
 {
-	__u32 sr = 0;
-
-	assert_int_equal(xrl_tset_find(&S, &A, 0, &sr), 0);
-	other = xrl_way_count(&S.w[0], sr, Ea, 1);
+	other = xrl_way_count(&S.w[0], sr_a, Ea, 1);
 }
 
 /*
  * A CPU finds A's window empty and is about to take the way for B when
- * another counts a pass of A there: the window is busy then, and keeps A
- * and its pass.
+ * another, which found A, counts a pass of A there: the window is busy
+ * then, and keeps A and its pass.
  */
 static void test_take_after_count(void **state)
 {
 	__u32 sr = 0;
 
 	(void)state;
-	memset(&S, 0, sizeof(S));
-	A = key4(1, 1);
-	B = key4(1, 2);
-	Ea = 100;
-	Eb = 100;
-	assert_int_equal(claim(A, 0, Ea - 10), 0);
-	busy_others(Ea);
+	setup_a_b();
+	assert_int_equal(xrl_tset_find(&S, &A, 0, &sr_a), 0);
 	/* The claim: its lock (1st atomic), then the way's serial (2nd): A's pass comes first. */
 	arm(cpu_counts_a, 2);
 	assert_int_equal(xrl_tset_claim(&S, &B, 0, Eb, N, G, &sr), XRL_TABLE_FULL);
 	assert_int_equal(other, 1);
 	assert_int_equal(xrl_tset_find(&S, &A, 0, &sr), 0);
-	assert_int_equal(sr, 2); /* the way given back as it was */
+	assert_int_equal(sr, sr_a); /* the way given back as it was */
 	assert_int_equal(window(0, Ea), 1);
 	assert_int_equal(S.w[0].serial & XRL_WAY_LOCK, 0);
 }
 
 /*
- * The same, A's pass coming after the way was marked (odd) and before the
- * claim read its cells again: the claim sees it and gives the way back; the
- * counting CPU saw the odd serial and took its pass back, to judge it again.
- * No pass is lost, and A keeps its way.
+ * The same, A's pass coming once the claim has marked the way (odd) and
+ * read its cells again (empty), before it publishes B: the counting CPU
+ * reads the mark after its add, takes its pass back and judges the packet
+ * again (A is a new key then). B's window holds nothing of it.
  */
 static void test_count_while_marked(void **state)
 {
 	__u32 sr = 0;
 
 	(void)state;
-	memset(&S, 0, sizeof(S));
-	A = key4(1, 1);
-	B = key4(1, 2);
-	Ea = 100;
-	Eb = 100;
-	assert_int_equal(claim(A, 0, Ea - 10), 0);
-	busy_others(Ea);
-	assert_int_equal(xrl_tset_find(&S, &A, 0, &sr), 0);
-	/* The claim's lock, the way's serial, then (a busy window) its give-back: A counts before it. */
-	arm(NULL, 0);
-	{
-		struct xrl_way *w = &S.w[0];
-		__u32 o = w->serial;
-
-		assert_int_equal(__sync_val_compare_and_swap(&w->serial, o, o + 1), o); /* marked */
-		other = xrl_way_count(w, sr, Ea, 1);					/* A's pass */
-		assert_int_equal(other, 0);		 /* saw the mark: back, and judged again */
-		assert_true(xrl_way_empty(w, Eb, N, G)); /* nothing of it left: the claim may go on */
-	}
+	setup_a_b();
+	assert_int_equal(xrl_tset_find(&S, &A, 0, &sr_a), 0);
+	/* The claim's lock, the way's serial, then its publishing exchange (the 3rd): A counts before it. */
+	arm(cpu_counts_a, 3);
+	assert_int_equal(xrl_tset_claim(&S, &B, 0, Eb, N, G, &sr), 0);
+	assert_int_equal(other, 0); /* saw the mark: back, and judged again */
+	assert_int_equal(window(0, Eb), 0);
+	assert_int_equal(xrl_tset_find(&S, &B, 0, &sr), 0);
+	assert_int_equal(xrl_tset_find(&S, &A, 0, &sr), -1);
 }
 
 static void cpu_claims_same_key(void)
