@@ -53,6 +53,10 @@ rate_rows() {
 		floor-line-all|floor, 100k sources: a 64-byte way of a 4-way set and an add|all|drop-all|pass-all|||
 		floor-lrux-all|floor, 100k sources: an LRU hash lookup and a window's add|all|drop-all|pass-all|||
 		floor-linex-all|floor, 100k sources: a 64-byte way and a window's add|all|drop-all|pass-all|||
+		floor-lru-shuf-all|floor, the same scattered (--shuffle): LRU hash|all|drop-all|pass-all|||
+		floor-line-shuf-all|floor, the same scattered (--shuffle): 64-byte ways|all|drop-all|pass-all|||
+		floor-lrux-shuf-all|floor, the same scattered (--shuffle): LRU, window's add|all|drop-all|pass-all|||
+		floor-linex-shuf-all|floor, the same scattered (--shuffle): 64-byte, window's add|all|drop-all|pass-all|||
 	EOF
 	for c in precise coarse; do
 		cat <<-EOF

@@ -416,10 +416,11 @@ under_flood() {
 rate() {
 	local rep=$1 row=$2 cpus=$3 nsrc=$4 nf=${5:-} n0=0 n1=0
 
+	shift $(($# < 5 ? $# : 5)) # what is left: more xrl-trafficgen options
 	log "rate: $row, run $rep"
-	tg -c "$(cpu_list "$cpus")" -s "$nsrc" -d 0.3 >/dev/null
+	tg -c "$(cpu_list "$cpus")" -s "$nsrc" -d 0.3 "$@" >/dev/null
 	if [ -n "$nf" ]; then n0=$("${nf}_dropped"); fi
-	flood -c "$(cpu_list "$cpus")" -s "$nsrc" -d "$SECS"
+	flood -c "$(cpu_list "$cpus")" -s "$nsrc" -d "$SECS" "$@"
 	if [ -n "$nf" ]; then n1=$("${nf}_dropped"); fi
 	record rate "$row" "$rep" sent "$FLOOD_SENT"
 	record rate "$row" "$rep" seconds "$FLOOD_SECS"
@@ -799,6 +800,7 @@ floor_rows() {
 		cost "$rep" "floor-$t" "prog:$PIN_BARE/floor/xdp_${t}_drop" -s 100000
 		# The LRU hash allocates in the order sources first come: in that order again, side by side.
 		cost "$rep" "floor-$t-shuf" "prog:$PIN_BARE/floor/xdp_${t}_drop" -s 100000 --shuffle
+		case $t in lru | line | lrux | linex) rate "$rep" "floor-$t-shuf-all" all 100000 "" --shuffle ;; esac
 	done
 	[ "$ONLY" = floor ] || return 0
 	xrl_load precise
