@@ -50,6 +50,13 @@ rate_rows() {
 		floor-lru-all|floor, 100k sources: an LRU hash lookup and an add|all|drop-all|pass-all|||
 		floor-1way-all|floor, 100k sources: an array's one probe and an add|all|drop-all|pass-all|||
 		floor-2way-all|floor, 100k sources: an array's two ways and an add|all|drop-all|pass-all|||
+		floor-line-all|floor, 100k sources: a 64-byte way of a 4-way set and an add|all|drop-all|pass-all|||
+		floor-lrux-all|floor, 100k sources: an LRU hash lookup and a window's add|all|drop-all|pass-all|||
+		floor-linex-all|floor, 100k sources: a 64-byte way and a window's add|all|drop-all|pass-all|||
+		floor-lru-shuf-all|floor, the same scattered (--shuffle): LRU hash|all|drop-all|pass-all|||
+		floor-line-shuf-all|floor, the same scattered (--shuffle): 64-byte ways|all|drop-all|pass-all|||
+		floor-lrux-shuf-all|floor, the same scattered (--shuffle): LRU, window's add|all|drop-all|pass-all|||
+		floor-linex-shuf-all|floor, the same scattered (--shuffle): 64-byte, window's add|all|drop-all|pass-all|||
 	EOF
 	for c in precise coarse; do
 		cat <<-EOF
@@ -159,8 +166,9 @@ printf '%-56s %4s  %-22s %10s\n' "" "" "ns" "ns - DROP"
 chart_ns=$dir/chart-ns.dat
 : >"$chart_ns"
 base=$(med ns drop ns)
-for id in drop pass floor-lru floor-1way floor-2way precise-over precise-over6 precise-256 precise-5000 precise-100k precise-under \
-	precise-under100k precise-pfx coarse-over coarse-over6 coarse-256 coarse-5000 coarse-100k coarse-under coarse-under100k coarse-pfx precise-sketch precise-sketch-over \
+for id in drop pass floor-lru floor-1way floor-2way floor-line floor-lrux floor-linex \
+	floor-lru-shuf floor-1way-shuf floor-2way-shuf floor-line-shuf floor-lrux-shuf floor-linex-shuf precise-100k-shuf precise-under100k-shuf precise-over precise-over6 precise-256 precise-5000 precise-100k precise-under precise-under100k \
+	precise-pfx coarse-over coarse-over6 coarse-256 coarse-5000 coarse-100k coarse-under coarse-under100k coarse-pfx precise-sketch precise-sketch-over \
 	precise-proto precise-portproto precise-under2 precise-under4 precise-dst precise-portdst precise-bytes precise-bothrates precise-warmup \
 	precise-warm precise-under-spec precise-under-all precise-set1k precise-set1m precise-capoff precise-capon \
 	precise-match1 precise-match1k precise-under60 precise-bytesunder precise-bytesunder60 \
@@ -194,6 +202,17 @@ for id in drop pass floor-lru floor-1way floor-2way precise-over precise-over6 p
 	floor-lru) label="floor, 100k sources: an LRU hash lookup and an add" ;;
 	floor-1way) label="floor, 100k sources: an array's one probe and an add" ;;
 	floor-2way) label="floor, 100k sources: an array's two ways and an add" ;;
+	floor-line) label="floor, 100k sources: a 64-byte way of a 4-way set and an add" ;;
+	floor-lrux) label="floor, 100k sources: an LRU hash lookup and a window's add" ;;
+	floor-linex) label="floor, 100k sources: a 64-byte way and a window's add" ;;
+	floor-lru-shuf) label="floor, the same scattered (--shuffle): LRU hash" ;;
+	floor-1way-shuf) label="floor, the same scattered (--shuffle): one probe" ;;
+	floor-2way-shuf) label="floor, the same scattered (--shuffle): two ways" ;;
+	floor-line-shuf) label="floor, the same scattered (--shuffle): 64-byte ways" ;;
+	floor-lrux-shuf) label="floor, the same scattered (--shuffle): LRU, window's add" ;;
+	floor-linex-shuf) label="floor, the same scattered (--shuffle): 64-byte, window's add" ;;
+	precise-100k-shuf) label="xdp-ratelimit precise: 100k sources over, scattered (--shuffle)" ;;
+	precise-under100k-shuf) label="xdp-ratelimit precise: 100k each under, scattered (--shuffle)" ;;
 	drop) label="bare XDP_DROP" ;;
 	pass) label="bare XDP_PASS" ;;
 	*-over) label="xdp-ratelimit ${id%%-*}: 1 source over its limit" ;;

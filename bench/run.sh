@@ -184,7 +184,7 @@ smoke() {
 
 	ns=$("$TG" --cost drop -n 100000 -j | jq -r .ns)
 	[ "$ns" -gt 0 ] || smoke_result FAIL "per-packet cost of bare XDP_DROP is $ns ns"
-	for t in lru 1way 2way; do
+	for t in lru 1way 2way line lrux linex; do
 		ns=$("$TG" --cost "prog:$PIN_BARE/floor/xdp_${t}_drop" -n 100000 -s 1000 -j | jq -r .ns)
 		[ "$ns" -gt 0 ] || smoke_result FAIL "per-packet cost of the $t table's floor is $ns ns"
 	done
@@ -417,10 +417,11 @@ under_flood() {
 rate() {
 	local rep=$1 row=$2 cpus=$3 nsrc=$4 nf=${5:-} n0=0 n1=0
 
+	shift $(($# < 5 ? $# : 5)) # what is left: more xrl-trafficgen options
 	log "rate: $row, run $rep"
-	tg -c "$(cpu_list "$cpus")" -s "$nsrc" -d 0.3 >/dev/null
+	tg -c "$(cpu_list "$cpus")" -s "$nsrc" -d 0.3 "$@" >/dev/null
 	if [ -n "$nf" ]; then n0=$("${nf}_dropped"); fi
-	flood -c "$(cpu_list "$cpus")" -s "$nsrc" -d "$SECS"
+	flood -c "$(cpu_list "$cpus")" -s "$nsrc" -d "$SECS" "$@"
 	if [ -n "$nf" ]; then n1=$("${nf}_dropped"); fi
 	record rate "$row" "$rep" sent "$FLOOD_SENT"
 	record rate "$row" "$rep" seconds "$FLOOD_SECS"
@@ -794,19 +795,24 @@ capture_rows() {
 floor_rows() {
 	local rep=$1 t
 
-	for t in lru 1way 2way; do
+	for t in lru 1way 2way line lrux linex; do
 		in_r bpftool net attach xdpdrv pinned "$PIN_BARE/floor/xdp_${t}_drop" dev "$IF_R" overwrite
 		rate "$rep" "floor-$t-all" all 100000
 		cost "$rep" "floor-$t" "prog:$PIN_BARE/floor/xdp_${t}_drop" -s 100000
+		# The LRU hash allocates in the order sources first come: in that order again, side by side.
+		cost "$rep" "floor-$t-shuf" "prog:$PIN_BARE/floor/xdp_${t}_drop" -s 100000 --shuffle
+		case $t in lru | line | lrux | linex) rate "$rep" "floor-$t-shuf-all" all 100000 "" --shuffle ;; esac
 	done
 	[ "$ONLY" = floor ] || return 0
 	xrl_load precise
 	xrl_apply "$RULES/over"
 	rate "$rep" precise-100k-all all 100000
 	cost "$rep" precise-100k "link:$XRL_PIN/link" -s 100000
+	cost "$rep" precise-100k-shuf "link:$XRL_PIN/link" -s 100000 --shuffle
 	xrl_apply "$RULES/under"
 	rate "$rep" precise-under100k-all all 100000
 	cost "$rep" precise-under100k "link:$XRL_PIN/link" -s 100000
+	cost "$rep" precise-under100k-shuf "link:$XRL_PIN/link" -s 100000 --shuffle
 	xrl_unload
 }
 

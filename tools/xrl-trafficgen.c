@@ -53,6 +53,7 @@ struct tg_opts {
 	double seconds; /* 0: until count frames are sent */
 	double rate;	/* frames per second over all threads; 0: as fast as possible */
 	__u32 nsrc;
+	bool shuffle;
 	bool ipv6;
 	struct in6_addr src, dst; /* IPv4 in the first four bytes */
 	__u8 dmac[ETH_ALEN], smac[ETH_ALEN];
@@ -128,6 +129,8 @@ static void usage(FILE *f)
 		   "  -d, --duration SEC    send for SEC seconds (with -n: whichever ends first)\n"
 		   "  -r, --rate PPS        frames per second over all threads (default: as fast as possible)\n"
 		   "  -s, --sources N       distinct source addresses from --src up (default 1)\n"
+		   "      --shuffle         the sources in a scattered order (packet k's: k * 2654435761 mod N), not\n"
+		   "                        k mod N, which a table filled in that order finds side by side\n"
 		   "      --src ADDR        first source (default 10.0.0.1, or fd00:1::1 with -6)\n"
 		   "      --dst ADDR        destination (default 192.168.77.1, or fd00:77::1 with -6)\n"
 		   "  -p, --dport P[-Q]     destination port or range (default 9)\n"
@@ -436,6 +439,7 @@ static struct trafficgen_bpf *open_gen(const struct tg_opts *o, __u32 ifindex, _
 	skel->rodata->tg_cfg.ifindex = ifindex;
 	skel->rodata->tg_cfg.ipv6 = o->ipv6;
 	skel->rodata->tg_cfg.nsrc = o->nsrc;
+	skel->rodata->tg_cfg.shuffle = o->shuffle;
 	skel->rodata->tg_cfg.nslots = (__u32)o->ncpus;
 	skel->rodata->tg_cfg.src_lo = ntohl(lo);
 	skel->rodata->tg_cfg.sport = o->sport;
@@ -734,17 +738,29 @@ static int libbpf_print_all(enum libbpf_print_level level, const char *fmt, va_l
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "iface", required_argument, NULL, 'i' },   { "netns", required_argument, NULL, 'N' },
-		{ "count", required_argument, NULL, 'n' },   { "duration", required_argument, NULL, 'd' },
-		{ "rate", required_argument, NULL, 'r' },    { "sources", required_argument, NULL, 's' },
-		{ "src", required_argument, NULL, 'S' },     { "dst", required_argument, NULL, 'D' },
-		{ "dport", required_argument, NULL, 'p' },   { "sport", required_argument, NULL, 'P' },
-		{ "dst-mac", required_argument, NULL, 'M' }, { "size", required_argument, NULL, 'z' },
-		{ "cpus", required_argument, NULL, 'c' },    { "at", required_argument, NULL, 'a' },
-		{ "batch", required_argument, NULL, 'b' },   { "hold", required_argument, NULL, 'H' },
-		{ "cost", required_argument, NULL, 'C' },    { "clock-wait", required_argument, NULL, 'W' },
-		{ "json", no_argument, NULL, 'j' },	     { "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
+		{ "iface", required_argument, NULL, 'i' },
+		{ "netns", required_argument, NULL, 'N' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "sources", required_argument, NULL, 's' },
+		{ "src", required_argument, NULL, 'S' },
+		{ "dst", required_argument, NULL, 'D' },
+		{ "dport", required_argument, NULL, 'p' },
+		{ "sport", required_argument, NULL, 'P' },
+		{ "dst-mac", required_argument, NULL, 'M' },
+		{ "size", required_argument, NULL, 'z' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "at", required_argument, NULL, 'a' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "hold", required_argument, NULL, 'H' },
+		{ "cost", required_argument, NULL, 'C' },
+		{ "clock-wait", required_argument, NULL, 'W' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "shuffle", no_argument, NULL, 'X' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct tg_opts o = {
 		.nsrc = 1,
@@ -784,6 +800,9 @@ int main(int argc, char **argv)
 			o.rate = strtod(optarg, &end);
 			if (*end || o.rate < 0)
 				goto bad;
+			break;
+		case 'X':
+			o.shuffle = true;
 			break;
 		case 's':
 			o.nsrc = (__u32)strtoul(optarg, &end, 10);

@@ -65,4 +65,29 @@ expect_eq "the kept rule counted every packet it judged" \
 pins=$(pin_dir xrle6)
 expect_eq "the pin folder is root's alone" "$(stat -c '%a %U' "$pins")" "700 root"
 expect_eq "the pinned maps are root's alone" "$(stat -c '%a %U' "$pins"/* | sort -u | tr '\n' ' ')" "600 root "
+# An apply that grows the maps of rules of several fields (a new program on new maps, swapped in
+# twice), killed at random points on a fresh load each time: the set in force is whole, and the
+# next apply ends with the new set.
+{ echo "port 6000/udp rate 100/s aggregate"; echo "proto udp dport 7000 length 100-200 rate 10/s"; } >"$dir/ga"
+{ echo "port 6000/udp rate 100/s aggregate"
+  for i in $(seq 1 3000); do echo "proto udp dport $((10000 + i)) length 100-200 rate $i/s"; done; } >"$dir/gb"
+check "unload" "$XRL" unload xrle6
+$XRL load xrle6 --config "$dir/ga" >/dev/null && $XRL dump xrle6 | sort >"$dir/ga.dump"
+$XRL apply xrle6 "$dir/gb" >/dev/null && $XRL dump xrle6 | sort >"$dir/gb.dump"
+expect_eq "the grown set is in force" "$(wc -l <"$dir/gb.dump")" 3001
+whole=0 next=0 kills=0
+for i in $(seq 1 12); do
+	$XRL unload xrle6 >/dev/null
+	$XRL load xrle6 --config "$dir/ga" >/dev/null
+	"${KILLABLE[@]}" "$XRL" apply xrle6 "$dir/gb" >/dev/null 2>&1 &
+	pid=$!
+	sleep "0.$((RANDOM % 3))$((RANDOM % 10))"
+	kill -9 $pid 2>/dev/null && kills=$((kills + 1))
+	wait $pid 2>/dev/null
+	$XRL dump xrle6 | sort >"$dir/now"
+	if cmp -s "$dir/now" "$dir/ga.dump" || cmp -s "$dir/now" "$dir/gb.dump"; then whole=$((whole + 1)); fi
+	$XRL apply xrle6 "$dir/gb" >/dev/null && $XRL dump xrle6 | sort | cmp -s - "$dir/gb.dump" && next=$((next + 1))
+done
+expect_eq "after 12 growing applies killed at random points, the set in force is whole ($kills killed mid-way)" "$whole" 12
+expect_eq "... and the next apply ends with the new set each time" "$next" 12
 finish

@@ -120,4 +120,18 @@ $UDP send -n $NS 10.251.0.2 10.251.0.1 7150 1000 2 >/dev/null
 wait "$rx"
 expect_range "the program judges the updated set: the negated rule holds the port (10/s over 2 s)" \
 	"$(tail -n 1 "$dir/rx3")" 15 32
+# 6. rule add names only sets in force: one not defined, or of the other kind, is refused whole
+# (an address set not defined was added, and the instance's rules could not be read back).
+dump=$($XRL dump $H --inline)
+expect_err "rule add refuses a port set not defined" 2 "set @nosuch is not defined.*'rule add' adds no set\); nothing was changed" \
+	"$XRL" rule add $H proto udp dport @nosuch rate 5/s
+expect_err "... and an address set not defined" 2 "set @nowhere is not defined.*nothing was changed" \
+	"$XRL" rule add $H src @nowhere proto udp rate 5/s
+expect_err "... and a port set as an address" 2 "'src @web': set web holds ports, and 'src' takes a set of prefixes" \
+	"$XRL" rule add $H src @web proto tcp rate 5/s
+expect_err "... and an address set as ports" 2 "'sport @lab': set lab holds prefixes" \
+	"$XRL" rule add $H proto udp sport @lab rate 5/s
+expect_eq "... nothing changed, and the rules read back" "$($XRL dump $H --inline)" "$dump"
+expect_err "rule add takes a set in force" 0 "added proto tcp dport @web rate 5/s" \
+	"$XRL" rule add $H proto tcp dport @web rate 5/s
 finish

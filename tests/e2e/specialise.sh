@@ -87,10 +87,10 @@ expect_eq "a byte rate is a feature of its own" "$(swaps "$out")" "1 prefixes,by
 # Every feature, on demand (XDP_RATELIMIT_FEATURES=all: the bench's side-by-side), for a load too.
 out=$(echo 'port 9/udp rate 5/s' | XDP_RATELIMIT_FEATURES=all "$XRL" -j apply $IF -)
 expect_eq "XDP_RATELIMIT_FEATURES=all carries every feature" "$(swaps "$out")" \
-	"1 ports,prefixes,protos,dsts,port-dsts,bytes,warmup,global,match"
+	"1 ports,prefixes,protos,dsts,port-dsts,bytes,warmup,global,match,windows"
 check "unload" "$XRL" unload $IF
 check "load --config with every feature" env XDP_RATELIMIT_FEATURES=all "$XRL" load $IF --config "$dir/ports"
-expect_eq "... carries them all" "$(features $IF | jq length)" 9
+expect_eq "... carries them all" "$(features $IF | jq length)" 10
 expect_eq "load -j on it says what the program carries now" \
 	"$("$XRL" -j load $IF --config "$dir/ports" | jq -c .features)" '["ports"]'
 expect_eq "... and so does status" "$(features $IF)" '["ports"]'

@@ -29,6 +29,7 @@ const volatile struct {
 	__u16 ndport;
 	__u32 ip_csum_k; /* ~template IPv4 header checksum + the complement of its varying words */
 	__u32 l4_csum_k; /* the same for the UDP checksum (IPv6 only; IPv4 sends none) */
+	__u32 shuffle;	 /* sources in a scattered order, not k mod nsrc (--shuffle) */
 } tg_cfg = {
 	.nsrc = 1,
 	.nslots = 1,
@@ -101,7 +102,15 @@ static __always_inline int tg_rewrite(struct xdp_md *ctx)
 		return -1;
 	seq = (__u32)c->seq++;
 	/* Divisions cost: the verifier prunes those that the config makes useless. */
-	idx = tg_cfg.nsrc > 1 ? (seq * tg_cfg.nslots + c->slot) % tg_cfg.nsrc : 0;
+	idx = seq * tg_cfg.nslots + c->slot;
+	/*
+	 * Scattered: a table that allocates entries in the order sources first
+	 * come (the LRU hash) finds the next source beside the last in memory
+	 * when they come round in that order again; real floods do not.
+	 */
+	if (tg_cfg.shuffle)
+		idx *= 0x9e3779b1U;
+	idx = tg_cfg.nsrc > 1 ? idx % tg_cfg.nsrc : 0;
 	src = bpf_htonl(tg_cfg.src_lo + idx);
 	sp = bpf_htons(tg_cfg.sport + (tg_cfg.nsport > 1 ? (__u16)(seq % tg_cfg.nsport) : 0));
 	dp = bpf_htons(tg_cfg.dport + (tg_cfg.ndport > 1 ? (__u16)(seq % tg_cfg.ndport) : 0));

@@ -13,13 +13,22 @@
  *    each reset the other's window);
  *  - xdp_2way_drop: the same with two entries a slot, a new source taking
  *    an empty one first: the fewest ways a set-associative table can have
- *    and keep a busy source's window.
+ *    and keep a busy source's window;
+ *  - xdp_line_drop: the table of docs/table.md, a key and its window in one
+ *    64-byte way, on a line of its own (an mmapable array's values start on
+ *    a page), 4 ways a set, the probe from the key's first way, stopping at
+ *    one never used; a way matched by its 16-byte key and an even serial.
+ * And the window's add on the state found, as the limiter's pass path makes
+ * it (read seq and the cells, move the bucket's cell, add, commit to seq),
+ * on the LRU's 80-byte state (xdp_lrux_drop) and on the line's (xdp_linex_drop,
+ * with the serial read again after the add: docs/table.md's protocol).
  * Load them with 'bpftool prog loadall xdp_floor.bpf.o DIR type xdp' and
  * measure with 'xrl-trafficgen --cost prog:DIR/xdp_lru_drop -s 100000'.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include "xrl_table.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -67,6 +76,59 @@ struct floor_table floor_1way SEC(".maps");
 struct floor_table floor_2way SEC(".maps");
 
 static const struct floor_state floor_zero;
+
+/* docs/table.md's table (include/xrl_table.h): sets of 4 ways, as many ways as the other tables' entries. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE); /* values from a page on: a way is a line */
+	__uint(max_entries, FLOOR_KEYS / XRL_TABLE_WAYS);
+	__type(key, __u32);
+	__type(value, struct xrl_tset);
+} floor_line SEC(".maps"), floor_linex SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FLOOR_KEYS);
+	__type(key, struct floor_key);
+	__type(value, struct floor_state);
+} floor_lrux SEC(".maps");
+
+#define FLOOR_BLEN 500000000ULL /* a bucket of a 1 s, 2-bucket window */
+#define FLOOR_THR 0xffffffULL	/* a threshold no row reaches: every packet passes and is counted */
+#define FLOOR_READ(x) (*(const volatile __typeof__(x) *)&(x))
+
+/*
+ * The pass path's work on a ring of 3 cells of 64-bit words: seq read, the
+ * cells read and summed, the bucket's cell moved to the bucket, the add, the
+ * commit to seq; taken back when over (never, at FLOOR_THR). last and seq are
+ * 64-bit in the LRU's state (lw 1) and 32-bit in the line's.
+ */
+#define FLOOR_RESERVE(last, seq, cell0, stride)                                                               \
+	({                                                                                                    \
+		__u64 _q = bpf_ktime_get_ns() / FLOOR_BLEN, _sum = 0, _w, _o;                                 \
+		__u32 _E = (__u32)_q, _i, _off, _ix = (__u32)(_q % 3), _sq = FLOOR_READ(seq);                 \
+		for (_i = 0; _i < 3; _i++) {                                                                  \
+			_w = FLOOR_READ((&(cell0))[_i * (stride)]);                                           \
+			if (_i != _ix && (__u32)(_E - (__u32)(_w >> 32)) < 2)                                 \
+				_sum += (__u32)_w;                                                            \
+		}                                                                                             \
+		_off = _ix * (stride);                                                                        \
+		asm volatile("" : "+r"(_off)); /* the verifier must see the bound */                          \
+		if (_off > 2 * (stride))                                                                      \
+			_off = 0;                                                                             \
+		_w = FLOOR_READ((&(cell0))[_off]);                                                            \
+		if ((__u32)(_w >> 32) != _E) {                                                                \
+			if (FLOOR_READ(last) < (__typeof__(last))_q)                                          \
+				__sync_val_compare_and_swap(&(last), FLOOR_READ(last), (__typeof__(last))_q); \
+			__sync_val_compare_and_swap(&(&(cell0))[_off], _w, (__u64)_E << 32);                  \
+		}                                                                                             \
+		_o = __sync_fetch_and_add(&(&(cell0))[_off], 1);                                              \
+		if ((__u32)(_o >> 32) != _E || _sum + (__u32)_o + 1 > FLOOR_THR)                              \
+			__sync_fetch_and_add(&(&(cell0))[_off], -1);                                          \
+		else                                                                                          \
+			__sync_fetch_and_add(&(seq), 1) == _sq;                                               \
+		(__u32) _ix;                                                                                  \
+	})
 
 /* The frame's key, for a rule 1 on port 9/udp, counted as the bare programs count; 0: no IPv4 frame. */
 static __always_inline int floor_key_of(struct xdp_md *ctx, struct floor_key *k)
@@ -151,4 +213,88 @@ SEC("xdp")
 int xdp_2way_drop(struct xdp_md *ctx)
 {
 	return floor_table_drop(ctx, &floor_2way, 2);
+}
+
+SEC("xdp")
+int xdp_lrux_drop(struct xdp_md *ctx)
+{
+	struct floor_key k = {};
+	struct floor_state *st;
+
+	if (!floor_key_of(ctx, &k))
+		return XDP_DROP;
+	st = bpf_map_lookup_elem(&floor_lrux, &k);
+	if (!st) {
+		bpf_map_update_elem(&floor_lrux, &k, &floor_zero, BPF_NOEXIST);
+		st = bpf_map_lookup_elem(&floor_lrux, &k);
+	}
+	/* xrl_state's: gen and leased, warm, last, seq, then 3 cells of a word and a block count. */
+	if (st)
+		FLOOR_RESERVE(st->words[2], st->words[3], st->words[4], 2);
+	return XDP_DROP;
+}
+
+/*
+ * The frame's source in the table of docs/table.md: found, its count added
+ * to (full: the window's add, and the way's serial read again after it);
+ * else a way claimed for it, or none when its set is full of busy windows
+ * (the limiter's sketch would judge it).
+ */
+static __always_inline int line_drop(struct xdp_md *ctx, int full, void *table)
+{
+	struct floor_key fk = {};
+	struct xrl_key k = {};
+	struct xrl_tkey t;
+	struct xrl_tset *set;
+	struct xrl_way *w;
+	__u32 ix, sr = 0, c;
+	__u64 h;
+	int i;
+
+	if (!floor_key_of(ctx, &fk))
+		return XDP_DROP;
+	k.rule_id = fk.rule_id;
+	k.port = fk.port;
+	k.family = fk.family;
+	k.proto = fk.proto;
+	__builtin_memcpy(k.addr, fk.addr, 4);
+	if (xrl_tkey_make(&t, &k))
+		return XDP_DROP;
+	h = xrl_key_hash64(&k); /* the limiter has it already: the latch slot's */
+	ix = xrl_table_set(h, FLOOR_KEYS / XRL_TABLE_WAYS);
+	set = bpf_map_lookup_elem(table, &ix);
+	if (!set)
+		return XDP_DROP;
+	i = xrl_tset_find(set, &t, xrl_table_first(h), &sr);
+	/*
+	 * A new key: a way claimed, and its first packet counted there. Without
+	 * the window's add (!full) a count never ages: such a window is never empty.
+	 */
+	if (i < 0)
+		i = xrl_tset_claim(set, &t, xrl_table_first(h), (__u32)(bpf_ktime_get_ns() / FLOOR_BLEN),
+				   full ? 2 : 1U << 30, xrl_table_grace(FLOOR_BLEN), &sr);
+	if (i < 0)
+		return XDP_DROP;
+	w = &set->w[i & (XRL_TABLE_WAYS - 1)];
+	if (!full) {
+		__sync_fetch_and_add(&w->c[0], 1);
+		return XDP_DROP;
+	}
+	c = FLOOR_RESERVE(w->last, w->seq, w->c[0], 1);
+	/* Taken over since the key was read: the add back (docs/table.md). */
+	if (!xrl_way_still(w, sr))
+		xrl_way_take_back(w, c, (__u32)(bpf_ktime_get_ns() / FLOOR_BLEN), 1);
+	return XDP_DROP;
+}
+
+SEC("xdp")
+int xdp_line_drop(struct xdp_md *ctx)
+{
+	return line_drop(ctx, 0, &floor_line);
+}
+
+SEC("xdp")
+int xdp_linex_drop(struct xdp_md *ctx)
+{
+	return line_drop(ctx, 1, &floor_linex);
 }

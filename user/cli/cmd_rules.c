@@ -215,6 +215,13 @@ static int rule_run(struct cli_ctx *ctx)
 				iface, match, iface, match);
 			goto out;
 		}
+		/* The sets it names must be in force: 'rule add' adds a rule, not a set. */
+		if (xrl_ruleset_spec_sets(&set, s, iface, err, sizeof(err))) {
+			code = cli_fail(
+				EXIT_USAGE,
+				"%s (in a rules file, with 'apply': 'rule add' adds no set); nothing was changed", err);
+			goto out;
+		}
 		if (xrl_ruleset_add(&set, s, err, sizeof(err))) {
 			code = cli_fail(EXIT_FAIL, "%s", err);
 			goto out;
@@ -323,8 +330,9 @@ const struct cli_cmd cmd_rule = {
 		"a rule may have one of each over one window. A window has 1 to 60 buckets ('rate 6000/min window 60s\n"
 		"buckets 60' is Sentinel's minute window). Several rates of a kind make a rule of several windows, up to 4\n"
 		"('rate 20/s rate 600/min', a burst and a sustained rate): each over the window written after it, else\n"
-		"its unit's (600/min: 1m) of 2 buckets; a packet passes when every window has room. MATCH is the words before the rate: 'port 53/udp', 'port 53/udp dst 192.0.2.0/24',\n"
-		"'proto icmp type 8', 'fragments', 'dst 192.0.2.1', 'prefix 10.0.0.0/8' or 'proto udp sport 53'.",
+		"its unit's (600/min: 1m) of 2 buckets; a packet passes when every window has room.\n"
+		"MATCH is the words before the rate: 'port 53/udp', 'port 53/udp dst 192.0.2.0/24', 'proto icmp type 8',\n"
+		"'fragments', 'dst 192.0.2.1', 'prefix 10.0.0.0/8' or 'proto udp sport 53'.",
 	.missing = "missing subcommand: add, del or list",
 	.opts_size = sizeof(struct rule_opts),
 	.subs = rule_subs,

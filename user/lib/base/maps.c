@@ -15,6 +15,7 @@
 #include "xrl_match.h"
 #include "base/objinfo.h"
 #include "base/err.h"
+#include "base/memory.h"
 
 struct map_want {
 	const char *name;
@@ -308,6 +309,20 @@ int xrl_maps_reopen(struct xrl_maps *m, char *err, size_t len)
 	ret = xrl_maps_open_dir(dir, dir, m, err, len);
 	m->lock = lock;
 	return ret;
+}
+
+__u64 xrl_maps_memlock(const struct xrl_maps *m)
+{
+	__u64 sum = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		int fd = *(const int *)((const char *)m + wanted[i].off);
+
+		if (fd >= 0)
+			sum += xrl_fd_memlock(fd);
+	}
+	return sum;
 }
 
 void xrl_maps_close(struct xrl_maps *m)

@@ -54,6 +54,8 @@ int xrl_maps_open(const char *iface, struct xrl_maps *m, char *err, size_t len);
 /* The same for a pin folder, named label in messages. */
 int xrl_maps_open_dir(const char *dir, const char *label, struct xrl_maps *m, char *err, size_t len);
 void xrl_maps_close(struct xrl_maps *m);
+/* What the kernel charges for every map of m that is open (their memlock), the capture's apart. */
+__u64 xrl_maps_memlock(const struct xrl_maps *m);
 /* The maps pinned in m->dir opened again (a replace made some anew), m's lock kept. */
 int xrl_maps_reopen(struct xrl_maps *m, char *err, size_t len);
 

@@ -79,15 +79,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	}
 	st->state_memlock = xrl_fd_memlock(m.state);
 	st->sketch_memlock = xrl_fd_memlock(m.sketch);
-	st->memlock = xrl_fd_memlock(m.port_idx) + xrl_fd_memlock(m.port_rules) + xrl_fd_memlock(m.proto_rules) +
-		      xrl_fd_memlock(m.lpm_rules) + xrl_fd_memlock(m.lpm_dir) + xrl_fd_memlock(m.lpm_ranges) +
-		      xrl_fd_memlock(m.sets) + xrl_fd_memlock(m.set_items) + xrl_fd_memlock(m.dsts) +
-		      xrl_fd_memlock(m.state) + xrl_fd_memlock(m.rule_stats) + xrl_fd_memlock(m.counters) +
-		      xrl_fd_memlock(m.ctl) + xrl_fd_memlock(m.latches) + xrl_fd_memlock(m.scratch) +
-		      xrl_fd_memlock(m.fleet) + xrl_fd_memlock(m.then) + st->sketch_memlock +
-		      xrl_fd_memlock(m.lbvs_cls) + xrl_fd_memlock(m.lbvs_bits) + xrl_fd_memlock(m.match_cfgs) +
-		      xrl_fd_memlock(m.match_rules) + xrl_fd_memlock(m.match_specs) + xrl_fd_memlock(m.match_tmp) +
-		      xrl_fd_memlock(m.match_sets) + xrl_capture_memlock(m.dir);
+	st->memlock = xrl_maps_memlock(&m) + xrl_capture_memlock(m.dir);
 	xrl_maps_close(&m);
 }
 

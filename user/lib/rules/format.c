@@ -59,6 +59,15 @@ int xrl_byte_rate_format(const struct xrl_rule *r, char *buf, size_t len)
 			xrl_time_unit_name(r->byte_unit_ms));
 }
 
+/* Window r's packet rate: a match rule's reads as written below 10k ("1000/s", "50k/s"); the others' as they always did. */
+static void pkt_rate(const struct xrl_spec *s, const struct xrl_rule *r, char *buf, size_t len)
+{
+	if (s->kind == XRL_KIND_MATCH && r->rate < 10000)
+		snprintf(buf, len, "%llu/%s", (unsigned long long)r->rate, xrl_time_unit_name(r->rate_unit_ms));
+	else
+		xrl_format_rate(r->rate, r->rate_unit_ms, buf, len);
+}
+
 /* Window r's rate, packets or bytes, and its window when another than its unit's of 2 buckets (a rule of several). */
 static int format_window(const struct xrl_spec *s, const struct xrl_rule *r, char *buf, size_t len)
 {
@@ -66,12 +75,7 @@ static int format_window(const struct xrl_spec *s, const struct xrl_rule *r, cha
 	int n;
 
 	if (!(r->flags & XRL_F_NO_PKT_RATE)) {
-		/* A match rule's rate reads as written below 10k ("1000/s", "50k/s"); the others' as they always did. */
-		if (s->kind == XRL_KIND_MATCH && r->rate < 10000)
-			snprintf(rate, sizeof(rate), "%llu/%s", (unsigned long long)r->rate,
-				 xrl_time_unit_name(r->rate_unit_ms));
-		else
-			xrl_format_rate(r->rate, r->rate_unit_ms, rate, sizeof(rate));
+		pkt_rate(s, r, rate, sizeof(rate));
 		n = snprintf(buf, len, " rate %s", rate);
 	} else {
 		xrl_byte_rate_format(r, rate, sizeof(rate));
@@ -105,12 +109,7 @@ int xrl_spec_format(const struct xrl_spec *s, char *buf, size_t len)
 		goto scope;
 	}
 	if (!(r->flags & XRL_F_NO_PKT_RATE)) {
-		/* A match rule's rate reads as written below 10k ("1000/s", "50k/s"); the others' as they always did. */
-		if (s->kind == XRL_KIND_MATCH && r->rate < 10000)
-			snprintf(rate, sizeof(rate), "%llu/%s", (unsigned long long)r->rate,
-				 xrl_time_unit_name(r->rate_unit_ms));
-		else
-			xrl_format_rate(r->rate, r->rate_unit_ms, rate, sizeof(rate));
+		pkt_rate(s, r, rate, sizeof(rate));
 		n += snprintf(buf + n, len - n, " rate %s", rate);
 	}
 	if ((size_t)n < len && r->byte_unit) {

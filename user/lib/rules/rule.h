@@ -252,6 +252,13 @@ struct xrl_pset *xrl_ruleset_set(const struct xrl_ruleset *set, const char *name
  * it holds it, see the README).
  */
 int xrl_ruleset_check_sets(struct xrl_ruleset *set, const char *file, char *err, size_t len);
+/*
+ * What is wrong with the sets rule s names, into err after at (where s was
+ * read): one not defined, or of the other kind (a port set as an address, a
+ * prefix set as ports).
+ */
+int xrl_ruleset_spec_sets(const struct xrl_ruleset *set, const struct xrl_spec *s, const char *at, char *err,
+			  size_t len);
 /* Prints a set as 'set NAME file PATH', or inline ('set NAME { ... }') when inline or it has no file. */
 int xrl_pset_fprint(FILE *f, const struct xrl_pset *ps, bool inline_);
 /* Prefixes the rules hold in all, a set's counted for each rule that uses it (what --max-prefixes bounds). */

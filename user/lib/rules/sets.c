@@ -481,11 +481,8 @@ static bool uses_ports(const struct xrl_spec *s, const char *name)
 	return s->kind == XRL_KIND_MATCH && (!strcmp(s->m.sport_set, name) || !strcmp(s->m.dport_set, name));
 }
 
-/*
- * What is wrong with the sets rule s names, into err: one not defined, or
- * of the other kind (a port set as an address, a prefix set as ports).
- */
-static int rule_sets(const struct xrl_ruleset *set, const struct xrl_spec *s, const char *file, char *err, size_t len)
+int xrl_ruleset_spec_sets(const struct xrl_ruleset *set, const struct xrl_spec *s, const char *at, char *err,
+			  size_t len)
 {
 	const char *addr[3] = { s->set, s->kind == XRL_KIND_MATCH ? s->m.src.set : "",
 				s->kind == XRL_KIND_MATCH ? s->m.dst.set : "" };
@@ -494,6 +491,7 @@ static int rule_sets(const struct xrl_ruleset *set, const struct xrl_spec *s, co
 				s->kind == XRL_KIND_MATCH ? s->m.dport_set : "" };
 	const char *pword[2] = { "sport", "dport" };
 	const struct xrl_pset *ps;
+	char line[24];
 	int k;
 
 	for (k = 0; k < 3; k++) {
@@ -501,14 +499,16 @@ static int rule_sets(const struct xrl_ruleset *set, const struct xrl_spec *s, co
 			continue;
 		ps = xrl_ruleset_set(set, addr[k]);
 		if (!ps)
-			return fail(err, len,
-				    "%s:%d: set @%s is not defined: add 'set %s file PATH' or 'set %s { ... }'", file,
-				    s->line, addr[k], addr[k], addr[k]);
+			return fail(err, len, "%s: set @%s is not defined: add 'set %s file PATH' or 'set %s { ... }'",
+				    at, addr[k], addr[k], addr[k]);
+		line[0] = 0;
+		if (ps->line)
+			snprintf(line, sizeof(line), " (line %d)", ps->line);
 		if (ps->kind == XRL_PSET_PORTS)
 			return fail(
 				err, len,
-				"%s:%d: '%s @%s': set %s holds ports (line %d), and '%s' takes a set of prefixes: match its ports with 'dport @%s' or 'sport @%s' in a rule of several fields (with 'proto tcp' or 'proto udp'), or define a prefix set 'set NAME { PREFIX, ... }'",
-				file, s->line, aword[k], addr[k], addr[k], ps->line, aword[k], addr[k], addr[k]);
+				"%s: '%s @%s': set %s holds ports%s, and '%s' takes a set of prefixes: match its ports with 'dport @%s' or 'sport @%s' in a rule of several fields (with 'proto tcp' or 'proto udp'), or define a prefix set 'set NAME { PREFIX, ... }'",
+				at, aword[k], addr[k], addr[k], line, aword[k], addr[k], addr[k]);
 	}
 	for (k = 0; k < 2; k++) {
 		if (!port[k][0])
@@ -517,13 +517,16 @@ static int rule_sets(const struct xrl_ruleset *set, const struct xrl_spec *s, co
 		if (!ps)
 			return fail(
 				err, len,
-				"%s:%d: set @%s is not defined: add 'set %s ports { 80, 443, 8000-8999 }' or 'set %s ports file PATH'",
-				file, s->line, port[k], port[k], port[k]);
+				"%s: set @%s is not defined: add 'set %s ports { 80, 443, 8000-8999 }' or 'set %s ports file PATH'",
+				at, port[k], port[k], port[k]);
+		line[0] = 0;
+		if (ps->line)
+			snprintf(line, sizeof(line), " (line %d)", ps->line);
 		if (ps->kind != XRL_PSET_PORTS)
 			return fail(
 				err, len,
-				"%s:%d: '%s @%s': set %s holds prefixes (line %d), and '%s' takes a set of ports: match its prefixes with 'src @%s' or 'dst @%s', or define a port set 'set NAME ports { 80, 443 }'",
-				file, s->line, pword[k], port[k], port[k], ps->line, pword[k], port[k], port[k]);
+				"%s: '%s @%s': set %s holds prefixes%s, and '%s' takes a set of ports: match its prefixes with 'src @%s' or 'dst @%s', or define a port set 'set NAME ports { 80, 443 }'",
+				at, pword[k], port[k], port[k], line, pword[k], port[k], port[k]);
 	}
 	return 0;
 }
@@ -536,8 +539,10 @@ int xrl_ruleset_check_sets(struct xrl_ruleset *set, const char *file, char *err,
 
 	for (i = 0; i < set->n; i++) {
 		const struct xrl_spec *s = &set->v[i];
+		char at[PATH_MAX + 16];
 
-		if (rule_sets(set, s, file, err, len))
+		snprintf(at, sizeof(at), "%s:%d", file, s->line);
+		if (xrl_ruleset_spec_sets(set, s, at, err, len))
 			return -EINVAL;
 		if (!s->set[0])
 			continue;
