@@ -275,4 +275,5 @@ vmlinux:
 clean:
 	rm -rf --one-file-system $(OUT)
 
--include $(wildcard $(OUT)/*.d $(OUT)/*/*.d $(OUT)/*/*/*.d $(OUT)/*/*/*/*.d)
+# The compilers' dependency files; not what a fresh Debian root (test-fresh) holds under $(OUT)/fresh.
+-include $(filter-out $(OUT)/fresh/%,$(wildcard $(OUT)/*.d $(OUT)/*/*.d $(OUT)/*/*/*.d $(OUT)/*/*/*/*.d))

@@ -27,4 +27,12 @@ fi
 expect_eq "the README's two commands are ./run demo and ./run test" \
 	"$(grep -cE '^\./run (demo|test) ' "$ROOT/README.md")" 2
 expect_eq ".ci/run runs the README's test command" "$(grep -cx './run test' "$ROOT/.ci/run")" 1
+# A fresh Debian root that make test-fresh left in the build folder (interrupted) holds folders
+# named *.d (etc/apparmor.d): make read them as dependency files and stopped ("Is a directory").
+if command -v make >/dev/null; then
+	out=$(mktemp -d)
+	lab_undo rm -rf "$out"
+	mkdir -p "$out/fresh/root/etc/apparmor.d"
+	check "make works beside a fresh root left in the build folder" make -n -C "$ROOT" OUT="$out" all
+else skip "make beside a fresh root" "needs make"; fi
 finish
