@@ -36,6 +36,17 @@ check() {
 }
 # expect_eq NAME GOT WANT
 expect_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi; }
+# conforms DEF COMMAND...: its -j document is DEF of docs/json-schema.json.
+conforms() {
+	local def=$1 out why
+	shift
+	out=$("$@" 2>/dev/null)
+	if why=$(python3 "$ROOT/tests/e2e/json_check.py" "$ROOT/docs/json-schema.json" "$def" <<<"$out" 2>&1); then
+		pass "$* -j conforms to the schema's $def"
+	else
+		fail "$* -j conforms to the schema's $def" "$why"
+	fi
+}
 # expect_err NAME CODE PATTERN COMMAND...: exit code CODE and PATTERN (grep -E) in what it printed.
 expect_err() {
 	local n=$1 code=$2 pat=$3 out rc

@@ -11,17 +11,6 @@ source "$(dirname "$0")/lib.sh"
 
 NS=xrle-ps H=xrlps0 P=xrlps1
 lab_prologue port_sets $NS $H $P 10.251.0 fd00:251
-# conforms DEF COMMAND...: its -j document is DEF of docs/json-schema.json.
-conforms() {
-	local def=$1 out why
-	shift
-	out=$("$@" 2>/dev/null)
-	if why=$(python3 "$ROOT/tests/e2e/json_check.py" "$ROOT/docs/json-schema.json" "$def" <<<"$out" 2>&1); then
-		pass "$* -j conforms to the schema's $def"
-	else
-		fail "$* -j conforms to the schema's $def" "$why"
-	fi
-}
 M1="src @lab proto udp dport @web" M2="proto udp dport != @web"
 
 printf '7000\n7100-7199   # the game servers\n' >"$dir/web.txt"

@@ -12,17 +12,6 @@ source "$(dirname "$0")/lib.sh"
 NS=xrle-st H=xrlst0 P=xrlst1
 lab_prologue sets $NS $H $P 10.236.0 fd00:236
 rule_stat() { "$XRL" -j stats $H | jq -r ".rules[0].$1"; }
-# conforms DEF COMMAND...: its -j document is DEF of docs/json-schema.json.
-conforms() {
-	local def=$1 out why
-	shift
-	out=$("$@" 2>/dev/null)
-	if why=$(python3 "$ROOT/tests/e2e/json_check.py" "$ROOT/docs/json-schema.json" "$def" <<<"$out" 2>&1); then
-		pass "$* -j conforms to the schema's $def"
-	else
-		fail "$* -j conforms to the schema's $def" "$why"
-	fi
-}
 
 # 899,998 random IPv4 /24s, 100,000 IPv6 /48s, and the lab's client's /24 and /64: 1M lines.
 awk 'BEGIN { srand(7)
