@@ -10,6 +10,7 @@
 #include <bpf/bpf_helpers.h>
 #include "xrl_carry.h"
 #include "maps_counts.h"
+#include "state.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -60,7 +61,7 @@ __noinline int xrl_carry_long_cell(struct xrl_key *k, struct xrl_carry_cell *c)
 
 	if (!k || !c)
 		return 0;
-	s = bpf_map_lookup_elem(&xrl_state, k);
+	s = xrl_state_find(k);
 	return s ? add_cell(&s->ring, state_cells, c, 1) : 1;
 }
 
@@ -69,7 +70,7 @@ SEC("syscall")
 __u32 xrl_carry_state(struct xrl_carry_args *a)
 {
 	struct xrl_key k = a->key;
-	struct xrl_state *s = bpf_map_lookup_elem(&xrl_state, &k);
+	struct xrl_state *s = xrl_state_find(&k);
 	struct xrl_carry_cell c;
 	int left = 0, i;
 

@@ -38,7 +38,7 @@ __noinline int xrl_commit_undo(struct xrl_rule *r, struct xrl_pctx *pc, int byte
 	if (!rs)
 		return 0;
 	xrl_key_for(&pc->key, r, pc, bytes);
-	st = bpf_map_lookup_elem(&xrl_state, &pc->key);
+	st = xrl_state_find(&pc->key);
 	if (st)
 		xrl_unreserve(&st->ring, XRL_CELLS, &rs->slot, xrl_cost(pc, bytes), XRL_RESERVE_TRIES);
 	return 0;

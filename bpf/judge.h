@@ -22,9 +22,6 @@
 #include "rule_stats.h"
 #include "commit.h"
 
-/* Template for a new window state: too large for the 512-byte stack. */
-static const struct xrl_state xrl_zero_state;
-
 /*
  * The cap on new per-source states: each CPU creates at most
  * new_keys_cpu a second. Past it, a spoofed flood of new sources can neither
@@ -46,23 +43,6 @@ static __always_inline int xrl_may_create(struct xrl_counters *cnt, __u64 now)
 		return 0;
 	cnt->new_keys_count++;
 	return 1;
-}
-
-/* A new key's window state, made past the cap check (xrl_judge_slow). */
-static __always_inline struct xrl_state *xrl_state_new(struct xrl_key *k, struct xrl_counters *cnt)
-{
-	struct xrl_state *st;
-	int made;
-
-	made = bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0;
-	if (made)
-		cnt->keys_new++;
-	st = bpf_map_lookup_elem(&xrl_state, k);
-	if (!st)
-		cnt->keys_failed++;
-	else if (made)
-		st->warm = bpf_ktime_get_ns(); /* its birth: a lease's passes go back to this state only (lease.h) */
-	return st;
 }
 
 /* A judgement by the sketch, counted: the new sources past the cap it judged and blocked. */
@@ -143,7 +123,7 @@ static __always_inline int xrl_judged(struct xrl_rule *r, struct xrl_pctx *pc, i
 		if (dropping)
 			return 0;
 		if (l && mine && thr == full) {
-			xrl_lease_set(l, r, k, slot, st->warm, until, pc->lease);
+			xrl_lease_set(l, r, k, slot, xrl_state_born(st), until, pc->lease);
 			if (pc->lease)
 				xrl_lease_mark(st);
 		}
@@ -207,7 +187,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	cnt = bpf_map_lookup_elem(&xrl_counters, &xrl_zero_key);
 	if (!cnt)
 		return 0;
-	st = bpf_map_lookup_elem(&xrl_state, k);
+	st = xrl_state_find(k);
 	if (!st && k->family && xrl_cfg.new_keys_cpu) {
 		/*
 		 * A new source: the cap and, past it, the sketch go by the coarse
@@ -317,7 +297,7 @@ __noinline int xrl_judge_long(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 		return 0;
 	a = bpf_map_lookup_elem(&xrl_scratch, &xrl_zero_key);
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
-	st = bpf_map_lookup_elem(&xrl_state, &pc->key);
+	st = xrl_state_find(&pc->key);
 	if (!a || !rs || !st)
 		return 0;
 	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);

@@ -17,6 +17,7 @@
 #include "maps.h"
 #include "config.h"
 #include "pctx.h"
+#include "state.h"
 
 /*
  * The flood path: the key's latch says it is over in the bucket the rule's
@@ -177,12 +178,12 @@ static __always_inline void xrl_latch_flush(struct xrl_latch *l, struct xrl_stat
 	if (!n)
 		return;
 	if (!st)
-		st = bpf_map_lookup_elem(&xrl_state, &l->key);
+		st = xrl_state_find(&l->key);
 	if (!st || st->gen != l->gen)
 		return;
 	if (!lease)
 		xrl_block_add(&st->ring, XRL_CELLS, &ls, n, 0);
-	else if (st->warm == l->born)
+	else if (xrl_state_born(st) == l->born)
 		xrl_unreserve(&st->ring, XRL_CELLS, &ls, (__u32)n, XRL_RESERVE_TRIES);
 }
 

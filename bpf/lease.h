@@ -111,8 +111,8 @@ static __always_inline int xrl_revoke_way(struct xrl_revoke *v, __u64 cpu, __u32
 	got = xrl_lword_take(&l->word, w);
 	if (!got)
 		return 0;
-	st = bpf_map_lookup_elem(&xrl_state, &v->key);
-	if (st && st->gen == v->gen && st->warm == v->born) {
+	st = xrl_state_find(&v->key);
+	if (st && st->gen == v->gen && xrl_state_born(st) == v->born) {
 		xrl_unreserve(&st->ring, XRL_CELLS, &ls, got, XRL_RESERVE_TRIES);
 		v->got += got;
 	}
@@ -149,13 +149,13 @@ __noinline int xrl_lease_revoke(struct xrl_rule *r, struct xrl_pctx *pc)
 		return 0;
 	i = r->id;
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &i);
-	st = bpf_map_lookup_elem(&xrl_state, &pc->key);
+	st = xrl_state_find(&pc->key);
 	if (!rs || !st)
 		return 0;
 	/* Asked now: a lease made from here on marks the state again (after it is published). */
 	__sync_lock_test_and_set(&st->leased, 0);
 	__builtin_memcpy(&v.key, &pc->key, sizeof(v.key));
-	v.born = st->warm;
+	v.born = xrl_state_born(st);
 	v.ix = pc->latch_ix & ~(XRL_LATCH_WAYS - 1U); /* its set's first way */
 	v.gen = r->gen;
 	v.epoch = rs->slot.epoch;
@@ -188,9 +188,9 @@ __noinline int xrl_lease_give_back(struct xrl_rule *r, struct xrl_pctx *pc)
 		return 0;
 	ls.epoch = l->epoch;
 	ls.idx = l->idx;
-	st = bpf_map_lookup_elem(&xrl_state, &pc->key);
-	xrl_lease_unspend(&l->word, st && st->gen == l->gen && st->warm == l->born ? &st->ring : NULL, XRL_CELLS, &ls,
-			  XRL_RESERVE_TRIES);
+	st = xrl_state_find(&pc->key);
+	xrl_lease_unspend(&l->word, st && st->gen == l->gen && xrl_state_born(st) == l->born ? &st->ring : NULL,
+			  XRL_CELLS, &ls, XRL_RESERVE_TRIES);
 	return 0;
 }
 
