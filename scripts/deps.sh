@@ -8,8 +8,10 @@ pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
       libcmocka-dev libjansson-dev linux-libc-dev iproute2 nftables iptables
       gnuplot-nox ethtool jq util-linux procps libclang-rt-14-dev clang-format shellcheck
       python3 debootstrap systemd groff man-db bash-completion prometheus prometheus-node-exporter curl
-      libhiredis-dev libmicrohttpd-dev redis-server redis-tools libpcap-dev tcpdump
+      libhiredis-dev redis-server redis-tools libpcap-dev tcpdump
       xdp-tools libxdp1)
+# tests/e2e/upgrade_layout.sh: what the oldest release it builds from its history (0.5.0, layout 8) links.
+pkgs+=(libmicrohttpd-dev)
 # make deb and make test-deb: the Debian package's build and its check.
 pkgs+=(debhelper dpkg-dev build-essential lintian)
 
