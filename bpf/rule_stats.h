@@ -117,7 +117,7 @@ static __always_inline void xrl_count_rule(struct xrl_rule_stats *rs, int blocke
 		return;
 	c = xrl_current_at(&rs->ring, rs->buckets, XRL_CELLS, &rs->slot);
 	if (c)
-		xrl_cell_count(c, blocked);
+		xrl_cell_count(&rs->ring, XRL_CELLS, &rs->slot, blocked);
 }
 
 #endif /* XRL_BPF_RULE_STATS_H */

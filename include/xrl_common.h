@@ -11,7 +11,7 @@
 #include "xrl_sketch.h"
 
 /* Bumped whenever a map layout below changes; kept in the ctl map. */
-#define XRL_LAYOUT_VERSION 9
+#define XRL_LAYOUT_VERSION 10
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 
@@ -260,7 +260,7 @@ _Static_assert(sizeof(struct xrl_key) == 24, "xrl_key layout");
  * xrl_reserve in xrl_window.h), so a key costs the same at 2 CPUs or 256.
  * Its ring is last, and the map holds cells of its cells (the loader sizes
  * the value: xrl_state_size), as many as the longest window in use needs:
- * a key of the default 2-bucket window takes 80 bytes, not 304.
+ * a key of the default 2-bucket window takes 80 bytes, not 1040.
  */
 struct xrl_state {
 	__u32 gen;    /* rule gen this ring was built for */
@@ -268,13 +268,12 @@ struct xrl_state {
 	__u64 warm;   /* a warm-up rule's: when this key's warm-up began (xrl_warm_idle); else when made */
 	struct xrl_ring ring;
 };
-_Static_assert(sizeof(struct xrl_state) == 32 + 16 * XRL_MAX_CELLS, "xrl_state layout");
+_Static_assert(sizeof(struct xrl_state) == 32 + 8 * XRL_RING_WORDS, "xrl_state layout");
 
-/* The value of xrl_state for rings of cells cells: a long ring's base after them (struct xrl_base). */
+/* The value of xrl_state for rings of cells cells: their blocks after them, then a long ring's base (struct xrl_base). */
 static inline __u32 xrl_state_size(__u32 cells)
 {
-	return (__u32) __builtin_offsetof(struct xrl_state, ring.c) +
-	       (cells + (xrl_ring_long(cells) ? XRL_BASE_CELLS : 0)) * (__u32)sizeof(struct xrl_cell);
+	return (__u32) __builtin_offsetof(struct xrl_state, ring) + xrl_ring_size(cells);
 }
 
 /*
@@ -383,12 +382,12 @@ struct xrl_rule_stats {
 	__u64 block_bytes;
 	struct xrl_ring ring; /* last: the map holds cells of its cells, as xrl_state's (xrl_rule_stats_size) */
 };
-_Static_assert(sizeof(struct xrl_rule_stats) == 112 + 16 * XRL_MAX_CELLS, "xrl_rule_stats layout");
+_Static_assert(sizeof(struct xrl_rule_stats) == 112 + 8 * XRL_RING_WORDS, "xrl_rule_stats layout");
 
-/* The value of xrl_rule_stats for rings of cells cells. */
+/* The value of xrl_rule_stats for rings of cells cells: a rule's ring has no base (a ring one CPU owns). */
 static inline __u32 xrl_rule_stats_size(__u32 cells)
 {
-	return (__u32) __builtin_offsetof(struct xrl_rule_stats, ring.c) + cells * (__u32)sizeof(struct xrl_cell);
+	return (__u32) __builtin_offsetof(struct xrl_rule_stats, ring.c) + 2 * cells * 8;
 }
 
 /*

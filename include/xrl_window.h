@@ -61,19 +61,27 @@
 #define XRL_READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 
 struct xrl_cell {
-	__u64 word;  /* epoch << 32 | pass: see xrl_word */
-	__u64 block; /* blocks in that bucket: for figures only, never decides */
+	__u64 word; /* epoch << 32 | pass: see xrl_word */
 };
+
+/*
+ * A ring of cells cells: its cells, then their block counts, one word a
+ * cell (xrl_ring_blocks: figures only, never deciding), then a long ring's
+ * base (xrl_ring_base). The passes of a ring are its cells' words alone, side
+ * by side, so that a packet's reservation reads the least of the ring.
+ */
+#define XRL_BASE_WORDS 4 /* the words a base takes after a long ring's block counts */
+#define XRL_RING_WORDS (2 * XRL_MAX_CELLS + XRL_BASE_WORDS)
 
 struct xrl_ring {
 	__u64 last; /* full epoch of the newest bucket a cell was moved to; 0: none yet (see xrl_valid) */
 	__u64 seq;  /* shared rings: passes committed (see xrl_reserve) */
-	struct xrl_cell c[XRL_MAX_CELLS]; /* cells of them in a map sized at load: see XRL_MAX_CELLS */
+	struct xrl_cell c[XRL_RING_WORDS]; /* cells, blocks and base of a ring sized at load: xrl_ring_size */
 };
 
 /*
- * A long ring's base, in the two cells after its last (the loader sizes its
- * value for them: xrl_state_size): the passes of the n - 1 buckets before
+ * A long ring's base, in the words after its block counts (the loader sizes
+ * its value for them: xrl_ring_size): the passes of the n - 1 buckets before
  * the bucket of epoch tag >> 32, the window's older buckets, which no pass
  * is counted in any more once a pass in that bucket has committed (a CPU
  * that still counts in an older one finds, before its commit, that another
@@ -91,7 +99,7 @@ struct xrl_base {
 #define XRL_BASE_VALID 0x80000000ULL
 #define XRL_BASE_OSEQ 0x7fffffffULL
 #define XRL_BASE_BUSY 1ULL
-#define XRL_BASE_CELLS 2 /* the cells a base takes after a long ring's */
+_Static_assert(sizeof(struct xrl_base) == 8 * XRL_BASE_WORDS, "xrl_base layout");
 
 /* Whether a ring of cells cells is a long one, with a base after its cells. */
 static inline int xrl_ring_long(__u32 cells)
@@ -99,11 +107,29 @@ static inline int xrl_ring_long(__u32 cells)
 	return cells > XRL_SHORT_CELLS;
 }
 
+/* The bytes of a ring of cells cells: last, seq, the cells, their blocks, and a long one's base. */
+static inline __u32 xrl_ring_size(__u32 cells)
+{
+	return 16 + (2 * cells + (xrl_ring_long(cells) ? XRL_BASE_WORDS : 0)) * 8;
+}
+
+/* The block counts of a ring of cells cells: cell i's in word i. */
+static inline __u64 *xrl_ring_blocks(struct xrl_ring *r, __u32 cells)
+{
+	return (__u64 *)(void *)((char *)r + __builtin_offsetof(struct xrl_ring, c) + (__u64)cells * 8);
+}
+
+/* The same, to read. */
+static inline const __u64 *xrl_ring_blocks_c(const struct xrl_ring *r, __u32 cells)
+{
+	return (const __u64 *)(const void *)((const char *)r + __builtin_offsetof(struct xrl_ring, c) +
+					     (__u64)cells * 8);
+}
+
 /* The base of a long ring of cells cells. */
 static inline struct xrl_base *xrl_ring_base(struct xrl_ring *r, __u32 cells)
 {
-	return (struct xrl_base *)(void *)((char *)r + __builtin_offsetof(struct xrl_ring, c) +
-					   (__u64)cells * sizeof(struct xrl_cell));
+	return (struct xrl_base *)(void *)((char *)r + __builtin_offsetof(struct xrl_ring, c) + (__u64)cells * 16);
 }
 
 /* What a window sums to at a given time. */
@@ -245,6 +271,7 @@ static inline int xrl_last_advance(struct xrl_ring *r, __u64 q, int tries)
 static inline void xrl_ring_add(const struct xrl_ring *r, __u32 cells, __u32 span, const struct xrl_slot *s,
 				struct xrl_sum *acc)
 {
+	const __u64 *b = xrl_ring_blocks_c(r, cells);
 	__u64 w, last = XRL_READ_ONCE(r->last);
 	__u32 i;
 
@@ -255,7 +282,7 @@ static inline void xrl_ring_add(const struct xrl_ring *r, __u32 cells, __u32 spa
 		if (!xrl_valid(last, s->q, w) || !xrl_live(s->epoch, xrl_word_epoch(w), span))
 			continue;
 		acc->pass += xrl_word_pass(w);
-		acc->block += XRL_READ_ONCE(r->c[i].block);
+		acc->block += XRL_READ_ONCE(b[i]);
 		acc->buckets++;
 	}
 }
@@ -308,6 +335,7 @@ static inline struct xrl_sum xrl_window_last_at(const struct xrl_ring *r, __u32 
 /* Empties every cell: a ring built for another window shape (a rule's, which has no base). */
 static inline void xrl_ring_clear(struct xrl_ring *r, __u32 cells)
 {
+	__u64 *b = xrl_ring_blocks(r, cells);
 	__u32 i;
 
 	r->last = 0;
@@ -316,14 +344,14 @@ static inline void xrl_ring_clear(struct xrl_ring *r, __u32 cells)
 		for (i = 0; i < XRL_MAX_CELLS && i < cells; i++) {
 			xrl_barrier_var(i); /* no memset: BPF has none */
 			r->c[i].word = 0;
-			r->c[i].block = 0;
+			b[i] = 0;
 		}
 		return;
 	}
 	for (i = 0; i < XRL_RING_LOOP && i < cells; i++) {
 		xrl_barrier_var(i);
 		r->c[i].word = 0;
-		r->c[i].block = 0;
+		b[i] = 0;
 	}
 }
 
@@ -387,7 +415,7 @@ static inline struct xrl_cell *xrl_current_at(struct xrl_ring *r, __u32 n, __u32
 	if (r->last < s->q)
 		r->last = s->q;
 	c->word = xrl_word(s->epoch, 0);
-	c->block = 0;
+	xrl_ring_blocks(r, cells)[i] = 0;
 	return c;
 }
 
@@ -407,13 +435,21 @@ static inline struct xrl_sum xrl_sum(struct xrl_ring *r, __u32 n, __u32 cells, _
 	return xrl_window_at(r, n, cells, interval, now);
 }
 
-/* Counts one packet in a cell current_at returned (a ring one CPU owns); a full count stays full. */
-static inline void xrl_cell_count(struct xrl_cell *c, int blocked)
+/*
+ * Counts one packet in the cell current_at returned for slot s (a ring one
+ * CPU owns, of cells cells); a full count stays full.
+ */
+static inline void xrl_cell_count(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s, int blocked)
 {
+	__u32 i = s->idx;
+
+	xrl_barrier_var(i);
+	if (i >= XRL_MAX_CELLS || i >= cells)
+		return;
 	if (blocked)
-		c->block++;
-	else if (xrl_word_pass(c->word) != 0xffffffffU)
-		c->word++;
+		xrl_ring_blocks(r, cells)[i]++;
+	else if (xrl_word_pass(r->c[i].word) != 0xffffffffU)
+		r->c[i].word++;
 }
 
 /*
@@ -853,7 +889,8 @@ XRL_INLINE int xrl_reserve_core(struct xrl_ring *r, __u32 n, __u32 cells, __u64 
 			if (!xrl_last_advance(r, s->q, tries))
 				continue;
 			if (__sync_val_compare_and_swap(&c->word, w, xrl_word(E, 0)) == w)
-				c->block = 0; /* this CPU moved the cell to bucket E: its blocks start over */
+				xrl_ring_blocks(r, cells)[i] =
+					0; /* this CPU moved the cell to bucket E: its blocks start over */
 		}
 		/* An add, which no other CPU can make fail (nor carry into the epoch: XRL_CELL_MAX). */
 		w = __sync_fetch_and_add(&c->word, (__u64)take);
@@ -986,11 +1023,11 @@ XRL_INLINE void xrl_block_add(struct xrl_ring *r, __u32 cells, const struct xrl_
 	if (move && (!xrl_valid(last, s->q, w) || (int)(s->epoch - xrl_word_epoch(w)) > 0) &&
 	    xrl_last_advance(r, s->q, 4)) {
 		if (__sync_val_compare_and_swap(&c->word, w, xrl_word(s->epoch, 0)) == w)
-			c->block = 0;
+			xrl_ring_blocks(r, cells)[i] = 0;
 		w = XRL_READ_ONCE(c->word);
 	}
 	if (count && xrl_word_epoch(w) == s->epoch)
-		__sync_fetch_and_add(&c->block, count);
+		__sync_fetch_and_add(&xrl_ring_blocks(r, cells)[i], count);
 }
 
 /*

@@ -75,8 +75,8 @@ static int setup_mid(void **state)
 	return fx_setup(state, &fx_mid, XRL_MALPOL_EVASIVE);
 }
 
-/* The old program's maps pinned as a load pins them, its latches placed by latch_slots; unpinned by teardown. */
-static void pin_old(struct fx *o, __u8 latch_slots)
+/* The old program's maps pinned as a load pins them; unpinned by teardown. */
+static void pin_old(struct fx *o)
 {
 	struct xrl_ctl ctl;
 	struct bpf_map *map;
@@ -100,7 +100,7 @@ static void pin_old(struct fx *o, __u8 latch_slots)
 	assert_int_equal(bpf_map_lookup_elem(o->ctl, &zero, &ctl), 0);
 	ctl.layout = XRL_LAYOUT_VERSION;
 	ctl.cells = (__u8)o->cells;
-	ctl.latch_slots = latch_slots;
+	ctl.latch_slots = XRL_LATCH_SLOTS;
 	assert_int_equal(bpf_map_update_elem(o->ctl, &zero, &ctl, BPF_ANY), 0);
 }
 
@@ -151,33 +151,13 @@ static int group_teardown(void **state)
 	return 0;
 }
 
-/* Moves the latch of key k on the tests' CPU from its slot to the one a build before XRL_LATCH_SLOTS used (a retired layout's). */
-static void latch_to_v0_slot(struct fx *f, const struct xrl_key *k)
-{
-	struct xrl_latch *v = calloc(f->ncpus, sizeof(*v)), l;
-	__u32 h = fx_latch_home(f, k), h0 = xrl_latch_slot(0, k);
-
-	assert_non_null(v);
-	assert_int_not_equal(h, h0);
-	assert_int_equal(bpf_map_lookup_elem(f->latches, &h, v), 0);
-	l = v[cpus[0]];
-	assert_true(l.gen && xrl_key_equal(&l.key, k));
-	memset(&v[cpus[0]], 0, sizeof(l));
-	assert_int_equal(bpf_map_update_elem(f->latches, &h, v, BPF_ANY), 0);
-	assert_int_equal(bpf_map_lookup_elem(f->latches, &h0, v), 0);
-	v[cpus[0]] = l;
-	assert_int_equal(bpf_map_update_elem(f->latches, &h0, v, BPF_ANY), 0);
-	free(v);
-}
-
 /*
  * A flood's blocks a CPU's latch holds (1 pass, then 5 blocks at T0+100 ms,
- * bucket 2000 of 500 ms) through a replace to a program of cells cells,
- * from an instance whose latches are placed as a build before
- * XRL_LATCH_SLOTS placed them when v0; then the new program's frame of the
- * key, in the same bucket, is over, and the key's window counts every block.
+ * bucket 2000 of 500 ms) through a replace to a program of cells cells;
+ * then the new program's frame of the key, in the same bucket, is over, and
+ * the key's window counts every block.
  */
-static void carry_latched_blocks(void **state, __u32 cells, bool v0)
+static void carry_latched_blocks(void **state, __u32 cells)
 {
 	struct fx *o = fx_get(state);
 	struct xrl_rule r = rule(o, 1, 1000, 2, XRL_F_PER_SOURCE);
@@ -192,18 +172,7 @@ static void carry_latched_blocks(void **state, __u32 cells, bool v0)
 	set_now(o, T0 + 100 * MS);
 	assert_int_equal(run_n(o, &p, 6), 1);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
-	if (v0) {
-		latch_to_v0_slot(o, &k);
-		/* The older build's instance, read by this build's stats: its latch found where it is. */
-		m = (struct xrl_maps){ .state = o->state,
-				       .latches = o->latches,
-				       .ncpus = o->ncpus,
-				       .cells = o->cells,
-				       .latches_retired = true };
-		assert_int_equal(xrl_key_window(&m, &k, &r, T0 + 100 * MS, &s), 0);
-		assert_int_equal(s.block, 5);
-	}
-	pin_old(o, v0 ? 0 : XRL_LATCH_SLOTS);
+	pin_old(o);
 	carry_to(cells);
 
 	/* Swapped: the new program's first frame of the key, in the same bucket, is over. */
@@ -224,7 +193,7 @@ static void carry_latched_blocks(void **state, __u32 cells, bool v0)
  */
 static void test_grow_keeps_latched_blocks(void **state)
 {
-	carry_latched_blocks(state, 11, false);
+	carry_latched_blocks(state, 11);
 }
 
 /*
@@ -235,25 +204,9 @@ static void test_grow_keeps_latched_blocks(void **state)
 static void test_max_keys_keeps_latched_blocks(void **state)
 {
 	rp.keys = 16384;
-	carry_latched_blocks(state, 3, false);
+	carry_latched_blocks(state, 3);
 	assert_int_not_equal(bpf_map__max_entries(rp.n.skel->maps.xrl_latches),
 			     bpf_map__max_entries(rp.old->skel->maps.xrl_latches));
-}
-
-/*
- * An instance a build before XRL_LATCH_SLOTS loaded, taken over with the
- * same cells (its windows kept as they are): that build placed its latches
- * by another hash (layout 8's, layouts/layout8.c), where this program never looks for a
- * key and would have left them, their blocks never counted in the key's
- * window. The new program starts with latches of its own, the old ones'
- * blocks folded into the states; stats finds them where the old program put
- * them until then.
- */
-static void test_older_slots_keep_latched_blocks(void **state)
-{
-	if (!xrl_retired_of(XRL_LAYOUT_VERSION, 0))
-		skip(); /* retired: no build this one takes over placed them otherwise */
-	carry_latched_blocks(state, 3, true);
 }
 
 /*
@@ -279,7 +232,7 @@ static void test_grow_keeps_match_rules(void **state)
 	if (mfx_write(o, &set, &mb, err, sizeof(err)))
 		fail_msg("%s", err);
 	assert_int_equal(mrun(o, &big, 2), 2);
-	pin_old(o, XRL_LATCH_SLOTS);
+	pin_old(o);
 	rp.stride = 17;
 	rp.entries = 8192;
 	carry_to(XRL_MAX_CELLS);
@@ -354,7 +307,7 @@ static void test_grow_rules_past_1024(void **state)
 	mf = mfx_fds(o);
 	other = !o->set;
 	assert_int_equal(xrl_match_write(&mf, other, &set2, &mb2), -ENOSPC);
-	pin_old(o, XRL_LATCH_SLOTS);
+	pin_old(o);
 	rp.stride = xrl_match_stride_for(&mb2);
 	rp.entries = xrl_match_entries_for(&mb2);
 	rp.slots = xrl_match_slots_for(&mb2);
@@ -398,7 +351,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_grow_keeps_latched_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_keys_keeps_latched_blocks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_older_slots_keep_latched_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_grow_keeps_match_rules, setup_small, teardown),
 		cmocka_unit_test_setup_teardown(test_grow_rules_past_1024, setup_mid, teardown),
 	};

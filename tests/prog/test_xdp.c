@@ -2003,14 +2003,14 @@ static void test_latch_answers_in_margin(void **state)
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
 	assert_int_equal(bpf_map_lookup_elem(f->state, &k, &st), 0);
 	xrl_slot_at(&sl, T0 + 100 * MS, r.interval_ns / r.buckets, XRL_SHORT_CELLS);
-	assert_int_equal(st.ring.c[sl.idx].block, 0); /* no write to the key's ring */
+	assert_int_equal(xrl_ring_blocks(&st.ring, XRL_SHORT_CELLS)[sl.idx], 0); /* no write to the key's ring */
 	assert_int_equal(xrl_key_window(&m, &k, &r, end - 1, &sum), 0);
 	assert_int_equal(sum.block, 22);
 	/* the bucket's end: the slow path, the latch retired into the ring, every block kept */
 	set_now(f, end);
 	assert_int_equal(run(f, &p), XDP_DROP);
 	assert_int_equal(bpf_map_lookup_elem(f->state, &k, &st), 0);
-	assert_int_equal(st.ring.c[sl.idx].block, 22);
+	assert_int_equal(xrl_ring_blocks(&st.ring, XRL_SHORT_CELLS)[sl.idx], 22);
 	assert_totals(f, r.id, 1, 23);
 }
 
@@ -2456,7 +2456,7 @@ static void test_latch_holds_5000_sources(void **state)
 		}
 		held += n == 1;
 		assert_int_equal(bpf_map_lookup_elem(f->state, &k, &st), 0);
-		for (c = 0; c < XRL_SHORT_CELLS && !st.ring.c[c].block; c++)
+		for (c = 0; c < XRL_SHORT_CELLS && !xrl_ring_blocks(&st.ring, XRL_SHORT_CELLS)[c]; c++)
 			;
 		in_ring += c < XRL_SHORT_CELLS;
 		assert_int_equal(xrl_key_window(&m, &k, &r, T0 + 100 * MS, &sum), 0);

@@ -53,7 +53,7 @@ static void put(struct xrl_ring *r, __u32 n, __u64 interval, __u64 start, __u64 
 
 	assert_int_equal(start % blen, 0);
 	c->word = xrl_word((__u32)(start / blen), (__u32)pass);
-	c->block = block;
+	xrl_ring_blocks(r, xrl_cells_for(n))[c - r->c] = block;
 	if (start / blen > r->last)
 		r->last = start / blen;
 }

@@ -35,7 +35,23 @@ static void add(struct xrl_ring *r, __u32 n, __u64 interval, __u64 t, __u64 pass
 
 	assert_non_null(c);
 	c->word += pass;
-	c->block += block;
+	xrl_ring_blocks(r, XC(n))[c - r->c] += block;
+}
+
+/* The blocks of cell c of a ring of a window of n buckets. */
+static __u64 block_of(struct xrl_ring *r, __u32 n, const struct xrl_cell *c)
+{
+	return xrl_ring_blocks(r, XC(n))[c - r->c];
+}
+
+/* Counts a packet at t into a ring one CPU owns, as the program counts a rule's (bpf/rule_stats.h). */
+static void count_at(struct xrl_ring *r, __u32 n, __u64 interval, __u64 t, int blocked)
+{
+	struct xrl_slot s;
+
+	xrl_slot_at(&s, t, interval / n, XC(n));
+	assert_non_null(xrl_current_at(r, n, XC(n), &s));
+	xrl_cell_count(r, XC(n), &s, blocked);
 }
 
 static __u64 pass_of(const struct xrl_cell *c)
@@ -81,23 +97,23 @@ static void test_case2_same_bucket_then_fresh(void **state)
 	(void)state;
 	b0 = xrl_current(&r, 2, XC(2), I, S);
 	assert_non_null(b0);
-	xrl_cell_count(b0, 0);
-	xrl_cell_count(b0, 1);
+	count_at(&r, 2, I, S, 0);
+	count_at(&r, 2, I, S, 1);
 	assert_true(holds(b0, S, I / 2));
-	assert_true(pass_of(b0) == 1 && b0->block == 1);
+	assert_true(pass_of(b0) == 1 && block_of(&r, 2, b0) == 1);
 
 	b1 = xrl_current(&r, 2, XC(2), I, S + 500 * MS);
 	assert_ptr_equal(b1, b0);
-	xrl_cell_count(b1, 0);
-	assert_true(pass_of(b1) == 2 && b1->block == 1);
+	count_at(&r, 2, I, S + 500 * MS, 0);
+	assert_true(pass_of(b1) == 2 && block_of(&r, 2, b1) == 1);
 
 	b2 = xrl_current(&r, 2, XC(2), I, S + 1000 * MS);
 	assert_non_null(b2);
 	assert_ptr_not_equal(b2, b0);
 	assert_true(holds(b2, S + 1000 * MS, I / 2));
-	assert_true(pass_of(b2) == 0 && b2->block == 0);
+	assert_true(pass_of(b2) == 0 && block_of(&r, 2, b2) == 0);
 	/* The first bucket is untouched. */
-	assert_true(pass_of(b0) == 2 && b0->block == 1);
+	assert_true(pass_of(b0) == 2 && block_of(&r, 2, b0) == 1);
 }
 
 /*
@@ -127,7 +143,7 @@ static void test_case3_slot_reuse_and_deprecation(void **state)
 	/* Its own cell: the bucket of T0 + 100, exactly I old, is out of the window (and of its cell, with n cells). */
 	assert_ptr_equal(b, &r.c[((T0 + 1100 * MS) / (I / 10)) % XC(10)]);
 	assert_true(holds(b, S + 1100 * MS, I / 10));
-	xrl_cell_count(b, 0);
+	count_at(&r, 10, I, T0 + 1100 * MS, 0);
 
 	s = xrl_window_at(&r, 10, XC(10), I, T0 + 1100 * MS);
 	assert_int_equal(s.buckets, 1);
@@ -219,7 +235,7 @@ static void test_old_bucket_dropped(void **state)
 		if (n > 1) {
 			c = xrl_current(&r, n, XC(n), I, newest - I + W);
 			assert_non_null(c);
-			xrl_cell_count(c, 0);
+			count_at(&r, n, I, newest - I + W, 0);
 			assert_true(xrl_window_last_at(&r, n, XC(n), I, newest).pass == 1);
 		}
 		assert_true(sum_at(&r, n, I, newest).pass == 3 + (n > 1));
@@ -337,7 +353,7 @@ static void test_time_backwards(void **state)
 	add(&r, 2, I, S + 1100 * MS, 3, 2);			 /* start S+1000: cell (S+1000)/W % 3 */
 	assert_null(xrl_current(&r, 2, XC(2), I, S - 500 * MS)); /* the same cell, start S-500 */
 	assert_true(holds(CELL(S + 1000 * MS), S + 1000 * MS, I / 2));
-	assert_true(pass_of(CELL(S + 1000 * MS)) == 3 && CELL(S + 1000 * MS)->block == 2);
+	assert_true(pass_of(CELL(S + 1000 * MS)) == 3 && block_of(&r, 2, CELL(S + 1000 * MS)) == 2);
 	/* Within the newer bucket, earlier than the last event: the same bucket. */
 	assert_ptr_equal(xrl_current(&r, 2, XC(2), I, S + 1000 * MS), CELL(S + 1000 * MS));
 	/* Back to a slot holding an older start (empty): that one is reset. */
@@ -529,17 +545,17 @@ static void test_block_add(void **state)
 	(void)state;
 	assert_int_equal(reserve_at(&r, 2, I, S, 1, 0), XRL_PASSED);
 	xrl_slot_at(&s, S + W, W, XC(2));
-	xrl_block_add(&r, XRL_SHORT_CELLS, &s, 2, 0); /* without move: the cell is not there, nothing counted */
+	xrl_block_add(&r, XC(2), &s, 2, 0); /* without move: the cell is not there, nothing counted */
 	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).block == 0);
-	xrl_block_add(&r, XRL_SHORT_CELLS, &s, 2, 1);
-	xrl_block_add(&r, XRL_SHORT_CELLS, &s, 1, 0);
+	xrl_block_add(&r, XC(2), &s, 2, 1);
+	xrl_block_add(&r, XC(2), &s, 1, 0);
 	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).block == 3);
 	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).pass == 1);
 	/* taking back a pass takes it from its own bucket only */
 	xrl_slot_at(&s, S, W, XC(2));
-	xrl_unreserve(&r, XRL_SHORT_CELLS, &s, 1, 8);
+	xrl_unreserve(&r, XC(2), &s, 1, 8);
 	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).pass == 0);
-	xrl_unreserve(&r, XRL_SHORT_CELLS, &s, 1, 8);
+	xrl_unreserve(&r, XC(2), &s, 1, 8);
 	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).pass == 0);
 }
 
@@ -831,10 +847,9 @@ static void test_last_interval_held_source(void **state)
 
 /* ---- long windows (more than 16 buckets): a ring with a base ---- */
 
-/* A long ring as the loader sizes a key's value: its cells, then its base. */
+/* A long ring as the loader sizes a key's value: its cells, their blocks, then its base (XRL_RING_WORDS). */
 struct long_ring {
 	struct xrl_ring r;
-	struct xrl_cell base[XRL_BASE_CELLS];
 };
 
 static int fast_judged; /* packets xrl_reserve_fast decided */

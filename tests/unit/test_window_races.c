@@ -411,7 +411,7 @@ static void test_rule_ring_count_saturates(void **state)
 	c = xrl_current_at(&r, 1, XRL_SHORT_CELLS, &s);
 	assert_non_null(c);
 	c->word = xrl_word(s.epoch, 0xffffffffU);
-	xrl_cell_count(c, 0);
+	xrl_cell_count(&r, XRL_SHORT_CELLS, &s, 0);
 	assert_true(xrl_word_epoch(c->word) == s.epoch);
 	assert_ptr_equal(xrl_current_at(&r, 1, XRL_SHORT_CELLS, &s), c);
 	assert_true(xrl_window_at(&r, 1, XC(1), H, S).pass == 0xffffffffULL);
@@ -487,9 +487,9 @@ static void test_real_clock_race(void **state)
 
 /* ---- long rings (more than 17 cells): the base ---- */
 
+/* Its cells, their blocks, then its base: struct xrl_ring holds the longest (XRL_RING_WORDS). */
 struct long_ring {
 	struct xrl_ring r;
-	struct xrl_cell base[XRL_BASE_CELLS];
 };
 
 /* A packet at t on a long ring of n buckets, as the program judges it: on the base, else on every cell. */

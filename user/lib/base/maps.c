@@ -183,10 +183,9 @@ static __u32 ring_value_size(const struct map_want *w, struct xrl_maps *m, __u32
 
 /*
  * The layout the control map records, before any other map is opened: what
- * to do about another version's maps depends on whose they are. Notes in m
- * how the running program places the latches (xrl_ctl.latch_slots).
+ * to do about another version's maps depends on whose they are.
  */
-static int check_layout(const char *dir, const char *iface, struct xrl_maps *m, char *err, size_t len)
+static int check_layout(const char *dir, const char *iface, char *err, size_t len)
 {
 	struct bpf_map_info info;
 	struct xrl_ctl ctl = {};
@@ -219,8 +218,6 @@ static int check_layout(const char *dir, const char *iface, struct xrl_maps *m, 
 			-EPROTO, err, len,
 			"the maps under %s have layout %u, this xdp-ratelimit reads layout %u; run 'xdp-ratelimit unload %s' and load again",
 			dir, ctl.layout, XRL_LAYOUT_VERSION, iface);
-	m->latches_retired = ctl.latch_slots != XRL_LATCH_SLOTS;
-	m->latch_slots = ctl.latch_slots;
 	close(fd);
 	return ret;
 }
@@ -253,7 +250,7 @@ int xrl_maps_open_dir(const char *dir, const char *iface, struct xrl_maps *m, ch
 	if (m->ncpus <= 0)
 		return xrl_fail(-EIO, err, len, "cannot count the possible CPUs: is /sys mounted?");
 
-	ret = check_layout(m->dir, iface, m, err, len);
+	ret = check_layout(m->dir, iface, err, len);
 	if (ret)
 		return ret;
 	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {

@@ -22,11 +22,9 @@ struct xrl_maps {
 	__u32 match_slots;  /* the entries of xrl_match_rules and _specs, as loaded (XRL_MATCH_SLOT) */
 	int lock;	    /* the pin folder, flocked while rules change */
 	int ncpus;
-	__u32 cells;	      /* the cells of every ring (xrl_state's, xrl_rule_stats'), as loaded */
-	__u32 rule_ids;	      /* the rules' counter slots (xrl_rule_stats' entries), as loaded */
-	bool latches_retired; /* the program running places its latches as a retired layout's did: ... */
-	__u8 latch_slots;     /* ... by its xrl_ctl.latch_slots (layouts/retired.h) */
-	__u32 latch_count;    /* the latches per CPU, as loaded (0: XRL_LATCHES) */
+	__u32 cells;	   /* the cells of every ring (xrl_state's, xrl_rule_stats'), as loaded */
+	__u32 rule_ids;	   /* the rules' counter slots (xrl_rule_stats' entries), as loaded */
+	__u32 latch_count; /* the latches per CPU, as loaded (0: XRL_LATCHES) */
 };
 
 /* What a replace pins beside the pin it replaces until it renames it over (replace.h). */

@@ -57,17 +57,16 @@ static __u32 rule_stats_cells(__u32 vsz)
 	return vsz == sizeof(struct xrl_rule_stats8) ? XRL_LAYOUT8_CELLS : 0;
 }
 
-static void rule_stats_read(const void *old, struct xrl_rule_stats *n)
+static void rule_stats_read(const void *old, __u32 cells, struct xrl_rule_stats *n)
 {
 	const struct xrl_rule_stats8 *o = old;
 
+	(void)cells; /* XRL_LAYOUT8_CELLS: rule_stats_cells */
 	memset(n, 0, sizeof(*n));
 	memcpy(n, o->head, sizeof(o->head));
 	n->pass_bytes = o->pass_bytes;
 	n->block_bytes = o->block_bytes;
-	n->ring.last = o->last;
-	n->ring.seq = o->seq;
-	memcpy(n->ring.c, o->c, sizeof(o->c));
+	xrl_cells16_read(&o->last, XRL_LAYOUT8_CELLS, &n->ring);
 }
 
 /*
@@ -168,6 +167,7 @@ const struct xrl_retired xrl_layout8 = {
 	.lacks = lacks,
 	.emptied = emptied,
 	.rings_moved = true,
+	.state_read = xrl_layout9_state_read, /* two-word cells, as layout 9's */
 	.rule_stats_cells = rule_stats_cells,
 	.rule_stats_read = rule_stats_read,
 	.latch_slot = xrl_key_slot8,
@@ -178,6 +178,9 @@ const struct xrl_retired xrl_layout8 = {
 const struct xrl_retired xrl_layout9_latches8 = {
 	.layout = 9,
 	.latch_slots = 0,
+	.rings_moved = true,
+	.state_read = xrl_layout9_state_read,
+	.rule_stats_read = xrl_layout9_rule_stats_read,
 	.latch_slot = xrl_key_slot8,
 	.carry_rules = carry_tries,
 	.gone = gone,

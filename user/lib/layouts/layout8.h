@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include "layouts/retired.h"
+#include "layouts/layout9.h"
 
 #define XRL_LAYOUT8 8
 #define XRL_LAYOUT8_CELLS 16 /* every ring's, for any window */
@@ -18,7 +19,7 @@
 struct xrl_rule_stats8 {
 	__u8 head[offsetof(struct xrl_rule_stats, pass_bytes)]; /* gen to slot, as now */
 	__u64 last, seq;
-	struct xrl_cell c[XRL_LAYOUT8_CELLS];
+	struct xrl_cell16 c[XRL_LAYOUT8_CELLS];
 	__u64 pass_bytes;
 	__u64 block_bytes;
 };

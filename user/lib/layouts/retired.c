@@ -5,10 +5,10 @@
 #include <unistd.h>
 #include "layouts/retired.h"
 #include "layouts/layout8.h"
-#include "xrl_key.h"
+#include "layouts/layout9.h"
 
 /* Every retired layout taken over, oldest first: a layout retires with its line here and its file. */
-static const struct xrl_retired *const retired[] = { &xrl_layout8, &xrl_layout9_latches8 };
+static const struct xrl_retired *const retired[] = { &xrl_layout8, &xrl_layout9_latches8, &xrl_layout9 };
 
 #define NRETIRED (sizeof(retired) / sizeof(retired[0]))
 
@@ -54,12 +54,4 @@ void xrl_retired_pins_remove(const char *dir)
 			snprintf(path, sizeof(path), "%s/%s", dir, *p);
 			unlink(path);
 		}
-}
-
-__u32 xrl_latch_slot(__u8 latch_slots, const struct xrl_key *k)
-{
-	const struct xrl_retired *r = latch_slots == XRL_LATCH_SLOTS ? NULL :
-								       xrl_retired_of(XRL_LAYOUT_VERSION, latch_slots);
-
-	return r && r->latch_slot ? r->latch_slot(k) : xrl_key_hash(k);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The retired map layouts this build still takes over in place, each in a
- * file of its own (layout8.c) behind one table of hooks: what its maps hold
+ * file of its own (layout8.c, layout9.c) behind one table of hooks: what its maps hold
  * otherwise than the current layout's, which maps it lacks or has besides.
  * The rest of the library knows only the current layout (XRL_LAYOUT_VERSION)
  * and asks here about an instance of another. Retiring a layout is deleting
@@ -25,12 +25,14 @@ struct xrl_retired {
 	const char *const *lacks;
 	/* Maps of the same key and entries whose value the current program reads otherwise and that hold nothing between packets: made empty. */
 	const char *const *emptied;
-	/* Every ring's buckets are in other cells than the current layout puts them: moved, whatever the count. */
+	/* Every ring's buckets are in other cells or words than the current layout puts them: moved, whatever the count. */
 	bool rings_moved;
+	/* Its xrl_state value, as looked up into s, made the current struct in place (its ring's cells cells); NULL: the current value. */
+	void (*state_read)(struct xrl_state *s, __u32 cells);
 	/* The cells of xrl_rule_stats' ring in its value of vsz bytes (0: not its); NULL: the current value. */
 	__u32 (*rule_stats_cells)(__u32 vsz);
-	/* One CPU's xrl_rule_stats value of it as the current struct, its ring's cells as they were. */
-	void (*rule_stats_read)(const void *old, struct xrl_rule_stats *n);
+	/* One CPU's xrl_rule_stats value of it (its ring's cells cells) as the current struct, the buckets in the cells they were. */
+	void (*rule_stats_read)(const void *old, __u32 cells, struct xrl_rule_stats *n);
 	/* Where its program placed key k's latch; NULL: as the current one (xrl_key_hash). */
 	__u32 (*latch_slot)(const struct xrl_key *k);
 	/*
@@ -50,7 +52,5 @@ __u32 xrl_retired_oldest(void);
 bool xrl_retired_pin(const char *name);
 /* Removes the pins of every retired layout under dir. */
 void xrl_retired_pins_remove(const char *dir);
-/* The latch slot of key k for a program whose xrl_ctl.latch_slots is latch_slots. */
-__u32 xrl_latch_slot(__u8 latch_slots, const struct xrl_key *k);
 
 #endif /* XRL_LAYOUTS_RETIRED_H */

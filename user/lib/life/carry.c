@@ -83,17 +83,23 @@ __u32 xrl_carry_state_cells(__u32 vsz)
 	return 0;
 }
 
-/* The cells of a rule stats' ring in a value of vsz bytes of the layout the old instance has; 0: none. */
-static __u32 rule_stats_cells(const struct xrl_carry *c, __u32 vsz)
+/* The cells of a rule stats' ring in a value of vsz bytes of this layout; 0: none. */
+__u32 xrl_carry_rule_stats_cells(__u32 vsz)
 {
 	__u32 n;
 
-	if (c->retired && c->retired->rule_stats_cells)
-		return c->retired->rule_stats_cells(vsz);
 	for (n = 1; n <= XRL_MAX_CELLS; n++)
 		if (xrl_rule_stats_size(n) == vsz)
 			return n;
 	return 0;
+}
+
+/* The same in a value of the layout the old instance has. */
+static __u32 rule_stats_cells(const struct xrl_carry *c, __u32 vsz)
+{
+	if (c->retired && c->retired->rule_stats_cells)
+		return c->retired->rule_stats_cells(vsz);
+	return xrl_carry_rule_stats_cells(vsz);
 }
 
 /* Whether name is in the NULL-terminated list v (NULL: none). */
@@ -162,7 +168,7 @@ static int plan_one(struct xrl_carry *c, struct xrl_carry_map *cm, const char *d
 	/* The rules' stats: rings of other cells, another count of counter slots, or a retired layout's. */
 	if (same_k && !strcmp(cm->name, XRL_MAP_RULE_STATS)) {
 		cm->ocells = rule_stats_cells(c, cm->info.value_size);
-		cm->ncells = (bpf_map__value_size(map) - xrl_rule_stats_size(0)) / sizeof(struct xrl_cell);
+		cm->ncells = xrl_carry_rule_stats_cells(bpf_map__value_size(map));
 		if (cm->ocells) {
 			cm->how = XRL_CARRY_RULE_STATS;
 			return 0;
@@ -278,6 +284,16 @@ void xrl_carry_state_recell(const struct xrl_carry_map *cm, const struct xrl_sta
 	xrl_ring_recell(&o->ring, cm->ocells, &n->ring, cm->ncells);
 }
 
+int xrl_carry_state_get(const struct xrl_carry_map *cm, const struct xrl_key *k, struct xrl_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (bpf_map_lookup_elem(cm->old, k, s))
+		return -errno;
+	if (cm->retired && cm->retired->state_read)
+		cm->retired->state_read(s, cm->ocells);
+	return 0;
+}
+
 int xrl_carry_key_cmp(const void *a, const void *b)
 {
 	return memcmp(a, b, sizeof(struct xrl_key));
@@ -300,7 +316,7 @@ static int fill_entries(struct xrl_carry_map *cm, int to)
 			v = tmp;
 		}
 		v[n].k = k;
-		if (!bpf_map_lookup_elem(cm->old, &k, &v[n].s))
+		if (!xrl_carry_state_get(cm, &k, &v[n].s))
 			n++;
 		prev = &k;
 	}
@@ -321,7 +337,7 @@ static int fill_entries(struct xrl_carry_map *cm, int to)
 void xrl_carry_rule_stats_read(const struct xrl_carry_map *cm, const void *ov, struct xrl_rule_stats *rs)
 {
 	if (cm->retired && cm->retired->rule_stats_read) {
-		cm->retired->rule_stats_read(ov, rs);
+		cm->retired->rule_stats_read(ov, cm->ocells, rs);
 		return;
 	}
 	memset(rs, 0, sizeof(*rs));
@@ -434,14 +450,10 @@ size_t xrl_carry_snap_bytes(const struct xrl_carry *c, const struct xrl_carry_ma
 	return 0;
 }
 
-/* The cell of ring r (of cells cells) for full epoch q. */
-static struct xrl_cell *cell_of(struct xrl_ring *r, __u32 cells, __u64 q)
-{
-	return &r->c[q % cells];
-}
-
 void xrl_ring_recell(const struct xrl_ring *o, __u32 ocells, struct xrl_ring *n, __u32 ncells)
 {
+	const __u64 *ob = xrl_ring_blocks_c(o, ocells);
+	__u64 *nb = xrl_ring_blocks(n, ncells);
 	__u32 i;
 
 	memset(n, 0, sizeof(*n));
@@ -449,13 +461,15 @@ void xrl_ring_recell(const struct xrl_ring *o, __u32 ocells, struct xrl_ring *n,
 	n->seq = o->seq;
 	for (i = 0; i < ocells && i < XRL_MAX_CELLS; i++) {
 		__u64 w = o->c[i].word;
-		struct xrl_cell *d;
+		__u32 d; /* the cell of its full epoch in the new ring */
 
 		if (!xrl_valid(o->last, o->last, w))
 			continue;
-		d = cell_of(n, ncells, xrl_full_epoch(o->last, xrl_word_epoch(w)));
-		if (!d->word || (__s32)(xrl_word_epoch(w) - xrl_word_epoch(d->word)) > 0)
-			*d = o->c[i];
+		d = (__u32)(xrl_full_epoch(o->last, xrl_word_epoch(w)) % ncells);
+		if (!n->c[d].word || (__s32)(xrl_word_epoch(w) - xrl_word_epoch(n->c[d].word)) > 0) {
+			n->c[d] = o->c[i];
+			nb[d] = ob[i];
+		}
 	}
 }
 

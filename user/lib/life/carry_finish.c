@@ -18,15 +18,17 @@ __u32 xrl_ring_delta(const struct xrl_ring *now, const struct xrl_ring *snap, __
 	__u32 i, n = 0;
 
 	for (i = 0; i < ocells && i < XRL_MAX_CELLS; i++) {
-		__u64 w = now->c[i].word, sw = snap ? snap->c[i].word : 0, db = now->c[i].block;
+		__u64 w = now->c[i].word, sw = snap ? snap->c[i].word : 0, db = xrl_ring_blocks_c(now, ocells)[i];
 		__u32 dp = xrl_word_pass(w);
 
 		if (!xrl_valid(now->last, now->last, w))
 			continue;
 		if (sw && xrl_word_epoch(sw) == xrl_word_epoch(w)) {
+			__u64 sb = xrl_ring_blocks_c(snap, ocells)[i];
+
 			/* Less than the fill read: passes the old program took back (xrl_take_back), not ours. */
 			dp = dp > xrl_word_pass(sw) ? dp - xrl_word_pass(sw) : 0;
-			db = db > snap->c[i].block ? db - snap->c[i].block : 0;
+			db = db > sb ? db - sb : 0;
 		}
 		if (!dp && !db)
 			continue;
@@ -70,7 +72,7 @@ static void finish_entries(struct xrl_carry *c, struct xrl_carry_map *cm, bool r
 		struct xrl_state now = {}, dst;
 
 		prev = &k;
-		if (bpf_map_lookup_elem(cm->old, &k, &now))
+		if (xrl_carry_state_get(cm, &k, &now))
 			continue;
 		if (s && !memcmp(&s->s, &now, cm->info.value_size))
 			continue; /* nothing counted since the fill */
@@ -202,7 +204,7 @@ int xrl_carry_arm(struct xrl_carry *c, char *err, size_t len)
 		return xrl_fail(-ENOENT, err, len, "the window states or the rules' counters under %s are missing",
 				c->dir);
 	return xrl_carry_prog_open(&c->prog, st->nfd, xrl_carry_state_cells(st->nvsz), rs->nfd,
-				   (rs->nvsz - xrl_rule_stats_size(0)) / sizeof(struct xrl_cell), err, len);
+				   xrl_carry_rule_stats_cells(rs->nvsz), err, len);
 }
 
 /* The window states and the rules' counters: what the old program counted since the fill (or the last refresh). */

@@ -22,6 +22,9 @@ static inline __u64 xrl_full_epoch(__u64 last, __u32 e)
 /* The bytes of one value of a map of this type, for every CPU when it is per-CPU. */
 size_t xrl_carry_value_bytes(const struct xrl_carry *c, __u32 type, __u32 vsz);
 __u32 xrl_carry_state_cells(__u32 vsz);
+__u32 xrl_carry_rule_stats_cells(__u32 vsz);
+/* Key k's window state in the old map as this layout's struct (the old map's cells): 0, or -errno. */
+int xrl_carry_state_get(const struct xrl_carry_map *cm, const struct xrl_key *k, struct xrl_state *s);
 struct xrl_carry_map *xrl_carry_map_of(struct xrl_carry *c, const char *name);
 void xrl_carry_state_recell(const struct xrl_carry_map *cm, const struct xrl_state *o, struct xrl_state *n);
 /* The order of struct xrl_carry_entry: by key. */

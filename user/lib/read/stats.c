@@ -170,7 +170,7 @@ static __u32 latch_set_of(const struct xrl_maps *m, const struct xrl_key *k)
 		n = info.max_entries;
 	while (bits < 31 && (1U << bits) < n)
 		bits++;
-	h = m->latches_retired ? xrl_latch_slot(m->latch_slots, k) : xrl_latch_home(xrl_key_hash64(k), bits);
+	h = xrl_latch_home(xrl_key_hash64(k), bits);
 	return h & ~(XRL_LATCH_WAYS - 1U);
 }
 
@@ -219,22 +219,10 @@ out:
 	return ret;
 }
 
-/*
- * Room for a value of xrl_state however the rings were sized: a long ring's
- * base follows its cells (xrl_state_size), past struct xrl_state's
- * XRL_MAX_CELLS. (A struct xrl_state alone took 32 bytes more from the stack
- * than it had on an instance of long rings.)
- */
-union xrl_state_buf {
-	struct xrl_state st;
-	__u8 b[sizeof(struct xrl_state) + XRL_BASE_CELLS * sizeof(struct xrl_cell)];
-};
-
 static int key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
 		      bool last, struct xrl_sum *sum)
 {
-	union xrl_state_buf u;
-	struct xrl_state *st = &u.st;
+	struct xrl_state state, *st = &state; /* room for a value of any rings (XRL_RING_WORDS) */
 	__u64 latched, leased;
 	int ret;
 
@@ -242,7 +230,7 @@ static int key_window(const struct xrl_maps *m, const struct xrl_key *key, const
 	if (xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK || !xrl_cells_fit(r->buckets, m->cells) ||
 	    (last && now < r->interval_ns / r->buckets))
 		return 0;
-	if (xrl_state_size(m->cells) > sizeof(u))
+	if (xrl_state_size(m->cells) > sizeof(state))
 		return -EPROTO;
 	if (bpf_map_lookup_elem(m->state, key, st))
 		return -errno;
@@ -287,14 +275,13 @@ int xrl_warm_point(const struct xrl_maps *m, const struct xrl_key *key, const st
 		   __u64 *eff, __u64 *elapsed)
 {
 	__u64 period = (__u64)r->warmup_ms * 1000000ULL, start = now;
-	union xrl_state_buf u;
-	struct xrl_state *st = &u.st;
+	struct xrl_state state, *st = &state; /* room for a value of any rings (XRL_RING_WORDS) */
 
 	*eff = full;
 	*elapsed = 0;
 	if (!r->warmup_ms || xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK)
 		return 0;
-	if (xrl_state_size(m->cells) > sizeof(u))
+	if (xrl_state_size(m->cells) > sizeof(state))
 		return -EPROTO;
 	if (bpf_map_lookup_elem(m->state, key, st)) {
 		if (errno != ENOENT)
