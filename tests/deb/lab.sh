@@ -48,7 +48,7 @@ old=$(find "$BUILD" -maxdepth 3 -path "$BUILD/layout-*/build/xdp-ratelimit" | he
 if [ -n "$old" ]; then
 	veth_lab xrle-deb2 xrldeb2 xrldeb3 10.236.0 fd00:236
 	cp "$old" "$root/tmp/xdp-ratelimit-old"
-	# The libraries that build links and this package does not bring (0.5.0's libmicrohttpd).
+	# The libraries that build links and this package does not bring (0.5.0's libmicrohttpd, say).
 	libs=$(ldd "$old" | awk '$2 == "=>" && $3 ~ /^\// { n = split($3, p, "/"); print "*/" p[n - 1] "/" p[n] }' |
 		xargs -r dpkg -S 2>/dev/null | cut -d: -f1 | sort -u | tr '\n' ' ')
 	# shellcheck disable=SC2086 # one word a package
