@@ -12,6 +12,8 @@
 
 /* Bumped whenever a map layout below changes; kept in the ctl map. */
 #define XRL_LAYOUT_VERSION 10
+/* The oldest layout a build takes over in place (user/lib/layouts: a file a layout, test_carry checks). */
+#define XRL_LAYOUT_OLDEST 8
 
 #define XRL_PIN_ROOT "/sys/fs/bpf/xdp-ratelimit"
 

@@ -10,6 +10,8 @@ pkgs=(make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
       python3 debootstrap systemd groff man-db bash-completion prometheus prometheus-node-exporter curl
       libhiredis-dev redis-server redis-tools libpcap-dev tcpdump
       xdp-tools libxdp1)
+# tests/e2e/upgrade_layout.sh: what the oldest release it builds from its history (0.5.0, layout 8) links.
+pkgs+=(libmicrohttpd-dev)
 # make deb and make test-deb: the Debian package's build and its check.
 pkgs+=(debhelper dpkg-dev build-essential lintian)
 

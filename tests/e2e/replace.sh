@@ -95,7 +95,7 @@ if [ -n "$value" ]; then
 	# shellcheck disable=SC2086 # the value's bytes, one word each
 	bpftool map update pinned "$ctl" key 0 0 0 0 value hex 06 $value
 	expect_err "an instance of layout 6 is not taken over, and the message says what to do" 1 \
-		"have layout 6; this xdp-ratelimit takes over layout [0-9]+ and [0-9]+ only: run 'xdp-ratelimit unload $IF'" \
+		"have layout 6; this xdp-ratelimit takes over layouts [0-9]+ to [0-9]+ only: run 'xdp-ratelimit unload $IF'" \
 		"$XRL" load $IF
 	# shellcheck disable=SC2086
 	bpftool map update pinned "$ctl" key 0 0 0 0 value hex "$first" $value

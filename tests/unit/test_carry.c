@@ -295,7 +295,8 @@ static void test_retired_of(void **state)
 	assert_ptr_equal(xrl_retired_of(9, XRL_LATCH_SLOTS), &xrl_layout9);
 	assert_null(xrl_retired_of(XRL_LAYOUT_VERSION, XRL_LATCH_SLOTS));
 	assert_null(xrl_retired_of(7, 0));
-	assert_int_equal(xrl_retired_oldest(), 8);
+	assert_int_equal(xrl_retired_oldest(), XRL_LAYOUT_OLDEST);
+	assert_non_null(xrl_retired_of(XRL_LAYOUT_OLDEST, 0));
 	assert_true(xrl_retired_pin("xrl_eval"));
 	assert_true(xrl_retired_pin("xrl_prefixes"));
 	assert_false(xrl_retired_pin(XRL_MAP_STATE));

@@ -203,7 +203,7 @@ static int check_layout(const char *dir, const char *iface, char *err, size_t le
 			-EPROTO, err, len,
 			"the load on %s was interrupted before it finished (its maps are pinned, its settings never written): run 'xdp-ratelimit unload %s', then load again",
 			iface, iface);
-	else if (ctl.layout == XRL_LAYOUT_VERSION - 1)
+	else if (ctl.layout >= XRL_LAYOUT_OLDEST && ctl.layout < XRL_LAYOUT_VERSION)
 		ret = xrl_fail(
 			-EPROTO, err, len,
 			"the maps under %s have layout %u, an older xdp-ratelimit's (this one reads layout %u): run 'xdp-ratelimit load %s' to take them over in place, rules, windows and counters included",

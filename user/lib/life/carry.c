@@ -45,7 +45,7 @@ int xrl_carry_open(struct xrl_carry *c, const char *dir, const char *iface, char
 	if (ctl.layout != XRL_LAYOUT_VERSION && !c->retired)
 		return xrl_fail(
 			-EPROTO, err, len,
-			"the maps under %s have layout %u; this xdp-ratelimit takes over layout %u and %u only: run 'xdp-ratelimit unload %s' (its limits stop) and load again",
+			"the maps under %s have layout %u; this xdp-ratelimit takes over layouts %u to %u only: run 'xdp-ratelimit unload %s' (its limits stop) and load again",
 			dir, ctl.layout, xrl_retired_oldest(), XRL_LAYOUT_VERSION, iface);
 	return 0;
 }
