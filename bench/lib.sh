@@ -74,6 +74,15 @@ tg() {
 	"$TG" --netns "$NS_G" -i "$IF_G" --hold "$IF_H" --dst-mac "$RX_MAC" "$@"
 }
 
+# Whether xrl-trafficgen's message $1 says this kernel runs no live frames: BPF_PROG_TEST_RUN
+# without BPF_F_TEST_XDP_LIVE_FRAMES, or refusing it (EPERM, as some refuse freplace and fentry).
+tg_refused() {
+	case $1 in
+	*"Invalid argument"* | *"not supported"* | *"Operation not permitted"*) return 0 ;;
+	esac
+	return 1
+}
+
 # 1: the last CPU alone; all: every CPU.
 cpu_list() {
 	if [ "$1" = 1 ]; then echo $((NCPU - 1)); else echo "0-$((NCPU - 1))"; fi

@@ -162,11 +162,10 @@ smoke() {
 
 	read -r s0 d0 < <(rx_counters)
 	if ! out=$(tg -c "$(cpu_list 1)" -n 100000 -j 2>&1); then
-		case $out in
-		*"Invalid argument"* | *"not supported"*)
-			smoke_result SKIP "BPF_PROG_TEST_RUN live frames unavailable: $out" ;;
-		*) smoke_result FAIL "generator: $out" ;;
-		esac
+		if tg_refused "$out"; then
+			smoke_result SKIP "BPF_PROG_TEST_RUN live frames unavailable: ${out%%$'\n'*}"
+		fi
+		smoke_result FAIL "generator: $out"
 	fi
 	sent=$(tg_sent "$out")
 	read -r s1 d1 < <(rx_settle "$s0" "$sent")

@@ -236,7 +236,8 @@ static void test_aggregate_first_n_slots(void **state)
 
 	(void)state;
 	rs_cpu(&p, 0)->gen = 1;
-	for (i = 2; i < XRL_MAX_BUCKETS; i++)
+	/* Past the 3 cells' words and their block counts (xrl_ring_blocks). */
+	for (i = 2 * 3; i < XRL_MAX_BUCKETS; i++)
 		rs_cpu(&p, 0)->ring.c[i].word = xrl_word((__u32)((S + 500 * MS) / (500 * MS)), 1000);
 	put(&rs_cpu(&p, 0)->ring, 2, I, S + 500 * MS, 6, 0);
 	assert_sum(agg_rs(&p, 1, 2, I, S + 700 * MS), 6, 0, 1);

@@ -408,12 +408,12 @@ static void test_rule_ring_count_saturates(void **state)
 
 	(void)state;
 	xrl_slot_at(&s, S, H, XC(1));
-	c = xrl_current_at(&r, 1, XRL_SHORT_CELLS, &s);
+	c = xrl_current_at(&r, 1, XC(1), &s);
 	assert_non_null(c);
 	c->word = xrl_word(s.epoch, 0xffffffffU);
-	xrl_cell_count(&r, XRL_SHORT_CELLS, &s, 0);
+	xrl_cell_count(&r, XC(1), &s, 0);
 	assert_true(xrl_word_epoch(c->word) == s.epoch);
-	assert_ptr_equal(xrl_current_at(&r, 1, XRL_SHORT_CELLS, &s), c);
+	assert_ptr_equal(xrl_current_at(&r, 1, XC(1), &s), c);
 	assert_true(xrl_window_at(&r, 1, XC(1), H, S).pass == 0xffffffffULL);
 }
 

@@ -228,7 +228,7 @@ int xdp_lrux_drop(struct xdp_md *ctx)
 		bpf_map_update_elem(&floor_lrux, &k, &floor_zero, BPF_NOEXIST);
 		st = bpf_map_lookup_elem(&floor_lrux, &k);
 	}
-	/* xrl_state's: gen and leased, warm, last, seq, then 3 cells of a word and a block count. */
+	/* xrl_state's: gen and leased, warm, last, seq, then the 3 cells' words (their blocks after them). */
 	if (st)
 		FLOOR_RESERVE(st->words[2], st->words[3], st->words[4], 2);
 	return XDP_DROP;

@@ -14,7 +14,12 @@
 #include "base/err.h"
 
 #define JOURNAL_MAGIC 0x4a4c5258 /* "XRLJ" */
-#define JOURNAL_FORMAT 1
+/*
+ * The fill's reads are the layout's values (struct xrl_state, the rule stats): a journal another
+ * layout's build left is another format, and its replace is mended by the program's id alone
+ * (a layout 9 build's read as layout 10's values would be merged into the wrong words).
+ */
+#define JOURNAL_FORMAT (XRL_LAYOUT_VERSION << 8 | 1)
 /* The journal is an array of chunks: the head in the first, the fill's reads after it. */
 #define JOURNAL_CHUNK 65536
 
