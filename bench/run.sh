@@ -870,6 +870,11 @@ upgrade() {
 
 log "lab: $NS_G/$IF_G -> $NS_R/$IF_R, $NCPU CPUs; $SECS s a run, $REPS runs a row ($ACC_REPS for accuracy)"
 lab_up
+if ! out=$(tg -n 1 -c 0 -j 2>&1) && tg_refused "$out"; then
+	reported=1
+	echo "bench: this kernel runs no BPF_PROG_TEST_RUN live frames (${out%%$'\n'*}): the rig's rows cannot be measured here; bench/ab.sh measures ns a packet by test run" >&2
+	exit 1
+fi
 
 # Every rate and cost row once per pass, REPS passes: a row's runs are spread
 # over the whole benchmark, so that a moment of load elsewhere on the machine
