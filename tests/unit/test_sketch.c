@@ -179,11 +179,13 @@ static void test_two_cpus_one_key(void **state)
 	 * One packet over at most (the other thread's, read before this one's
 	 * count landed), and in a minority of windows: how many depends on how
 	 * the host runs the two threads (12% of them on a busy 2-vCPU host,
-	 * where a tenth was asked and the test failed through no change of the
-	 * sketch's).
+	 * where a tenth was asked; 4-35% under ASan there, where a quarter was:
+	 * both failed through no change of the sketch's). The bound is what
+	 * holds on any host: never one over in every window, as a count lost
+	 * between the two threads each round would make it.
 	 */
 	assert_true(max <= RACE_T + 1);
-	assert_true(over <= RACE_ROUNDS / 4);
+	assert_true(over < RACE_ROUNDS * 3 / 4);
 }
 
 int main(void)
