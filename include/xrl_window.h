@@ -888,9 +888,9 @@ XRL_INLINE int xrl_reserve_core(struct xrl_ring *r, __u32 n, __u32 cells, __u64 
 			/* A cell moving to a new bucket: last first (see xrl_valid), then the cell, empty. */
 			if (!xrl_last_advance(r, s->q, tries))
 				continue;
+			/* This CPU moved the cell to bucket E: its blocks start over. */
 			if (__sync_val_compare_and_swap(&c->word, w, xrl_word(E, 0)) == w)
-				xrl_ring_blocks(r, cells)[i] =
-					0; /* this CPU moved the cell to bucket E: its blocks start over */
+				xrl_ring_blocks(r, cells)[i] = 0;
 		}
 		/* An add, which no other CPU can make fail (nor carry into the epoch: XRL_CELL_MAX). */
 		w = __sync_fetch_and_add(&c->word, (__u64)take);
