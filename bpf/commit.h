@@ -28,7 +28,7 @@
 __noinline int xrl_commit_undo(struct xrl_rule *r, struct xrl_pctx *pc, int bytes)
 {
 	struct xrl_rule_stats *rs;
-	struct xrl_state *st;
+	struct xrl_win win;
 	__u32 id;
 
 	if (!r || !pc)
@@ -38,9 +38,8 @@ __noinline int xrl_commit_undo(struct xrl_rule *r, struct xrl_pctx *pc, int byte
 	if (!rs)
 		return 0;
 	xrl_key_for(&pc->key, r, pc, bytes);
-	st = xrl_state_find(&pc->key);
-	if (st)
-		xrl_unreserve(&st->ring, XRL_CELLS, &rs->slot, xrl_cost(pc, bytes), XRL_RESERVE_TRIES);
+	if (xrl_win_find(&pc->key, &win))
+		xrl_unreserve(&win.st->ring, XRL_CELLS, &rs->slot, xrl_cost(pc, bytes), XRL_RESERVE_TRIES);
 	return 0;
 }
 

@@ -112,7 +112,7 @@ __noinline int xrl_judge_sketch(struct xrl_rule *r, struct xrl_pctx *pc)
  * the lease a pass takes, the latch and the block an over one counts.
  * XRL_JUDGED_* bits.
  */
-static __always_inline int xrl_judged(struct xrl_rule *r, struct xrl_pctx *pc, int bytes, struct xrl_state *st,
+static __always_inline int xrl_judged(struct xrl_rule *r, struct xrl_pctx *pc, int bytes, struct xrl_win *win,
 				      struct xrl_slot *slot, struct xrl_latch *l, int res, __u64 thr, __u64 full,
 				      int mine, __u64 room, __u64 until)
 {
@@ -123,14 +123,14 @@ static __always_inline int xrl_judged(struct xrl_rule *r, struct xrl_pctx *pc, i
 		if (dropping)
 			return 0;
 		if (l && mine && thr == full) {
-			xrl_lease_set(l, r, k, slot, xrl_state_born(st), until, pc->lease);
+			xrl_lease_set(l, r, k, slot, xrl_win_born(win), until, pc->lease);
 			if (pc->lease)
-				xrl_lease_mark(st);
+				xrl_win_lease_mark(win);
 		}
 		return XRL_JUDGED_COUNTED;
 	}
 	/* Full, maybe of passes other CPUs leased and have not spent: those first. */
-	if (res == XRL_OVER && !dropping && !pc->revoked && XRL_READ_ONCE(st->leased))
+	if (res == XRL_OVER && !dropping && !pc->revoked && xrl_win_leased(win))
 		return XRL_JUDGED_REVOKE;
 	/*
 	 * Over: it counts a block whatever the other rules decide, in the latch
@@ -144,10 +144,11 @@ static __always_inline int xrl_judged(struct xrl_rule *r, struct xrl_pctx *pc, i
 	if (l && res == XRL_OVER && thr == full && room < (bytes ? XRL_MIN_JUDGED_FRAME : 1))
 		xrl_latch_set(l, r, k, slot, until);
 	if (l && xrl_latch_holds(l, r, k, slot)) {
-		xrl_block_add(&st->ring, XRL_CELLS, slot, 0, 1); /* the ring shows the bucket its blocks are in */
+		xrl_block_add(&win->st->ring, xrl_win_blocks(win), XRL_CELLS, slot, 0,
+			      1); /* the ring shows the bucket its blocks are in */
 		l->word++;
 	} else {
-		xrl_block_add(&st->ring, XRL_CELLS, slot, 1, 1);
+		xrl_block_add(&win->st->ring, xrl_win_blocks(win), XRL_CELLS, slot, 1, 1);
 	}
 	return XRL_JUDGED_OVER;
 }
@@ -173,7 +174,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	struct xrl_counters *cnt;
 	struct xrl_rule_stats *rs;
 	struct xrl_latch *l;
-	struct xrl_state *st;
+	struct xrl_win win;
 	struct xrl_slot *slot;
 	struct xrl_scratch *a;
 	__u64 now, thr, full, until, room = 0;
@@ -187,8 +188,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	cnt = bpf_map_lookup_elem(&xrl_counters, &xrl_zero_key);
 	if (!cnt)
 		return 0;
-	st = xrl_state_find(k);
-	if (!st && k->family && xrl_cfg.new_keys_cpu) {
+	if (!xrl_win_find(k, &win) && k->family && xrl_cfg.new_keys_cpu) {
 		/*
 		 * A new source: the cap and, past it, the sketch go by the coarse
 		 * clock, so that a flood of them costs no precise read (the precise
@@ -203,13 +203,11 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	rs = xrl_rule_slot_now(r, &pc->clk, &until);
 	if (!rs || !rs->shape_ok)
 		return 0;
-	if (!st)
-		st = xrl_state_new(k, cnt);
-	if (!st)
+	if (!win.st && !xrl_win_new(k, cnt, &win))
 		return 0;
 	/* A new key, or a new window shape: the one CPU that takes the ring empties it, if need be. */
-	if (xrl_ring_claim(&st->gen, r->gen))
-		xrl_ring_reset(&st->ring, XRL_CELLS);
+	if (xrl_ring_claim(&win.st->gen, r->gen))
+		xrl_ring_reset(&win.st->ring, xrl_win_blocks(&win), XRL_CELLS);
 	/*
 	 * The window is judged in the rule's slot on this CPU, which xrl_reserve
 	 * moves to the newest bucket in the key's ring when another CPU's later
@@ -231,7 +229,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 		hot = own && l->kind == XRL_LATCH_LEASE;
 		if (own || xrl_jiffies() >= l->until_jiffies ||
 		    (l->kind == XRL_LATCH_LEASE && !xrl_latch_count(l->word))) {
-			xrl_latch_flush(l, own ? st : NULL);
+			xrl_latch_flush(l, own ? win : (struct xrl_win){ NULL });
 			l->gen = 0;
 		}
 	}
@@ -247,9 +245,9 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 
 		now = xrl_precise(&pc->clk);
 		/* A new state (last 0) or one idle for a whole period starts cold. */
-		if (xrl_warm_idle(XRL_READ_ONCE(st->ring.last), rs->blen, period, now))
-			st->warm = now;
-		thr = xrl_warm_threshold(full, period, st->warm, now);
+		if (xrl_warm_idle(XRL_READ_ONCE(win.st->ring.last), rs->blen, period, now))
+			*xrl_win_warm(&win) = now;
+		thr = xrl_warm_threshold(full, period, *xrl_win_warm(&win), now);
 	}
 	/* A hot key's packet takes passes for its next ones, spent while the bucket is proven to last (xrl_latch_live). */
 	pc->lease = mine && hot && thr == full ? XRL_LEASE_MAX : 0;
@@ -264,16 +262,17 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 		a->until = until;
 		a->mine = mine;
 		a->lease = pc->lease;
-		res = xrl_reserve_fast(&st->ring, XRL_CELLS, slot, thr, xrl_cost(pc, bytes), XRL_RESERVE_TRIES,
+		res = xrl_reserve_fast(&win.st->ring, XRL_CELLS, slot, thr, xrl_cost(pc, bytes), XRL_RESERVE_TRIES,
 				       dropping, &room, &pc->lease);
 		if (res == XRL_SLOW)
 			return XRL_JUDGED_LONG;
-		return xrl_judged(r, pc, bytes, st, slot, l, res, a->thr, a->full, a->mine, room, a->until);
+		return xrl_judged(r, pc, bytes, &win, slot, l, res, a->thr, a->full, a->mine, room, a->until);
 	} else {
-		res = xrl_reserve_lease(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, slot, thr,
-					xrl_cost(pc, bytes), XRL_RESERVE_TRIES, dropping, a->snap, &room, &pc->lease);
+		res = xrl_reserve_lease(&win.st->ring, xrl_win_blocks(&win), r->buckets, XRL_CELLS, r->interval_ns,
+					slot, thr, xrl_cost(pc, bytes), XRL_RESERVE_TRIES, dropping, a->snap, &room,
+					&pc->lease);
 	}
-	return xrl_judged(r, pc, bytes, st, slot, l, res, thr, full, mine, room, until);
+	return xrl_judged(r, pc, bytes, &win, slot, l, res, thr, full, mine, room, until);
 }
 
 /*
@@ -289,7 +288,7 @@ __noinline int xrl_judge_long(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 	struct xrl_rule_stats *rs;
 	struct xrl_scratch *a;
 	struct xrl_latch *l;
-	struct xrl_state *st;
+	struct xrl_win win;
 	__u64 room = 0;
 	int res;
 
@@ -297,14 +296,14 @@ __noinline int xrl_judge_long(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 		return 0;
 	a = bpf_map_lookup_elem(&xrl_scratch, &xrl_zero_key);
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &r->id);
-	st = xrl_state_find(&pc->key);
-	if (!a || !rs || !st)
+	if (!a || !rs || !xrl_win_find(&pc->key, &win))
 		return 0;
 	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
 	pc->lease = a->lease;
-	res = xrl_reserve_long(&st->ring, r->buckets, XRL_CELLS, r->interval_ns, &rs->slot, a->thr, xrl_cost(pc, bytes),
-			       XRL_RESERVE_TRIES, pc->dropping, a->snap, &room, &pc->lease);
-	return xrl_judged(r, pc, bytes, st, &rs->slot, l, res, a->thr, a->full, a->mine, room, a->until);
+	res = xrl_reserve_long(&win.st->ring, xrl_win_blocks(&win), r->buckets, XRL_CELLS, r->interval_ns, &rs->slot,
+			       a->thr, xrl_cost(pc, bytes), XRL_RESERVE_TRIES, pc->dropping, a->snap, &room,
+			       &pc->lease);
+	return xrl_judged(r, pc, bytes, &win, &rs->slot, l, res, a->thr, a->full, a->mine, room, a->until);
 }
 
 /*

@@ -156,14 +156,14 @@ static __always_inline int xrl_latch_holds(const struct xrl_latch *l, const stru
 }
 
 /*
- * The blocks an over latch holds go to its key's ring (st, or looked up), in
- * the bucket they were counted in; the passes a lease has left are taken
- * back from the bucket they were counted in, when the key's state is still
- * the one they were counted in (not one made anew since), in one exchange
- * of the word, so that a CPU revoking them (xrl_lease_revoke) cannot take
- * them too.
+ * The blocks an over latch holds go to its key's ring (the caller's window
+ * own when the latch is its key's, else, own.st NULL, looked up), in the bucket they were
+ * counted in; the passes a lease has left are taken back from the bucket
+ * they were counted in, when the key's window is still the one they were
+ * counted in (not one made anew since), in one exchange of the word, so that
+ * a CPU revoking them (xrl_lease_revoke) cannot take them too.
  */
-static __always_inline void xrl_latch_flush(struct xrl_latch *l, struct xrl_state *st)
+static __always_inline void xrl_latch_flush(struct xrl_latch *l, struct xrl_win w)
 {
 	struct xrl_slot ls = { .epoch = l->epoch, .idx = l->idx };
 	__u64 n = xrl_latch_count(l->word);
@@ -177,14 +177,15 @@ static __always_inline void xrl_latch_flush(struct xrl_latch *l, struct xrl_stat
 		l->word &= XRL_LATCH_SERIAL;
 	if (!n)
 		return;
-	if (!st)
-		st = xrl_state_find(&l->key);
-	if (!st || st->gen != l->gen)
+	/* The window by value, not by pointer: its words stay in registers. */
+	if (!w.st && !xrl_win_find(&l->key, &w))
+		return;
+	if (w.st->gen != l->gen)
 		return;
 	if (!lease)
-		xrl_block_add(&st->ring, XRL_CELLS, &ls, n, 0);
-	else if (xrl_state_born(st) == l->born)
-		xrl_unreserve(&st->ring, XRL_CELLS, &ls, (__u32)n, XRL_RESERVE_TRIES);
+		xrl_block_add(&w.st->ring, xrl_win_blocks(&w), XRL_CELLS, &ls, n, 0);
+	else if (xrl_win_born(&w) == l->born)
+		xrl_unreserve(&w.st->ring, XRL_CELLS, &ls, (__u32)n, XRL_RESERVE_TRIES);
 }
 
 /* Latch l is key k's entry of kind (XRL_LATCH_*) in bucket s of rule r's window, for the state born at born, until until. */
@@ -214,7 +215,7 @@ static __always_inline void xrl_latch_set(struct xrl_latch *l, const struct xrl_
 		if (!xrl_key_equal(&l->key, k) && xrl_jiffies() < l->until_jiffies &&
 		    (l->kind != XRL_LATCH_LEASE || xrl_latch_count(l->word)))
 			return;
-		xrl_latch_flush(l, NULL);
+		xrl_latch_flush(l, (struct xrl_win){ NULL });
 	}
 	xrl_latch_fill(l, r, k, s, XRL_LATCH_OVER, 0, until);
 	xrl_lword_over(&l->word);

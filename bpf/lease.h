@@ -93,7 +93,7 @@ struct xrl_revoke {
 static __always_inline int xrl_revoke_way(struct xrl_revoke *v, __u64 cpu, __u32 ix)
 {
 	struct xrl_latch *l;
-	struct xrl_state *st;
+	struct xrl_win win;
 	struct xrl_slot ls = {};
 	__u32 got;
 	__u64 w;
@@ -111,9 +111,8 @@ static __always_inline int xrl_revoke_way(struct xrl_revoke *v, __u64 cpu, __u32
 	got = xrl_lword_take(&l->word, w);
 	if (!got)
 		return 0;
-	st = xrl_state_find(&v->key);
-	if (st && st->gen == v->gen && xrl_state_born(st) == v->born) {
-		xrl_unreserve(&st->ring, XRL_CELLS, &ls, got, XRL_RESERVE_TRIES);
+	if (xrl_win_find(&v->key, &win) && win.st->gen == v->gen && xrl_win_born(&win) == v->born) {
+		xrl_unreserve(&win.st->ring, XRL_CELLS, &ls, got, XRL_RESERVE_TRIES);
 		v->got += got;
 	}
 	return 0;
@@ -142,20 +141,19 @@ __noinline int xrl_lease_revoke(struct xrl_rule *r, struct xrl_pctx *pc)
 {
 	struct xrl_revoke v = {};
 	struct xrl_rule_stats *rs;
-	struct xrl_state *st;
+	struct xrl_win win;
 	__u32 i;
 
 	if (!r || !pc)
 		return 0;
 	i = r->id;
 	rs = bpf_map_lookup_elem(&xrl_rule_stats, &i);
-	st = xrl_state_find(&pc->key);
-	if (!rs || !st)
+	if (!rs || !xrl_win_find(&pc->key, &win))
 		return 0;
-	/* Asked now: a lease made from here on marks the state again (after it is published). */
-	__sync_lock_test_and_set(&st->leased, 0);
+	/* Asked now: a lease made from here on marks the window again (after it is published). */
+	xrl_win_lease_clear(&win);
 	__builtin_memcpy(&v.key, &pc->key, sizeof(v.key));
-	v.born = xrl_state_born(st);
+	v.born = xrl_win_born(&win);
 	v.ix = pc->latch_ix & ~(XRL_LATCH_WAYS - 1U); /* its set's first way */
 	v.gen = r->gen;
 	v.epoch = rs->slot.epoch;
@@ -178,7 +176,8 @@ __noinline int xrl_lease_give_back(struct xrl_rule *r, struct xrl_pctx *pc)
 {
 	struct xrl_slot ls = {};
 	struct xrl_latch *l;
-	struct xrl_state *st;
+	struct xrl_win win;
+	int found;
 
 	if (!r || !pc)
 		return 0;
@@ -188,20 +187,9 @@ __noinline int xrl_lease_give_back(struct xrl_rule *r, struct xrl_pctx *pc)
 		return 0;
 	ls.epoch = l->epoch;
 	ls.idx = l->idx;
-	st = xrl_state_find(&pc->key);
-	xrl_lease_unspend(&l->word, st && st->gen == l->gen && xrl_state_born(st) == l->born ? &st->ring : NULL,
-			  XRL_CELLS, &ls, XRL_RESERVE_TRIES);
+	found = xrl_win_find(&pc->key, &win) && win.st->gen == l->gen && xrl_win_born(&win) == l->born;
+	xrl_lease_unspend(&l->word, found ? &win.st->ring : NULL, XRL_CELLS, &ls, XRL_RESERVE_TRIES);
 	return 0;
-}
-
-/*
- * Marks state st as having a lease out, once latch l has published it
- * (xrl_lease_set): a CPU that clears the mark then finds the lease.
- */
-static __always_inline void xrl_lease_mark(struct xrl_state *st)
-{
-	if (!XRL_READ_ONCE(st->leased))
-		st->leased = 1;
 }
 
 #endif /* XRL_BPF_LEASE_H */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * A key's window state, found and named in one place: every part of the
- * program asks here, so that the table behind it (the kernel's LRU hash
- * today, the ways of docs/table.md next) is one choice, not one per caller.
+ * A key's window, found, made and named in one place: every part of the
+ * program asks here for a struct xrl_win, so that the table behind it (the
+ * kernel's LRU hash today, the ways of docs/table.md next, whose block
+ * counts and warm-up starts sit apart from the line a window's cells are
+ * on) is one choice, not one per caller.
  */
 #ifndef XRL_BPF_STATE_H
 #define XRL_BPF_STATE_H
@@ -11,41 +13,88 @@
 #include <bpf/bpf_helpers.h>
 #include "xrl_common.h"
 #include "maps_counts.h"
+#ifndef XRL_CELLS /* the rings' cells as loaded: the program's (config.h), or the carry program's own */
+#include "config.h"
+#endif
 
-/* The window state of key k; NULL when it has none. */
-static __always_inline struct xrl_state *xrl_state_find(const struct xrl_key *k)
+/*
+ * A key's window as the program counts in it: its state (the gen its ring
+ * was built for, the ring's cells), and through it the words its cells'
+ * blocks are counted in (xrl_win_blocks). As small as it can be: the slow
+ * path's frame is at the verifier's bound, and every word the window keeps
+ * across a helper call is a word of it.
+ */
+struct xrl_win {
+	struct xrl_state *st;
+};
+
+/* The window of key k, into *w: whether it has one. */
+static __always_inline int xrl_win_find(const struct xrl_key *k, struct xrl_win *w)
 {
-	return bpf_map_lookup_elem(&xrl_state, k);
+	w->st = bpf_map_lookup_elem(&xrl_state, k);
+	return w->st != NULL;
+}
+
+/* The words w's cells' blocks are counted in (xrl_block_add, the reservation's reset of a moved cell). */
+static __always_inline __u64 *xrl_win_blocks(const struct xrl_win *w)
+{
+	return xrl_ring_blocks(&w->st->ring, XRL_CELLS);
 }
 
 /*
- * What tells state st from another made for the same key since (after an
+ * What tells window w from another made for the same key since (after an
  * eviction): when it was made. A lease records it (xrl_latch.born), and its
- * passes go back to that state only (lease.h).
+ * passes go back to that window only (lease.h).
  */
-static __always_inline __u64 xrl_state_born(const struct xrl_state *st)
+static __always_inline __u64 xrl_win_born(const struct xrl_win *w)
 {
-	return st->warm;
+	return w->st->warm;
+}
+
+/* Whether a CPU leased passes of w's window since one last took back what leases had left (lease.h). */
+static __always_inline int xrl_win_leased(const struct xrl_win *w)
+{
+	return XRL_READ_ONCE(w->st->leased) != 0;
+}
+
+/* Marks w as having a lease out, once the lease is published (xrl_lease_set). */
+static __always_inline void xrl_win_lease_mark(struct xrl_win *w)
+{
+	if (!XRL_READ_ONCE(w->st->leased))
+		w->st->leased = 1;
+}
+
+/* Clears the mark, in an exchange: a lease made from here on marks it again. */
+static __always_inline void xrl_win_lease_clear(struct xrl_win *w)
+{
+	__sync_lock_test_and_set(&w->st->leased, 0);
+}
+
+/* A warm-up rule's: when w's warm-up began (xrl_warm_threshold); written when it starts anew. */
+static __always_inline __u64 *xrl_win_warm(struct xrl_win *w)
+{
+	return &w->st->warm;
 }
 
 /* Template for a new window state: too large for the 512-byte stack. */
 static const struct xrl_state xrl_zero_state;
 
-/* A new key's window state, made past the cap check (xrl_judge_slow). */
-static __always_inline struct xrl_state *xrl_state_new(struct xrl_key *k, struct xrl_counters *cnt)
+/* A new key's window, made past the cap check (xrl_judge_slow), into *w: whether it has one. */
+static __always_inline int xrl_win_new(struct xrl_key *k, struct xrl_counters *cnt, struct xrl_win *w)
 {
-	struct xrl_state *st;
 	int made;
 
 	made = bpf_map_update_elem(&xrl_state, k, &xrl_zero_state, BPF_NOEXIST) == 0;
 	if (made)
 		cnt->keys_new++;
-	st = xrl_state_find(k);
-	if (!st)
+	if (!xrl_win_find(k, w)) {
 		cnt->keys_failed++;
-	else if (made)
-		st->warm = bpf_ktime_get_ns(); /* its birth: a lease's passes go back to this state only (lease.h) */
-	return st;
+		return 0;
+	}
+	if (made)
+		w->st->warm =
+			bpf_ktime_get_ns(); /* its birth: a lease's passes go back to this window only (lease.h) */
+	return 1;
 }
 
 #endif /* XRL_BPF_STATE_H */

@@ -45,12 +45,11 @@ static __u64 window_pass(struct fx *f, const struct xrl_rule *r, __u64 t)
 {
 	__u8 src[16] = { 198, 51, 100, 7 };
 	struct xrl_key k = {};
-	__u8 v[4096];
+	struct xrl_state st;
 
-	assert_true(xrl_state_size(XRL_MAX_CELLS) <= sizeof(v));
 	xrl_key_make(&k, r, XRL_FAMILY_V4, src, 53, XRL_PROTO_UDP);
-	assert_int_equal(bpf_map_lookup_elem(f->state, &k, v), 0);
-	return xrl_window_at(&((struct xrl_state *)v)->ring, r->buckets, XRL_MAX_CELLS, r->interval_ns, t).pass;
+	assert_int_equal(fx_state(f, &k, &st), 0);
+	return xrl_window_at(&st.ring, r->buckets, XRL_MAX_CELLS, r->interval_ns, t).pass;
 }
 
 /*

@@ -130,7 +130,7 @@ static int tracked(struct fx *f, const struct xrl_rule *r, const char *src)
 	assert_int_equal(inet_pton(AF_INET, src, a), 1);
 	memset(&k, 0, sizeof(k));
 	xrl_key_make(&k, r, XRL_FAMILY_V4, a, 0, 0);
-	return bpf_map_lookup_elem(f->state, &k, &st) == 0;
+	return fx_state(f, &k, &st) == 0;
 }
 
 /*

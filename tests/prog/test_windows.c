@@ -45,7 +45,7 @@ static __u64 held(struct fx *f, const struct xrl_rule *r, int bytes)
 	xrl_key_make(&k, r, XRL_FAMILY_V4, a, 53, XRL_PROTO_UDP);
 	if (bytes)
 		k.rule_id |= XRL_KEY_BYTES;
-	if (bpf_map_lookup_elem(f->state, &k, &st))
+	if (fx_state(f, &k, &st))
 		return 0;
 	return xrl_window_at(&st.ring, r->buckets, XRL_SHORT_CELLS, r->interval_ns, f->skel->bss->xrl_test_now).pass;
 }

@@ -1155,7 +1155,7 @@ static void test_windows_in_maps(void **state)
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, 3, 1000, 4, XRL_F_PER_SOURCE);
 	struct xrl_rule_stats *rs = calloc(f->ncpus, sizeof(*rs));
-	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_SHORT_CELLS };
+	struct xrl_maps m = fx_maps(f);
 	__u8 src[16] = { 198, 51, 100, 77 };
 	struct xrl_state st;
 	struct xrl_key k = {};
@@ -1173,7 +1173,7 @@ static void test_windows_in_maps(void **state)
 
 	/* One window for the key, whatever CPU counted into it. */
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, src, 53, XRL_PROTO_UDP);
-	assert_int_equal(bpf_map_lookup_elem(f->state, &k, &st), 0);
+	assert_int_equal(fx_state(f, &k, &st), 0);
 	assert_int_equal(st.gen, r.gen);
 	assert_int_equal(xrl_key_window(&m, &k, &r, T0 + 300 * MS, &s), 0);
 	assert_true(s.pass == 3 && s.block == 4);
@@ -1981,7 +1981,7 @@ static void test_latch_answers_in_margin(void **state)
 {
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
-	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_SHORT_CELLS };
+	struct xrl_maps m = fx_maps(f);
 	__u64 tick = fx_tick(f), end = T0 + 500 * MS;
 	struct xrl_key k = {};
 	struct xrl_state st;
@@ -2001,7 +2001,7 @@ static void test_latch_answers_in_margin(void **state)
 	assert_int_equal(run(f, &p), XDP_DROP);
 	assert_int_equal(xrl_latch_count(latch_of(f, &r, SRC4, 53).word), 22);
 	xrl_key_make(&k, &r, XRL_FAMILY_V4, (const __u8[16]){ 198, 51, 100, 1 }, 53, XRL_PROTO_UDP);
-	assert_int_equal(bpf_map_lookup_elem(f->state, &k, &st), 0);
+	assert_int_equal(fx_state(f, &k, &st), 0);
 	xrl_slot_at(&sl, T0 + 100 * MS, r.interval_ns / r.buckets, XRL_SHORT_CELLS);
 	assert_int_equal(xrl_ring_blocks(&st.ring, XRL_SHORT_CELLS)[sl.idx], 0); /* no write to the key's ring */
 	assert_int_equal(xrl_key_window(&m, &k, &r, end - 1, &sum), 0);
@@ -2009,7 +2009,7 @@ static void test_latch_answers_in_margin(void **state)
 	/* the bucket's end: the slow path, the latch retired into the ring, every block kept */
 	set_now(f, end);
 	assert_int_equal(run(f, &p), XDP_DROP);
-	assert_int_equal(bpf_map_lookup_elem(f->state, &k, &st), 0);
+	assert_int_equal(fx_state(f, &k, &st), 0);
 	assert_int_equal(xrl_ring_blocks(&st.ring, XRL_SHORT_CELLS)[sl.idx], 22);
 	assert_totals(f, r.id, 1, 23);
 }
@@ -2102,7 +2102,7 @@ static void test_slot_proof_late_jiffies(void **state)
 {
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, 2, 1000, 2, XRL_F_PER_SOURCE);
-	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_SHORT_CELLS };
+	struct xrl_maps m = fx_maps(f);
 	__u64 tick = fx_tick(f);
 	struct xrl_key k = {};
 	struct xrl_sum s;
@@ -2121,7 +2121,7 @@ static void test_slot_proof_late_jiffies(void **state)
 /* The passes key k's window holds at t, as stats reads them (leased passes not yet spent left out). */
 static __u64 window_pass(struct fx *f, const struct xrl_rule *r, const struct xrl_key *k, __u64 t)
 {
-	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_SHORT_CELLS };
+	struct xrl_maps m = fx_maps(f);
 	struct xrl_sum s;
 
 	assert_int_equal(xrl_key_window(&m, k, r, t, &s), 0);
@@ -2134,7 +2134,7 @@ static __u64 ring_pass(struct fx *f, const struct xrl_rule *r, const struct xrl_
 	struct xrl_state st;
 	struct xrl_slot sl;
 
-	assert_int_equal(bpf_map_lookup_elem(f->state, k, &st), 0);
+	assert_int_equal(fx_state(f, k, &st), 0);
 	xrl_slot_at(&sl, t, r->interval_ns / r->buckets, XRL_SHORT_CELLS);
 	return xrl_word_epoch(st.ring.c[sl.idx].word) == sl.epoch ? xrl_word_pass(st.ring.c[sl.idx].word) : 0;
 }
@@ -2368,7 +2368,7 @@ static void test_latch_takeover_hands_on_blocks(void **state)
 {
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
-	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_SHORT_CELLS };
+	struct xrl_maps m = fx_maps(f);
 	struct xrl_key ka = {}, kb = {};
 	__u8 a[16] = { 198, 51, 100, 1 }, b[16] = { 203, 0, 113, 0 };
 	char bs[32];
@@ -2419,7 +2419,7 @@ static void test_latch_holds_5000_sources(void **state)
 {
 	struct fx *f = fx_get(state);
 	struct xrl_rule r = rule(f, 1, 1000, 2, XRL_F_PER_SOURCE);
-	struct xrl_maps m = { .state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = XRL_SHORT_CELLS };
+	struct xrl_maps m = fx_maps(f);
 	struct xrl_latch *v = calloc(f->ncpus, sizeof(*v));
 	int i, round, held = 0, in_ring = 0, summed = 0;
 	char src[32];
@@ -2455,7 +2455,7 @@ static void test_latch_holds_5000_sources(void **state)
 				n++;
 		}
 		held += n == 1;
-		assert_int_equal(bpf_map_lookup_elem(f->state, &k, &st), 0);
+		assert_int_equal(fx_state(f, &k, &st), 0);
 		for (c = 0; c < XRL_SHORT_CELLS && !xrl_ring_blocks(&st.ring, XRL_SHORT_CELLS)[c]; c++)
 			;
 		in_ring += c < XRL_SHORT_CELLS;

@@ -27,6 +27,7 @@
 #include "codec/prefixes.h"
 #include "codec/dsts.h"
 #include "codec/protos.h"
+#include "read/states.h"
 #include "xdp_ratelimit.skel.h"
 #include "pktbuild.h"
 
@@ -125,6 +126,22 @@ static inline void fx_open(struct fx *f, __u32 malformed)
 	bpf_map__set_max_entries(f->skel->maps.xrl_state, f->max_keys ?: 4096);
 	f->skel->rodata->xrl_cfg.latch_bits = xrl_latch_bits_for(f->max_keys ?: 4096, f->ncpus);
 	bpf_map__set_max_entries(f->skel->maps.xrl_latches, 1U << f->skel->rodata->xrl_cfg.latch_bits);
+}
+
+/* f's maps as userspace opens them (base/maps.h), for the readers: the window states and the latches. */
+static inline struct xrl_maps fx_maps(const struct fx *f)
+{
+	return (struct xrl_maps){
+		.state = f->state, .latches = f->latches, .ncpus = f->ncpus, .cells = f->cells ?: XRL_SHORT_CELLS
+	};
+}
+
+/* Key k's window state in f's program, as userspace reads it (read/states.h): 0, else -ENOENT. */
+static inline int fx_state(const struct fx *f, const struct xrl_key *k, struct xrl_state *st)
+{
+	struct xrl_maps m = fx_maps(f);
+
+	return xrl_state_get(&m, k, st);
 }
 
 /* The home of key k's latch (its set's first way to look in: bpf/latch.h) in f's program. */

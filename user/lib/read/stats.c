@@ -5,6 +5,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include "read/stats.h"
+#include "read/states.h"
 #include "layouts/retired.h"
 #include "xrl_key.h"
 #include "base/objinfo.h"
@@ -219,10 +220,11 @@ out:
 	return ret;
 }
 
-static int key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
-		      bool last, struct xrl_sum *sum)
+/* The window of key key of rule r at now (last: its last whole interval), its state st (NULL: read here). */
+static int key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_state *st,
+		      const struct xrl_rule *r, __u64 now, bool last, struct xrl_sum *sum)
 {
-	struct xrl_state state, *st = &state; /* room for a value of any rings (XRL_RING_WORDS) */
+	struct xrl_state state; /* room for a value of any rings (XRL_RING_WORDS) */
 	__u64 latched, leased;
 	int ret;
 
@@ -230,10 +232,12 @@ static int key_window(const struct xrl_maps *m, const struct xrl_key *key, const
 	if (xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK || !xrl_cells_fit(r->buckets, m->cells) ||
 	    (last && now < r->interval_ns / r->buckets))
 		return 0;
-	if (xrl_state_size(m->cells) > sizeof(state))
-		return -EPROTO;
-	if (bpf_map_lookup_elem(m->state, key, st))
-		return -errno;
+	if (!st) {
+		ret = xrl_state_get(m, key, &state);
+		if (ret)
+			return ret;
+		st = &state;
+	}
 	if (st->gen == r->gen)
 		*sum = last ? xrl_window_last_at(&st->ring, r->buckets, m->cells, r->interval_ns, now) :
 			      xrl_window_at(&st->ring, r->buckets, m->cells, r->interval_ns, now);
@@ -268,27 +272,25 @@ int xrl_sketch_estimate(const struct xrl_maps *m, __u32 width, const struct xrl_
 int xrl_key_window(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 now,
 		   struct xrl_sum *sum)
 {
-	return key_window(m, key, r, now, false, sum);
+	return key_window(m, key, NULL, r, now, false, sum);
 }
 
 int xrl_warm_point(const struct xrl_maps *m, const struct xrl_key *key, const struct xrl_rule *r, __u64 full, __u64 now,
 		   __u64 *eff, __u64 *elapsed)
 {
 	__u64 period = (__u64)r->warmup_ms * 1000000ULL, start = now;
-	struct xrl_state state, *st = &state; /* room for a value of any rings (XRL_RING_WORDS) */
+	struct xrl_state st; /* room for a value of any rings (XRL_RING_WORDS) */
+	int ret;
 
 	*eff = full;
 	*elapsed = 0;
 	if (!r->warmup_ms || xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK)
 		return 0;
-	if (xrl_state_size(m->cells) > sizeof(state))
-		return -EPROTO;
-	if (bpf_map_lookup_elem(m->state, key, st)) {
-		if (errno != ENOENT)
-			return -errno;
-	} else if (st->gen == r->gen && !xrl_warm_idle(st->ring.last, r->interval_ns / r->buckets, period, now)) {
-		start = st->warm;
-	}
+	ret = xrl_state_get(m, key, &st);
+	if (ret && ret != -ENOENT)
+		return ret;
+	if (!ret && st.gen == r->gen && !xrl_warm_idle(st.ring.last, r->interval_ns / r->buckets, period, now))
+		start = st.warm;
 	*eff = xrl_warm_threshold(full, period, start, now);
 	*elapsed = now > start ? now - start : 0;
 	return 0;
@@ -312,52 +314,64 @@ static int by_qps(const void *a, const void *b)
 	return qx < qy ? 1 : qx > qy ? -1 : 0;
 }
 
+/* What xrl_top_keys's walk gathers. */
+struct top_walk {
+	const struct xrl_maps *m;
+	const struct xrl_ruleset *set;
+	__u64 now;
+	struct xrl_key_report *all;
+	size_t cnt, cap, tracked;
+};
+
+static int top_one(const struct xrl_key *key, const struct xrl_state *st, void *ctx)
+{
+	struct top_walk *t = ctx;
+	struct xrl_key_report rep = { .key = *key }, *tmp;
+	const struct xrl_rule *r;
+
+	t->tracked++;
+	rep.rule = rule_of_key(t->set, key);
+	if (rep.rule < 0)
+		return 0;
+	r = &t->set->v[rep.rule].r;
+	if (key_window(t->m, key, st, r, t->now, false, &rep.window) ||
+	    key_window(t->m, key, st, r, t->now, true, &rep.last))
+		return 0;
+	if (!rep.window.pass && !rep.window.block)
+		return 0;
+	rep.pass_qps = xrl_qps(rep.window.pass, r->interval_ns);
+	rep.block_qps = xrl_qps(rep.window.block, r->interval_ns);
+	rep.last_ns = r->interval_ns;
+	rep.pass_rate = xrl_qps(rep.last.pass, rep.last_ns);
+	rep.block_rate = xrl_qps(rep.last.block, rep.last_ns);
+	if (t->cnt == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		tmp = realloc(t->all, t->cap * sizeof(*t->all));
+		if (!tmp)
+			return -ENOMEM;
+		t->all = tmp;
+	}
+	t->all[t->cnt++] = rep;
+	return 0;
+}
+
 int xrl_top_keys(const struct xrl_maps *m, const struct xrl_ruleset *set, __u64 now, size_t k,
 		 struct xrl_key_report *out, size_t *n, size_t *tracked)
 {
-	struct xrl_key key, *prev = NULL;
-	struct xrl_key_report *all = NULL, *tmp;
-	size_t cnt = 0, cap = 0;
-	int ret = 0;
+	struct top_walk t = { .m = m, .set = set, .now = now };
+	int ret;
 
-	*tracked = 0;
-	while (!bpf_map_get_next_key(m->state, prev, &key)) {
-		struct xrl_key_report rep = { .key = key };
-		const struct xrl_rule *r;
-
-		prev = &key;
-		(*tracked)++;
-		rep.rule = rule_of_key(set, &key);
-		if (rep.rule < 0)
-			continue;
-		r = &set->v[rep.rule].r;
-		if (key_window(m, &key, r, now, false, &rep.window) || key_window(m, &key, r, now, true, &rep.last))
-			continue;
-		if (!rep.window.pass && !rep.window.block)
-			continue;
-		rep.pass_qps = xrl_qps(rep.window.pass, r->interval_ns);
-		rep.block_qps = xrl_qps(rep.window.block, r->interval_ns);
-		rep.last_ns = r->interval_ns;
-		rep.pass_rate = xrl_qps(rep.last.pass, rep.last_ns);
-		rep.block_rate = xrl_qps(rep.last.block, rep.last_ns);
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 64;
-			tmp = realloc(all, cap * sizeof(*all));
-			if (!tmp) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			all = tmp;
-		}
-		all[cnt++] = rep;
+	ret = xrl_states_walk(m, top_one, &t);
+	*tracked = t.tracked;
+	*n = 0;
+	if (!ret) {
+		if (t.cnt)
+			qsort(t.all, t.cnt, sizeof(*t.all), by_qps);
+		*n = t.cnt < k ? t.cnt : k;
+		if (*n)
+			memcpy(out, t.all, *n * sizeof(*t.all));
 	}
-	if (cnt)
-		qsort(all, cnt, sizeof(*all), by_qps);
-	*n = cnt < k ? cnt : k;
-	if (*n)
-		memcpy(out, all, *n * sizeof(*all));
-out:
-	free(all);
+	free(t.all);
 	return ret;
 }
 

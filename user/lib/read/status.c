@@ -13,6 +13,7 @@
 #include "capture/capture.h"
 #include "codec/chain.h"
 #include "read/status.h"
+#include "read/states.h"
 #include "base/memory.h"
 #include "base/objinfo.h"
 #include "codec/specialise.h"
@@ -24,7 +25,6 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	struct bpf_link_info info;
 	struct bpf_prog_info prog;
 	struct xrl_ruleset set = {};
-	struct xrl_key k, *prev = NULL;
 	struct xrl_maps m;
 	size_t i;
 
@@ -73,10 +73,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		st->nglobal++;
 	}
 	xrl_ruleset_free(&set);
-	while (!bpf_map_get_next_key(m.state, prev, &k)) {
-		prev = &k;
-		st->keys++;
-	}
+	st->keys = xrl_states_count(&m);
 	st->state_memlock = xrl_fd_memlock(m.state);
 	st->sketch_memlock = xrl_fd_memlock(m.sketch);
 	st->memlock = xrl_maps_memlock(&m) + xrl_capture_memlock(m.dir);
