@@ -21,21 +21,20 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define XRL_CARRY_TRIES 64
 
-/* One cell of a's into ring r (its block words blocks): zeroed in a once added. */
-static __noinline int add_cell(struct xrl_ring *r, __u64 *blocks, __u32 cells, struct xrl_carry_cell *c, int based)
+/* One cell of a's into ring r: zeroed in a once added. */
+static __noinline int add_cell(struct xrl_ring *r, __u32 cells, struct xrl_carry_cell *c, int based)
 {
-	if (!r || !blocks || !c || !(c->pass | c->block))
+	if (!r || !c || !(c->pass | c->block))
 		return 0;
-	if (!xrl_carry_add(r, blocks, cells, c->q, c->pass, c->block, XRL_CARRY_TRIES, based))
+	if (!xrl_carry_add(r, cells, c->q, c->pass, c->block, XRL_CARRY_TRIES, based))
 		return 1;
 	c->pass = 0;
 	c->block = 0;
 	return 0;
 }
 
-/* The cells of a into ring r (its block words blocks), a short one; the cells left (contended). */
-static __always_inline int add_cells(struct xrl_ring *r, __u64 *blocks, __u32 cells, struct xrl_carry_args *a,
-				     int based)
+/* The cells of a into ring r, a short one; the cells left (contended). */
+static __always_inline int add_cells(struct xrl_ring *r, __u32 cells, struct xrl_carry_args *a, int based)
 {
 	struct xrl_carry_cell c;
 	int left = 0, i;
@@ -46,7 +45,7 @@ static __always_inline int add_cells(struct xrl_ring *r, __u64 *blocks, __u32 ce
 		if (i >= a->n)
 			break;
 		c = a->c[i];
-		left += add_cell(r, blocks, cells, &c, based);
+		left += add_cell(r, cells, &c, based);
 		a->c[i] = c;
 	}
 	return left;
@@ -63,7 +62,7 @@ __noinline int xrl_carry_long_cell(struct xrl_key *k, struct xrl_carry_cell *c)
 
 	if (!k || !c)
 		return 0;
-	return xrl_win_find(k, &w) ? add_cell(&w.st->ring, xrl_win_blocks(&w), state_cells, c, 1) : 1;
+	return xrl_win_find(k, &w) ? add_cell(&w.st->ring, state_cells, c, 1) : 1;
 }
 
 /* A window state's cells; XRL_CARRY_NO_ENTRY when the new map has no such key (userspace inserts it). */
@@ -78,7 +77,7 @@ __u32 xrl_carry_state(struct xrl_carry_args *a)
 	if (!xrl_win_find(&k, &w))
 		return XRL_CARRY_NO_ENTRY;
 	if (!xrl_ring_long(state_cells))
-		return add_cells(&w.st->ring, xrl_win_blocks(&w), state_cells, a, 1);
+		return add_cells(&w.st->ring, state_cells, a, 1);
 #pragma unroll
 	for (i = 0; i < XRL_MAX_CELLS; i++) {
 		if (i >= a->n)
@@ -97,7 +96,7 @@ __noinline int xrl_carry_long_stat(__u32 id, __u32 cpu, struct xrl_carry_cell *c
 
 	if (!c)
 		return 0;
-	return rs ? add_cell(&rs->ring, xrl_ring_blocks(&rs->ring, stats_cells), stats_cells, c, 0) : 1;
+	return rs ? add_cell(&rs->ring, stats_cells, c, 0) : 1;
 }
 
 /*
@@ -123,7 +122,7 @@ __u32 xrl_carry_rule(struct xrl_carry_args *a)
 	if (XRL_READ_ONCE(rs->gen) != a->gen)
 		return 0; /* the ring was made for another rule since: its buckets are not these */
 	if (!xrl_ring_long(stats_cells))
-		return add_cells(&rs->ring, xrl_ring_blocks(&rs->ring, stats_cells), stats_cells, a, 0);
+		return add_cells(&rs->ring, stats_cells, a, 0);
 #pragma unroll
 	for (i = 0; i < XRL_MAX_CELLS; i++) {
 		if (i >= a->n)

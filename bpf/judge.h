@@ -144,11 +144,10 @@ static __always_inline int xrl_judged(struct xrl_rule *r, struct xrl_pctx *pc, i
 	if (l && res == XRL_OVER && thr == full && room < (bytes ? XRL_MIN_JUDGED_FRAME : 1))
 		xrl_latch_set(l, r, k, slot, until);
 	if (l && xrl_latch_holds(l, r, k, slot)) {
-		xrl_block_add(&win->st->ring, xrl_win_blocks(win), XRL_CELLS, slot, 0,
-			      1); /* the ring shows the bucket its blocks are in */
+		xrl_block_add(&win->st->ring, XRL_CELLS, slot, 0, 1); /* the ring shows the bucket its blocks are in */
 		l->word++;
 	} else {
-		xrl_block_add(&win->st->ring, xrl_win_blocks(win), XRL_CELLS, slot, 1, 1);
+		xrl_block_add(&win->st->ring, XRL_CELLS, slot, 1, 1);
 	}
 	return XRL_JUDGED_OVER;
 }
@@ -207,7 +206,7 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 		return 0;
 	/* A new key, or a new window shape: the one CPU that takes the ring empties it, if need be. */
 	if (xrl_ring_claim(&win.st->gen, r->gen))
-		xrl_ring_reset(&win.st->ring, xrl_win_blocks(&win), XRL_CELLS);
+		xrl_ring_reset(&win.st->ring, XRL_CELLS);
 	/*
 	 * The window is judged in the rule's slot on this CPU, which xrl_reserve
 	 * moves to the newest bucket in the key's ring when another CPU's later
@@ -268,9 +267,8 @@ __noinline int xrl_judge_slow(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 			return XRL_JUDGED_LONG;
 		return xrl_judged(r, pc, bytes, &win, slot, l, res, a->thr, a->full, a->mine, room, a->until);
 	} else {
-		res = xrl_reserve_lease(&win.st->ring, xrl_win_blocks(&win), r->buckets, XRL_CELLS, r->interval_ns,
-					slot, thr, xrl_cost(pc, bytes), XRL_RESERVE_TRIES, dropping, a->snap, &room,
-					&pc->lease);
+		res = xrl_reserve_lease(&win.st->ring, r->buckets, XRL_CELLS, r->interval_ns, slot, thr,
+					xrl_cost(pc, bytes), XRL_RESERVE_TRIES, dropping, a->snap, &room, &pc->lease);
 	}
 	return xrl_judged(r, pc, bytes, &win, slot, l, res, thr, full, mine, room, until);
 }
@@ -300,9 +298,8 @@ __noinline int xrl_judge_long(struct xrl_rule *r, struct xrl_pctx *pc, int bytes
 		return 0;
 	l = bpf_map_lookup_elem(&xrl_latches, &pc->latch_ix);
 	pc->lease = a->lease;
-	res = xrl_reserve_long(&win.st->ring, xrl_win_blocks(&win), r->buckets, XRL_CELLS, r->interval_ns, &rs->slot,
-			       a->thr, xrl_cost(pc, bytes), XRL_RESERVE_TRIES, pc->dropping, a->snap, &room,
-			       &pc->lease);
+	res = xrl_reserve_long(&win.st->ring, r->buckets, XRL_CELLS, r->interval_ns, &rs->slot, a->thr,
+			       xrl_cost(pc, bytes), XRL_RESERVE_TRIES, pc->dropping, a->snap, &room, &pc->lease);
 	return xrl_judged(r, pc, bytes, &win, &rs->slot, l, res, a->thr, a->full, a->mine, room, a->until);
 }
 

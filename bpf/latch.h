@@ -183,7 +183,7 @@ static __always_inline void xrl_latch_flush(struct xrl_latch *l, struct xrl_win 
 	if (w.st->gen != l->gen)
 		return;
 	if (!lease)
-		xrl_block_add(&w.st->ring, xrl_win_blocks(&w), XRL_CELLS, &ls, n, 0);
+		xrl_block_add(&w.st->ring, XRL_CELLS, &ls, n, 0);
 	else if (xrl_win_born(&w) == l->born)
 		xrl_unreserve(&w.st->ring, XRL_CELLS, &ls, (__u32)n, XRL_RESERVE_TRIES);
 }

@@ -34,7 +34,7 @@ static __always_inline struct xrl_rule_stats *xrl_rule_stats_at(const struct xrl
 	fresh = rs->gen != r->gen;
 	if (fresh) {
 		/* New rule or new window shape: never mix bucket lengths. */
-		xrl_ring_clear(&rs->ring, xrl_ring_blocks(&rs->ring, XRL_CELLS), XRL_CELLS);
+		xrl_ring_clear(&rs->ring, XRL_CELLS);
 		rs->gen = r->gen;
 	}
 	if (fresh || rs->buckets != r->buckets || rs->interval != r->interval_ns) {

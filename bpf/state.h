@@ -2,9 +2,8 @@
 /*
  * A key's window, found, made and named in one place: every part of the
  * program asks here for a struct xrl_win, so that the table behind it (the
- * kernel's LRU hash today, the ways of docs/table.md next, whose block
- * counts and warm-up starts sit apart from the line a window's cells are
- * on) is one choice, not one per caller.
+ * kernel's LRU hash today, the ways of docs/table.md next) is one choice,
+ * not one per caller.
  */
 #ifndef XRL_BPF_STATE_H
 #define XRL_BPF_STATE_H
@@ -19,10 +18,11 @@
 
 /*
  * A key's window as the program counts in it: its state (the gen its ring
- * was built for, the ring's cells), and through it the words its cells'
- * blocks are counted in (xrl_win_blocks). As small as it can be: the slow
- * path's frame is at the verifier's bound, and every word the window keeps
- * across a helper call is a word of it.
+ * was built for, the ring: its cells, then their block counts, as
+ * xrl_ring_blocks finds them). One pointer: the slow path's frame is at the
+ * verifier's bound (512 bytes over its calls), and every word the window
+ * keeps across a helper call is a word of it (a second one, the block
+ * words' own pointer, made it 544).
  */
 struct xrl_win {
 	struct xrl_state *st;
@@ -33,12 +33,6 @@ static __always_inline int xrl_win_find(const struct xrl_key *k, struct xrl_win 
 {
 	w->st = bpf_map_lookup_elem(&xrl_state, k);
 	return w->st != NULL;
-}
-
-/* The words w's cells' blocks are counted in (xrl_block_add, the reservation's reset of a moved cell). */
-static __always_inline __u64 *xrl_win_blocks(const struct xrl_win *w)
-{
-	return xrl_ring_blocks(&w->st->ring, XRL_CELLS);
 }
 
 /*

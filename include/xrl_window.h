@@ -68,10 +68,7 @@ struct xrl_cell {
  * A ring of cells cells: its cells, then their block counts, one word a
  * cell (xrl_ring_blocks: figures only, never deciding), then a long ring's
  * base (xrl_ring_base). The passes of a ring are its cells' words alone, side
- * by side, so that a packet's reservation reads the least of the ring. The
- * functions that count blocks in a key's ring take its block words by
- * pointer (blocks: xrl_ring_blocks's, or words a table keeps apart from the
- * line the cells are on).
+ * by side, so that a packet's reservation reads the least of the ring.
  */
 #define XRL_BASE_WORDS 4 /* the words a base takes after a long ring's block counts */
 #define XRL_RING_WORDS (2 * XRL_MAX_CELLS + XRL_BASE_WORDS)
@@ -335,9 +332,10 @@ static inline struct xrl_sum xrl_window_last_at(const struct xrl_ring *r, __u32 
 	return s;
 }
 
-/* Empties every cell, and its block count in b: a ring built for another window shape (a rule's, which has no base). */
-static inline void xrl_ring_clear(struct xrl_ring *r, __u64 *b, __u32 cells)
+/* Empties every cell: a ring built for another window shape (a rule's, which has no base). */
+static inline void xrl_ring_clear(struct xrl_ring *r, __u32 cells)
 {
+	__u64 *b = xrl_ring_blocks(r, cells);
 	__u32 i;
 
 	r->last = 0;
@@ -358,9 +356,9 @@ static inline void xrl_ring_clear(struct xrl_ring *r, __u64 *b, __u32 cells)
 }
 
 /* The same for a key's ring, shared by the CPUs: a long one's base too. */
-static inline void xrl_ring_reset(struct xrl_ring *r, __u64 *b, __u32 cells)
+static inline void xrl_ring_reset(struct xrl_ring *r, __u32 cells)
 {
-	xrl_ring_clear(r, b, cells);
+	xrl_ring_clear(r, cells);
 	if (xrl_ring_long(cells)) {
 		xrl_ring_base(r, cells)->tag = 0;
 		xrl_ring_base(r, cells)->sum = 0;
@@ -778,9 +776,9 @@ XRL_INLINE void xrl_base_write(struct xrl_ring *r, __u32 n, __u32 cells, const s
 	__sync_lock_test_and_set(&b->tag, (__u64)E << 32 | XRL_BASE_VALID | (o & XRL_BASE_OSEQ));
 }
 
-XRL_INLINE int xrl_reserve_core(struct xrl_ring *r, __u64 *blocks, __u32 n, __u32 cells, __u64 interval,
-				struct xrl_slot *s, __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap,
-				__u64 *room, __u32 *lease, const __u32 maxc)
+XRL_INLINE int xrl_reserve_core(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
+				__u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
+				__u32 *lease, const __u32 maxc)
 {
 	__u64 sum, w, seq, last, fresh, valid, blen = interval / n, hold = 0;
 	__u32 i, E, e, cnt, newest, im, le, take;
@@ -892,7 +890,7 @@ XRL_INLINE int xrl_reserve_core(struct xrl_ring *r, __u64 *blocks, __u32 n, __u3
 				continue;
 			/* This CPU moved the cell to bucket E: its blocks start over. */
 			if (__sync_val_compare_and_swap(&c->word, w, xrl_word(E, 0)) == w)
-				blocks[i] = 0;
+				xrl_ring_blocks(r, cells)[i] = 0;
 		}
 		/* An add, which no other CPU can make fail (nor carry into the epoch: XRL_CELL_MAX). */
 		w = __sync_fetch_and_add(&c->word, (__u64)take);
@@ -914,20 +912,20 @@ XRL_INLINE int xrl_reserve_core(struct xrl_ring *r, __u64 *blocks, __u32 n, __u3
 }
 
 /* The reservation of a short ring (or any, in userspace: the unit tests). */
-XRL_INLINE int xrl_reserve_lease(struct xrl_ring *r, __u64 *blocks, __u32 n, __u32 cells, __u64 interval,
-				 struct xrl_slot *s, __u64 threshold, __u32 cost, int tries, int check_only,
-				 __u64 *snap, __u64 *room, __u32 *lease)
+XRL_INLINE int xrl_reserve_lease(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
+				 __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
+				 __u32 *lease)
 {
-	return xrl_reserve_core(r, blocks, n, cells, interval, s, threshold, cost, tries, check_only, snap, room, lease,
+	return xrl_reserve_core(r, n, cells, interval, s, threshold, cost, tries, check_only, snap, room, lease,
 				XRL_RING_LOOP);
 }
 
 /* The reservation of a long ring when its base does not decide (xrl_reserve_fast): every cell read. */
-XRL_INLINE int xrl_reserve_long(struct xrl_ring *r, __u64 *blocks, __u32 n, __u32 cells, __u64 interval,
-				struct xrl_slot *s, __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap,
-				__u64 *room, __u32 *lease)
+XRL_INLINE int xrl_reserve_long(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
+				__u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room,
+				__u32 *lease)
 {
-	return xrl_reserve_core(r, blocks, n, cells, interval, s, threshold, cost, tries, check_only, snap, room, lease,
+	return xrl_reserve_core(r, n, cells, interval, s, threshold, cost, tries, check_only, snap, room, lease,
 				XRL_MAX_CELLS);
 }
 
@@ -999,21 +997,19 @@ XRL_INLINE int xrl_reserve_fast(struct xrl_ring *r, __u32 cells, const struct xr
 	return xrl_reserved(lease, (__u32)(take - cost));
 }
 
-/* xrl_reserve_lease with no lease, on a ring whose block counts follow its cells (xrl_ring_blocks). */
+/* xrl_reserve_lease with no lease. */
 static inline int xrl_reserve(struct xrl_ring *r, __u32 n, __u32 cells, __u64 interval, struct xrl_slot *s,
 			      __u64 threshold, __u32 cost, int tries, int check_only, __u64 *snap, __u64 *room)
 {
-	return xrl_reserve_lease(r, xrl_ring_blocks(r, cells), n, cells, interval, s, threshold, cost, tries,
-				 check_only, snap, room, NULL);
+	return xrl_reserve_lease(r, n, cells, interval, s, threshold, cost, tries, check_only, snap, room, NULL);
 }
 
 /*
- * Counts blocks in the cell of bucket s (its word of blocks): with move,
- * moved there first when it holds an older bucket; nothing when it holds
- * another (those blocks belong to a bucket the ring no longer keeps).
+ * Counts blocks in the cell of bucket s: with move, moved there first when it
+ * holds an older bucket; nothing when it holds another (those blocks belong
+ * to a bucket the ring no longer keeps).
  */
-XRL_INLINE void xrl_block_add(struct xrl_ring *r, __u64 *blocks, __u32 cells, const struct xrl_slot *s, __u64 count,
-			      int move)
+XRL_INLINE void xrl_block_add(struct xrl_ring *r, __u32 cells, const struct xrl_slot *s, __u64 count, int move)
 {
 	struct xrl_cell *c;
 	__u64 w, last = XRL_READ_ONCE(r->last);
@@ -1027,16 +1023,16 @@ XRL_INLINE void xrl_block_add(struct xrl_ring *r, __u64 *blocks, __u32 cells, co
 	if (move && (!xrl_valid(last, s->q, w) || (int)(s->epoch - xrl_word_epoch(w)) > 0) &&
 	    xrl_last_advance(r, s->q, 4)) {
 		if (__sync_val_compare_and_swap(&c->word, w, xrl_word(s->epoch, 0)) == w)
-			blocks[i] = 0;
+			xrl_ring_blocks(r, cells)[i] = 0;
 		w = XRL_READ_ONCE(c->word);
 	}
 	if (count && xrl_word_epoch(w) == s->epoch)
-		__sync_fetch_and_add(&blocks[i], count);
+		__sync_fetch_and_add(&xrl_ring_blocks(r, cells)[i], count);
 }
 
 /*
  * Adds pass passes and block blocks counted elsewhere into the bucket of full
- * epoch q of ring r (cells cells, its block words blocks), as another CPU counting there would: the
+ * epoch q of ring r (cells cells), as another CPU counting there would: the
  * cell moved to that bucket first when it holds an older one (after the
  * ring's last: xrl_block_add), the passes added by a compare-and-swap that
  * holds only while the cell keeps that bucket, and the ring's seq moved on so
@@ -1047,8 +1043,7 @@ XRL_INLINE void xrl_block_add(struct xrl_ring *r, __u64 *blocks, __u32 cells, co
  * rings so while it runs (bpf/carry.bpf.c). 0 when other CPUs kept moving the
  * cell for tries rounds: nothing was added.
  */
-XRL_INLINE int xrl_carry_add(struct xrl_ring *r, __u64 *blocks, __u32 cells, __u64 q, __u64 pass, __u64 block,
-			     int tries, int based)
+XRL_INLINE int xrl_carry_add(struct xrl_ring *r, __u32 cells, __u64 q, __u64 pass, __u64 block, int tries, int based)
 {
 	struct xrl_slot s = { .q = q, .idx = (__u32)(q % cells), .epoch = (__u32)q };
 	struct xrl_cell *c;
@@ -1060,7 +1055,7 @@ XRL_INLINE int xrl_carry_add(struct xrl_ring *r, __u64 *blocks, __u32 cells, __u
 	if (i >= XRL_MAX_CELLS || i >= cells)
 		return 1;
 	c = &r->c[i];
-	xrl_block_add(r, blocks, cells, &s, 0, 1);
+	xrl_block_add(r, cells, &s, 0, 1);
 	for (k = 0; k < tries; k++) {
 		w = XRL_READ_ONCE(c->word);
 		if (xrl_word_epoch(w) != s.epoch)
@@ -1073,7 +1068,7 @@ XRL_INLINE int xrl_carry_add(struct xrl_ring *r, __u64 *blocks, __u32 cells, __u
 	}
 	if (k == tries)
 		return 0;
-	xrl_block_add(r, blocks, cells, &s, block, 0);
+	xrl_block_add(r, cells, &s, block, 0);
 	if (based && xrl_ring_long(cells) && pass)
 		xrl_base_touch(r, cells, s.epoch);
 	__sync_fetch_and_add(&r->seq, 1);

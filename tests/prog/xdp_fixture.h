@@ -140,8 +140,9 @@ static inline struct xrl_maps fx_maps(const struct fx *f)
 static inline int fx_state(const struct fx *f, const struct xrl_key *k, struct xrl_state *st)
 {
 	struct xrl_maps m = fx_maps(f);
+	struct xrl_states t = xrl_states_of(&m);
 
-	return xrl_state_get(&m, k, st);
+	return xrl_state_get(&t, k, st);
 }
 
 /* The home of key k's latch (its set's first way to look in: bpf/latch.h) in f's program. */

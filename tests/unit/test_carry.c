@@ -42,9 +42,7 @@ static void merge(struct xrl_ring *dst, __u32 ncells, const struct xrl_ring *now
 	__u32 i, n = xrl_ring_delta(now, snap, ocells, d);
 
 	for (i = 0; i < n; i++)
-		assert_int_equal(xrl_carry_add(dst, xrl_ring_blocks(dst, ncells), ncells, d[i].q, d[i].pass, d[i].block,
-					       4, 1),
-				 1);
+		assert_int_equal(xrl_carry_add(dst, ncells, d[i].q, d[i].pass, d[i].block, 4, 1), 1);
 }
 
 /* The cell of bucket e. */

@@ -408,7 +408,7 @@ static void test_claim_new_ring_keeps_racing_pass(void **state)
 	assert_int_equal(xrl_ring_claim(&st.gen, 7), 0); /* B: taken */
 	assert_int_equal(reserve_at(&st.ring, 2, I, S + 100 * MS, 1, 0), XRL_PASSED);
 	if (reset) /* A, after B's count */
-		xrl_ring_reset(&st.ring, xrl_ring_blocks(&st.ring, XC(2)), XC(2));
+		xrl_ring_reset(&st.ring, XC(2));
 	assert_int_equal(reserve_at(&st.ring, 2, I, S + 100 * MS, 1, 0), XRL_OVER);
 	assert_int_equal(st.gen, 7);
 }
@@ -423,7 +423,7 @@ static void test_claim_other_gen_empties(void **state)
 	assert_int_equal(reserve_at(&st.ring, 2, I, S + 100 * MS, 1, 0), XRL_PASSED);
 	assert_int_equal(xrl_ring_claim(&st.gen, 4), 1);
 	assert_int_equal(xrl_ring_claim(&st.gen, 4), 0); /* only once */
-	xrl_ring_reset(&st.ring, xrl_ring_blocks(&st.ring, XC(2)), XC(2));
+	xrl_ring_reset(&st.ring, XC(2));
 	assert_int_equal(reserve_at(&st.ring, 2, I, S + 100 * MS, 1, 0), XRL_PASSED);
 }
 
@@ -545,11 +545,10 @@ static void test_block_add(void **state)
 	(void)state;
 	assert_int_equal(reserve_at(&r, 2, I, S, 1, 0), XRL_PASSED);
 	xrl_slot_at(&s, S + W, W, XC(2));
-	xrl_block_add(&r, xrl_ring_blocks(&r, XC(2)), XC(2), &s, 2,
-		      0); /* without move: the cell is not there, nothing counted */
+	xrl_block_add(&r, XC(2), &s, 2, 0); /* without move: the cell is not there, nothing counted */
 	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).block == 0);
-	xrl_block_add(&r, xrl_ring_blocks(&r, XC(2)), XC(2), &s, 2, 1);
-	xrl_block_add(&r, xrl_ring_blocks(&r, XC(2)), XC(2), &s, 1, 0);
+	xrl_block_add(&r, XC(2), &s, 2, 1);
+	xrl_block_add(&r, XC(2), &s, 1, 0);
 	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).block == 3);
 	assert_true(xrl_window_at(&r, 2, XC(2), I, S + W).pass == 1);
 	/* taking back a pass takes it from its own bucket only */
@@ -866,7 +865,7 @@ static int judge_long(struct xrl_ring *r, __u32 n, __u64 I, __u64 t, __u64 T, st
 		fast_judged++;
 		return res;
 	}
-	return xrl_reserve_long(r, xrl_ring_blocks(r, XC(n)), n, XC(n), I, s, T, 1, 8, 0, snap, NULL, NULL);
+	return xrl_reserve_long(r, n, XC(n), I, s, T, 1, 8, 0, snap, NULL, NULL);
 }
 
 /* Spec case 1 (n=20): the index and start; and the ring of 21 cells a 20-bucket window is kept in. */
@@ -952,11 +951,11 @@ static void test_long_base(void **state)
 	assert_int_equal(judge_long(&lr.r, 60, I, S + 10 * B, 10, &s), XRL_PASSED);
 	assert_int_equal(fast_judged, 1);
 	/* A carry into an older bucket (a replace) unmakes it too. */
-	assert_int_equal(xrl_carry_add(&lr.r, xrl_ring_blocks(&lr.r, XC(60)), XC(60), old.q, 1, 0, 8, 1), 1);
+	assert_int_equal(xrl_carry_add(&lr.r, XC(60), old.q, 1, 0, 8, 1), 1);
 	assert_int_equal(xrl_reserve_fast(&lr.r, XC(60), &s, 11, 1, 8, 0, NULL, NULL), XRL_SLOW);
 	assert_int_equal(judge_long(&lr.r, 60, I, S + 10 * B, 11, &s), XRL_OVER);
 	/* A reset (another shape) empties it. */
-	xrl_ring_reset(&lr.r, xrl_ring_blocks(&lr.r, XC(60)), XC(60));
+	xrl_ring_reset(&lr.r, XC(60));
 	assert_int_equal(b->tag, 0);
 	assert_int_equal(judge_long(&lr.r, 60, I, S + 10 * B, 1, &s), XRL_PASSED);
 }

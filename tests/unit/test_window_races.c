@@ -249,7 +249,7 @@ enum { LT = 1024 }; /* a window that leases LT / XRL_LEASE_PART a packet */
 static int lease_reserve(__u32 *lease)
 {
 	xrl_slot_at(&lslot, S + 100 * MS, I / 2, XC(2));
-	return xrl_reserve_lease(&LR, xrl_ring_blocks(&LR, XC(2)), 2, XC(2), I, &lslot, LT, 1, 8, 0, snap, NULL, lease);
+	return xrl_reserve_lease(&LR, 2, XC(2), I, &lslot, LT, 1, 8, 0, snap, NULL, lease);
 }
 
 /*
@@ -501,7 +501,7 @@ static int judge_long_at(struct xrl_ring *r, __u32 n, __u64 I, __u64 t, __u64 T,
 	res = xrl_reserve_fast(r, XC(n), s, T, 1, 8, 0, NULL, NULL);
 	if (res != XRL_SLOW)
 		return res;
-	return xrl_reserve_long(r, xrl_ring_blocks(r, XC(n)), n, XC(n), I, s, T, 1, 8, 0, snap, NULL, NULL);
+	return xrl_reserve_long(r, n, XC(n), I, s, T, 1, 8, 0, snap, NULL, NULL);
 }
 
 static struct long_ring LRG;
@@ -542,7 +542,7 @@ static void test_long_boundary_race(void **state)
 static void cpu_c_commits_elsewhere(void)
 {
 	/* A commit of no pass (a replace's carry of a block) in the oldest bucket: B's reads are stale. */
-	xrl_carry_add(&LRG.r, xrl_ring_blocks(&LRG.r, XC(20)), XC(20), (S - 5 * LW) / LW, 0, 1, 8, 1);
+	xrl_carry_add(&LRG.r, XC(20), (S - 5 * LW) / LW, 0, 1, 8, 1);
 }
 
 static void cpu_b_next_long_bucket_held(void)

@@ -9,6 +9,7 @@
 #include "life/carry_prog.h"
 #include "base/critical.h"
 #include "base/maps.h"
+#include "read/states.h"
 #include "xrl_match.h"
 #include "base/objinfo.h"
 #include "base/err.h"
@@ -284,14 +285,20 @@ void xrl_carry_state_recell(const struct xrl_carry_map *cm, const struct xrl_sta
 	xrl_ring_recell(&o->ring, cm->ocells, &n->ring, cm->ncells);
 }
 
-int xrl_carry_state_get(const struct xrl_carry_map *cm, const struct xrl_key *k, struct xrl_state *s)
+struct xrl_states xrl_carry_old_states(const struct xrl_carry_map *cm)
 {
-	memset(s, 0, sizeof(*s));
-	if (bpf_map_lookup_elem(cm->old, k, s))
-		return -errno;
+	return (struct xrl_states){ .fd = cm->old, .cells = cm->ocells };
+}
+
+struct xrl_states xrl_carry_new_states(const struct xrl_carry_map *cm)
+{
+	return (struct xrl_states){ .fd = cm->nfd, .cells = xrl_carry_state_cells(cm->nvsz) };
+}
+
+void xrl_carry_state_convert(const struct xrl_carry_map *cm, struct xrl_state *s)
+{
 	if (cm->retired && cm->retired->state_read)
 		cm->retired->state_read(s, cm->ocells);
-	return 0;
 }
 
 int xrl_carry_key_cmp(const void *a, const void *b)
@@ -299,36 +306,52 @@ int xrl_carry_key_cmp(const void *a, const void *b)
 	return memcmp(a, b, sizeof(struct xrl_key));
 }
 
-static int fill_entries(struct xrl_carry_map *cm, int to)
-{
-	struct xrl_carry_entry *v = NULL, *tmp;
-	struct xrl_key k, *prev = NULL;
-	size_t n = 0, cap = 0;
+/* What the fill's walk of the old states gathers: the snapshot, in this layout's struct. */
+struct fill_walk {
+	const struct xrl_carry_map *cm;
+	struct xrl_carry_entry *v;
+	size_t n, cap;
+};
 
-	while (!bpf_map_get_next_key(cm->old, prev, &k)) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 4096;
-			tmp = realloc(v, cap * sizeof(*v));
-			if (!tmp) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = tmp;
-		}
-		v[n].k = k;
-		if (!xrl_carry_state_get(cm, &k, &v[n].s))
-			n++;
-		prev = &k;
+static int fill_one(const struct xrl_key *k, const struct xrl_state *st, void *ctx)
+{
+	struct fill_walk *f = ctx;
+	struct xrl_carry_entry *tmp;
+
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 4096;
+		tmp = realloc(f->v, f->cap * sizeof(*f->v));
+		if (!tmp)
+			return -ENOMEM;
+		f->v = tmp;
 	}
-	if (n)
-		qsort(v, n, sizeof(*v), xrl_carry_key_cmp);
-	cm->snap = v;
-	cm->nsnap = n;
-	for (size_t i = 0; i < n; i++) {
+	f->v[f->n].k = *k;
+	f->v[f->n].s = *st;
+	xrl_carry_state_convert(f->cm, &f->v[f->n].s);
+	f->n++;
+	return 0;
+}
+
+static int fill_entries(struct xrl_carry_map *cm)
+{
+	struct xrl_states from = xrl_carry_old_states(cm), to = xrl_carry_new_states(cm);
+	struct fill_walk f = { .cm = cm };
+	int ret;
+
+	ret = xrl_states_walk(&from, fill_one, &f);
+	if (ret) {
+		free(f.v);
+		return ret;
+	}
+	if (f.n)
+		qsort(f.v, f.n, sizeof(*f.v), xrl_carry_key_cmp);
+	cm->snap = f.v;
+	cm->nsnap = f.n;
+	for (size_t i = 0; i < f.n; i++) {
 		struct xrl_state ns;
 
-		xrl_carry_state_recell(cm, &v[i].s, &ns);
-		bpf_map_update_elem(to, &v[i].k, &ns, BPF_ANY); /* past a smaller table's size, the LRU evicts */
+		xrl_carry_state_recell(cm, &f.v[i].s, &ns);
+		xrl_state_put(&to, &f.v[i].k, &ns);
 	}
 	return 0;
 }
@@ -427,7 +450,7 @@ int xrl_carry_fill(struct xrl_carry *c, char *err, size_t len)
 		cm->nvsz = bpf_map__value_size(cm->map);
 		cm->nmax = bpf_map__max_entries(cm->map);
 		if (cm->how == XRL_CARRY_ENTRIES)
-			ret = fill_entries(cm, to);
+			ret = fill_entries(cm);
 		else if (cm->how == XRL_CARRY_SKETCH)
 			ret = xrl_sketch_fill(cm->old, cm->info.max_entries, to, bpf_map__max_entries(cm->map));
 		else if (cm->how == XRL_CARRY_RULE_STATS)

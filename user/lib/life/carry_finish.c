@@ -53,6 +53,56 @@ static void snap_add(struct xrl_carry_map *cm, struct xrl_carry_entry *more, siz
 	qsort(v, cm->nsnap, sizeof(*v), xrl_carry_key_cmp);
 }
 
+/* What finish_entries's walk of the old states carries, and with refresh gathers. */
+struct finish_walk {
+	struct xrl_carry *c;
+	struct xrl_carry_map *cm;
+	struct xrl_states to;
+	bool refresh;
+	struct xrl_carry_entry *more;
+	size_t nmore, cap;
+};
+
+static int finish_one(const struct xrl_key *k, const struct xrl_state *read, void *ctx)
+{
+	struct finish_walk *f = ctx;
+	struct xrl_carry_map *cm = f->cm;
+	struct xrl_carry_entry *s = cm->nsnap ? bsearch(k, cm->snap, cm->nsnap, sizeof(*s), xrl_carry_key_cmp) : NULL,
+			       *tmp;
+	struct xrl_state now = *read, dst;
+	struct xrl_carry_args a;
+
+	xrl_carry_state_convert(cm, &now);
+	if (s && !memcmp(&s->s, &now, cm->info.value_size))
+		return 0; /* nothing counted since the fill */
+	xrl_carry_state_recell(cm, &now, &dst);
+	if (xrl_state_put_new(&f->to, k, &dst)) {
+		memset(&a, 0, sizeof(a));
+		a.key = *k;
+		a.n = xrl_ring_delta(&now.ring, s ? &s->s.ring : NULL, cm->ocells, a.c);
+		if (!f->refresh)
+			xrl_fault_pause("carrying");
+		if (a.n)
+			xrl_carry_prog_state(f->c->prog, &a);
+	}
+	if (!f->refresh)
+		return 0;
+	if (s) {
+		s->s = now;
+		return 0;
+	}
+	if (f->nmore == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 64;
+		tmp = realloc(f->more, f->cap * sizeof(*f->more));
+		if (!tmp)
+			return -ENOMEM;
+		f->more = tmp;
+	}
+	f->more[f->nmore].k = *k;
+	f->more[f->nmore++].s = now;
+	return 0;
+}
+
 /*
  * Window states: what the old program counted after the fill, added into the
  * new map by the carrier; a key the new map lacks, inserted whole unless the
@@ -61,49 +111,12 @@ static void snap_add(struct xrl_carry_map *cm, struct xrl_carry_entry *more, siz
  */
 static void finish_entries(struct xrl_carry *c, struct xrl_carry_map *cm, bool refresh)
 {
-	struct xrl_carry_entry *more = NULL, *tmp;
-	size_t nmore = 0, cap = 0;
-	struct xrl_key k, *prev = NULL;
-	struct xrl_carry_args a;
+	struct finish_walk f = { .c = c, .cm = cm, .to = xrl_carry_new_states(cm), .refresh = refresh };
+	struct xrl_states from = xrl_carry_old_states(cm);
 
-	while (!bpf_map_get_next_key(cm->old, prev, &k)) {
-		struct xrl_carry_entry *s =
-			cm->nsnap ? bsearch(&k, cm->snap, cm->nsnap, sizeof(*s), xrl_carry_key_cmp) : NULL;
-		struct xrl_state now = {}, dst;
-
-		prev = &k;
-		if (xrl_carry_state_get(cm, &k, &now))
-			continue;
-		if (s && !memcmp(&s->s, &now, cm->info.value_size))
-			continue; /* nothing counted since the fill */
-		xrl_carry_state_recell(cm, &now, &dst);
-		if (bpf_map_update_elem(cm->nfd, &k, &dst, BPF_NOEXIST)) {
-			memset(&a, 0, sizeof(a));
-			a.key = k;
-			a.n = xrl_ring_delta(&now.ring, s ? &s->s.ring : NULL, cm->ocells, a.c);
-			if (!refresh)
-				xrl_fault_pause("carrying");
-			if (a.n)
-				xrl_carry_prog_state(c->prog, &a);
-		}
-		if (!refresh)
-			continue;
-		if (s) {
-			s->s = now;
-			continue;
-		}
-		if (nmore == cap) {
-			cap = cap ? 2 * cap : 64;
-			tmp = realloc(more, cap * sizeof(*more));
-			if (!tmp)
-				break;
-			more = tmp;
-		}
-		more[nmore].k = k;
-		more[nmore++].s = now;
-	}
-	snap_add(cm, more, nmore);
-	free(more);
+	xrl_states_walk(&from, finish_one, &f);
+	snap_add(cm, f.more, f.nmore);
+	free(f.more);
 }
 
 /*
@@ -156,6 +169,7 @@ static void finish_rule_stats(struct xrl_carry *c, struct xrl_carry_map *cm, boo
  */
 static void fold_latches(struct xrl_carry *c, const struct xrl_carry_map *cm, const struct xrl_carry_map *st)
 {
+	struct xrl_states to = xrl_carry_new_states(st);
 	size_t stride = xrl_percpu_stride(sizeof(struct xrl_latch));
 	char *v = xrl_percpu_alloc(c->ncpus, sizeof(struct xrl_latch));
 	struct xrl_carry_args a;
@@ -171,7 +185,7 @@ static void fold_latches(struct xrl_carry *c, const struct xrl_carry_map *cm, co
 
 			/* A lease's count is passes left, not blocks: its passes stay counted in their bucket. */
 			if (!l->gen || l->kind == XRL_LATCH_LEASE || !xrl_latch_count(l->word) ||
-			    bpf_map_lookup_elem(st->nfd, &l->key, &s) || s.gen != l->gen)
+			    xrl_state_get(&to, &l->key, &s) || s.gen != l->gen)
 				continue;
 			memset(&a, 0, sizeof(a));
 			a.key = l->key;

@@ -6,6 +6,7 @@
 #include "life/carry.h"
 #include "life/carry_sketch.h"
 #include "xrl_common.h"
+#include "read/states.h"
 
 /* One window state, as the fill read it (the old map's cells): sorted by key for the merge after the swap. */
 struct xrl_carry_entry {
@@ -23,8 +24,11 @@ static inline __u64 xrl_full_epoch(__u64 last, __u32 e)
 size_t xrl_carry_value_bytes(const struct xrl_carry *c, __u32 type, __u32 vsz);
 __u32 xrl_carry_state_cells(__u32 vsz);
 __u32 xrl_carry_rule_stats_cells(__u32 vsz);
-/* Key k's window state in the old map as this layout's struct (the old map's cells): 0, or -errno. */
-int xrl_carry_state_get(const struct xrl_carry_map *cm, const struct xrl_key *k, struct xrl_state *s);
+/* The window states of the old map (the old map's cells) and of the new one, as read/states.h takes them. */
+struct xrl_states xrl_carry_old_states(const struct xrl_carry_map *cm);
+struct xrl_states xrl_carry_new_states(const struct xrl_carry_map *cm);
+/* A window state of the old map, as read, made this layout's struct in place (the old map's cells). */
+void xrl_carry_state_convert(const struct xrl_carry_map *cm, struct xrl_state *s);
 struct xrl_carry_map *xrl_carry_map_of(struct xrl_carry *c, const char *name);
 void xrl_carry_state_recell(const struct xrl_carry_map *cm, const struct xrl_state *o, struct xrl_state *n);
 /* The order of struct xrl_carry_entry: by key. */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The keys' window states as userspace reads them, in one place: stats,
- * explain, status and the tests ask here, so that the table behind them
- * (the kernel's LRU hash today, the ways of docs/table.md next) is one
- * choice, as bpf/state.h is the program's.
+ * The keys' window states as userspace reads and writes them, in one place:
+ * stats, explain, status, the carry of a replace and the tests ask here, so
+ * that the table behind them (the kernel's LRU hash today, the ways of
+ * docs/table.md next) is one choice, as bpf/state.h is the program's.
  */
 #ifndef XRL_LIB_STATES_H
 #define XRL_LIB_STATES_H
@@ -12,13 +12,26 @@
 #include "xrl_common.h"
 #include "base/maps.h"
 
+/* A table of window states: its map, and the cells of its rings as loaded. */
+struct xrl_states {
+	int fd;
+	__u32 cells;
+};
+
+/* The window states of an instance's maps. */
+static inline struct xrl_states xrl_states_of(const struct xrl_maps *m)
+{
+	return (struct xrl_states){ .fd = m->state, .cells = m->cells };
+}
+
 /*
- * Key key's window state into *out, its ring laid out as a rule's (its
- * cells, their block counts, a long ring's base: xrl_ring_blocks,
- * xrl_ring_base), m->cells cells. -ENOENT: the key has none; -EPROTO: rings
- * larger than a struct xrl_state holds.
+ * Key key's window state into *out (room for rings of any cells), its ring
+ * laid out as a rule's (its cells, their block counts, a long ring's base:
+ * xrl_ring_blocks, xrl_ring_base), as the table's layout holds it (a retired
+ * layout's is read as it is: user/lib/layouts converts it). -ENOENT: the
+ * key has none.
  */
-int xrl_state_get(const struct xrl_maps *m, const struct xrl_key *key, struct xrl_state *out);
+int xrl_state_get(const struct xrl_states *t, const struct xrl_key *key, struct xrl_state *out);
 
 /* What xrl_states_walk calls for each tracked key: non-zero stops the walk, and is returned. */
 typedef int xrl_state_fn(const struct xrl_key *key, const struct xrl_state *st, void *ctx);
@@ -27,9 +40,23 @@ typedef int xrl_state_fn(const struct xrl_key *key, const struct xrl_state *st, 
  * Calls fn for every key with a window state, and the state as xrl_state_get
  * reads it. A key made or dropped meanwhile may be seen or not.
  */
-int xrl_states_walk(const struct xrl_maps *m, xrl_state_fn *fn, void *ctx);
+int xrl_states_walk(const struct xrl_states *t, xrl_state_fn *fn, void *ctx);
 
 /* The keys with a window state. */
-size_t xrl_states_count(const struct xrl_maps *m);
+size_t xrl_states_count(const struct xrl_states *t);
+
+/*
+ * Writes key key's window state st into a table no program counts in yet (a
+ * replace's new maps before the swap). A full table keeps what it holds:
+ * -ENOSPC, the key not carried.
+ */
+int xrl_state_put(const struct xrl_states *t, const struct xrl_key *key, const struct xrl_state *st);
+
+/*
+ * The same for a key the table lacks, as a program counts in it: -EEXIST
+ * when the key has a state now (made by the program since it was looked
+ * for), which is left as it is.
+ */
+int xrl_state_put_new(const struct xrl_states *t, const struct xrl_key *key, const struct xrl_state *st);
 
 #endif /* XRL_LIB_STATES_H */

@@ -233,7 +233,9 @@ static int key_window(const struct xrl_maps *m, const struct xrl_key *key, const
 	    (last && now < r->interval_ns / r->buckets))
 		return 0;
 	if (!st) {
-		ret = xrl_state_get(m, key, &state);
+		struct xrl_states t = xrl_states_of(m);
+
+		ret = xrl_state_get(&t, key, &state);
 		if (ret)
 			return ret;
 		st = &state;
@@ -279,6 +281,7 @@ int xrl_warm_point(const struct xrl_maps *m, const struct xrl_key *key, const st
 		   __u64 *eff, __u64 *elapsed)
 {
 	__u64 period = (__u64)r->warmup_ms * 1000000ULL, start = now;
+	struct xrl_states t = xrl_states_of(m);
 	struct xrl_state st; /* room for a value of any rings (XRL_RING_WORDS) */
 	int ret;
 
@@ -286,7 +289,7 @@ int xrl_warm_point(const struct xrl_maps *m, const struct xrl_key *key, const st
 	*elapsed = 0;
 	if (!r->warmup_ms || xrl_shape_check(r->buckets, r->interval_ns) != XRL_SHAPE_OK)
 		return 0;
-	ret = xrl_state_get(m, key, &st);
+	ret = xrl_state_get(&t, key, &st);
 	if (ret && ret != -ENOENT)
 		return ret;
 	if (!ret && st.gen == r->gen && !xrl_warm_idle(st.ring.last, r->interval_ns / r->buckets, period, now))
@@ -359,9 +362,10 @@ int xrl_top_keys(const struct xrl_maps *m, const struct xrl_ruleset *set, __u64 
 		 struct xrl_key_report *out, size_t *n, size_t *tracked)
 {
 	struct top_walk t = { .m = m, .set = set, .now = now };
+	struct xrl_states states = xrl_states_of(m);
 	int ret;
 
-	ret = xrl_states_walk(m, top_one, &t);
+	ret = xrl_states_walk(&states, top_one, &t);
 	*tracked = t.tracked;
 	*n = 0;
 	if (!ret) {

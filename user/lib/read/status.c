@@ -25,6 +25,7 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 	struct bpf_link_info info;
 	struct bpf_prog_info prog;
 	struct xrl_ruleset set = {};
+	struct xrl_states states;
 	struct xrl_maps m;
 	size_t i;
 
@@ -73,7 +74,8 @@ static void status_one(const char *name, const struct xrl_ifid *id, __u64 here, 
 		st->nglobal++;
 	}
 	xrl_ruleset_free(&set);
-	st->keys = xrl_states_count(&m);
+	states = xrl_states_of(&m);
+	st->keys = xrl_states_count(&states);
 	st->state_memlock = xrl_fd_memlock(m.state);
 	st->sketch_memlock = xrl_fd_memlock(m.sketch);
 	st->memlock = xrl_maps_memlock(&m) + xrl_capture_memlock(m.dir);
