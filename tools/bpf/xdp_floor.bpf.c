@@ -77,13 +77,22 @@ struct floor_table floor_2way SEC(".maps");
 
 static const struct floor_state floor_zero;
 
-/* docs/table.md's table (include/xrl_table.h): sets of 4 ways, as many ways as the other tables' entries. */
+/*
+ * docs/table.md's table (include/xrl_table.h): sets of 4 ways of a narrow key
+ * and a 2-bucket window, two lines a way, as many ways as the other tables'
+ * entries. A packet reads and writes a way's first line.
+ */
+#define FLOOR_WAY 128
+static const struct xrl_tshape floor_shape = { FLOOR_WAY, 16, 3 };
+struct floor_set {
+	__u8 b[XRL_TABLE_WAYS * FLOOR_WAY];
+};
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE); /* values from a page on: a way is a line */
+	__uint(map_flags, BPF_F_MMAPABLE); /* values from a page on: a way's lines are lines */
 	__uint(max_entries, FLOOR_KEYS / XRL_TABLE_WAYS);
 	__type(key, __u32);
-	__type(value, struct xrl_tset);
+	__type(value, struct floor_set);
 } floor_line SEC(".maps"), floor_linex SEC(".maps");
 
 struct {
@@ -242,12 +251,13 @@ int xdp_lrux_drop(struct xdp_md *ctx)
  */
 static __always_inline int line_drop(struct xdp_md *ctx, int full, void *table)
 {
+	const struct xrl_tshape *t = &floor_shape;
 	struct floor_key fk = {};
 	struct xrl_key k = {};
-	struct xrl_tkey t;
-	struct xrl_tset *set;
-	struct xrl_way *w;
+	struct xrl_wstate *ws;
+	struct xrl_wkey wk;
 	__u32 ix, sr = 0, c;
+	void *set;
 	__u64 h;
 	int i;
 
@@ -258,32 +268,39 @@ static __always_inline int line_drop(struct xdp_md *ctx, int full, void *table)
 	k.family = fk.family;
 	k.proto = fk.proto;
 	__builtin_memcpy(k.addr, fk.addr, 4);
-	if (xrl_tkey_make(&t, &k))
+	if (xrl_wkey_make(&wk, &k, t->key_bytes))
 		return XDP_DROP;
 	h = xrl_key_hash64(&k); /* the limiter has it already: the latch slot's */
 	ix = xrl_table_set(h, FLOOR_KEYS / XRL_TABLE_WAYS);
 	set = bpf_map_lookup_elem(table, &ix);
 	if (!set)
 		return XDP_DROP;
-	i = xrl_tset_find(set, &t, xrl_table_first(h), &sr);
+	i = xrl_tset_find(set, t, &wk, xrl_table_first(h), &sr);
 	/*
 	 * A new key: a way claimed, and its first packet counted there. Without
-	 * the window's add (!full) a count never ages: such a window is never empty.
+	 * the window's add (!full) a count never ages: such a window is never
+	 * empty (no shape is written: any pass keeps a way).
 	 */
 	if (i < 0)
-		i = xrl_tset_claim(set, &t, xrl_table_first(h), (__u32)(bpf_ktime_get_ns() / FLOOR_BLEN),
-				   full ? 2 : 1U << 30, xrl_table_grace(FLOOR_BLEN), &sr);
+		i = xrl_tset_claim(set, t, &wk, xrl_table_first(h), bpf_ktime_get_ns(), &sr);
 	if (i < 0)
 		return XDP_DROP;
-	w = &set->w[i & (XRL_TABLE_WAYS - 1)];
+	ws = xrl_way_state(xrl_way(set, t, (__u32)i), t);
 	if (!full) {
-		__sync_fetch_and_add(&w->c[0], 1);
+		__sync_fetch_and_add(&ws->ring.c[0].word, 1);
 		return XDP_DROP;
 	}
-	c = FLOOR_RESERVE(w->last, w->seq, w->c[0], 1);
+	if (!ws->gen) {
+		ws->gen = 1;
+		xrl_way_shape(xrl_way(set, t, (__u32)i), t, 1, FLOOR_BLEN, 2);
+	}
+	c = FLOOR_RESERVE(ws->ring.last, ws->ring.seq, ws->ring.c[0].word, 1);
 	/* Taken over since the key was read: the add back (docs/table.md). */
-	if (!xrl_way_still(w, sr))
-		xrl_way_take_back(w, c, (__u32)(bpf_ktime_get_ns() / FLOOR_BLEN), 1);
+	if (!xrl_way_still(ws, sr)) {
+		xrl_barrier_var(c);
+		if (c < 3)
+			xrl_take_back(&ws->ring.c[c], (__u32)(bpf_ktime_get_ns() / FLOOR_BLEN), 1, 4);
+	}
 	return XDP_DROP;
 }
 
