@@ -10,6 +10,7 @@
 #include "base/critical.h"
 #include "base/maps.h"
 #include "read/states.h"
+#include "read/stats.h"
 #include "xrl_match.h"
 #include "base/objinfo.h"
 #include "base/err.h"
@@ -336,6 +337,7 @@ static int fill_entries(struct xrl_carry_map *cm)
 {
 	struct xrl_states from = xrl_carry_old_states(cm), to = xrl_carry_new_states(cm);
 	struct fill_walk f = { .cm = cm };
+	__u64 now;
 	int ret;
 
 	ret = xrl_states_walk(&from, fill_one, &f);
@@ -347,11 +349,13 @@ static int fill_entries(struct xrl_carry_map *cm)
 		qsort(f.v, f.n, sizeof(*f.v), xrl_carry_key_cmp);
 	cm->snap = f.v;
 	cm->nsnap = f.n;
+	if (xrl_clock_now(XRL_CLOCK_PRECISE, &now))
+		now = 0;
 	for (size_t i = 0; i < f.n; i++) {
 		struct xrl_state ns;
 
 		xrl_carry_state_recell(cm, &f.v[i].s, &ns);
-		xrl_state_put(&to, &f.v[i].k, &ns);
+		xrl_state_put(&to, &f.v[i].k, &ns, now);
 	}
 	return 0;
 }
