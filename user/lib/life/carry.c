@@ -314,23 +314,30 @@ struct fill_walk {
 	size_t n, cap;
 };
 
+int xrl_carry_entry_push(struct xrl_carry_entry **v, size_t *n, size_t *cap, const struct xrl_key *k,
+			 const struct xrl_state *st)
+{
+	struct xrl_carry_entry *tmp;
+
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		tmp = realloc(*v, *cap * sizeof(**v));
+		if (!tmp)
+			return -ENOMEM;
+		*v = tmp;
+	}
+	(*v)[*n].k = *k;
+	(*v)[(*n)++].s = *st;
+	return 0;
+}
+
 static int fill_one(const struct xrl_key *k, const struct xrl_state *st, void *ctx)
 {
 	struct fill_walk *f = ctx;
-	struct xrl_carry_entry *tmp;
+	struct xrl_state s = *st;
 
-	if (f->n == f->cap) {
-		f->cap = f->cap ? 2 * f->cap : 4096;
-		tmp = realloc(f->v, f->cap * sizeof(*f->v));
-		if (!tmp)
-			return -ENOMEM;
-		f->v = tmp;
-	}
-	f->v[f->n].k = *k;
-	f->v[f->n].s = *st;
-	xrl_carry_state_convert(f->cm, &f->v[f->n].s);
-	f->n++;
-	return 0;
+	xrl_carry_state_convert(f->cm, &s);
+	return xrl_carry_entry_push(&f->v, &f->n, &f->cap, k, &s);
 }
 
 static int fill_entries(struct xrl_carry_map *cm)

@@ -67,8 +67,7 @@ static int finish_one(const struct xrl_key *k, const struct xrl_state *read, voi
 {
 	struct finish_walk *f = ctx;
 	struct xrl_carry_map *cm = f->cm;
-	struct xrl_carry_entry *s = cm->nsnap ? bsearch(k, cm->snap, cm->nsnap, sizeof(*s), xrl_carry_key_cmp) : NULL,
-			       *tmp;
+	struct xrl_carry_entry *s = cm->nsnap ? bsearch(k, cm->snap, cm->nsnap, sizeof(*s), xrl_carry_key_cmp) : NULL;
 	struct xrl_state now = *read, dst;
 	struct xrl_carry_args a;
 
@@ -91,16 +90,7 @@ static int finish_one(const struct xrl_key *k, const struct xrl_state *read, voi
 		s->s = now;
 		return 0;
 	}
-	if (f->nmore == f->cap) {
-		f->cap = f->cap ? 2 * f->cap : 64;
-		tmp = realloc(f->more, f->cap * sizeof(*f->more));
-		if (!tmp)
-			return -ENOMEM;
-		f->more = tmp;
-	}
-	f->more[f->nmore].k = *k;
-	f->more[f->nmore++].s = now;
-	return 0;
+	return xrl_carry_entry_push(&f->more, &f->nmore, &f->cap, k, &now);
 }
 
 /*

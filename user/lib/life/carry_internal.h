@@ -31,6 +31,9 @@ struct xrl_states xrl_carry_new_states(const struct xrl_carry_map *cm);
 void xrl_carry_state_convert(const struct xrl_carry_map *cm, struct xrl_state *s);
 struct xrl_carry_map *xrl_carry_map_of(struct xrl_carry *c, const char *name);
 void xrl_carry_state_recell(const struct xrl_carry_map *cm, const struct xrl_state *o, struct xrl_state *n);
+/* Appends key k and its state st to the entries *v (*n of them, room for *cap), grown as needed. */
+int xrl_carry_entry_push(struct xrl_carry_entry **v, size_t *n, size_t *cap, const struct xrl_key *k,
+			 const struct xrl_state *st);
 /* The order of struct xrl_carry_entry: by key. */
 int xrl_carry_key_cmp(const void *a, const void *b);
 void xrl_carry_rule_stats_read(const struct xrl_carry_map *cm, const void *ov, struct xrl_rule_stats *rs);
