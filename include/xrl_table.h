@@ -21,6 +21,7 @@
 #define XRL_WAY_LOCK (1U << 30)	   /* ... of a set's way 0: a CPU is claiming a way of the set */
 #define XRL_WAY_LEASED (1U << 31)  /* ... a CPU leased passes of the way's window (bpf/lease.h) */
 #define XRL_WAY_LINE 64
+#define XRL_DEFAULT_WAY_BYTES 128 /* xrl_way_bytes(16, 3): a narrow way of a 2-bucket window */
 /*
  * Time a way's newest pass must be behind the end of its window before the
  * way may be taken (xrl_way_empty): more than a CPU's clock read can be
@@ -28,6 +29,19 @@
  * slowest tick).
  */
 #define XRL_TABLE_GRACE_NS 100000000ULL
+
+/*
+ * In the program: rodata x (a shape) by a pointer the compiler cannot see
+ * through (the asm): with volatile cast away it would fold the loads to the
+ * initializer's values, not the loader's. The verifier still reads them as
+ * the constants they are.
+ */
+#define XRL_RODATA_PTR(type, x)                     \
+	({                                          \
+		const type *_p = (const void *)(x); \
+		asm volatile("" : "+r"(_p));        \
+		_p;                                 \
+	})
 
 /*
  * A table's shape, fixed at load (the program's rodata; userspace's from
@@ -85,12 +99,23 @@ struct xrl_wtail {
 	__u32 shape_gen;
 };
 
-/* The bytes of a way: its key, serial and gen, ring and tail, in whole lines. */
+/*
+ * The bytes of a way: its key, serial and gen, ring and tail, in whole
+ * lines; a wide way's a line more than a narrow way's of the same cells,
+ * so that a table's value size and cells tell its keys (xrl_way_keys).
+ */
 static inline __u32 xrl_way_bytes(__u32 key_bytes, __u32 cells)
 {
-	__u32 b = key_bytes + 8 + xrl_ring_size(cells) + (__u32)sizeof(struct xrl_wtail);
+	__u32 b = 16 + 8 + xrl_ring_size(cells) + (__u32)sizeof(struct xrl_wtail);
 
-	return (b + XRL_WAY_LINE - 1) / XRL_WAY_LINE * XRL_WAY_LINE;
+	b = (b + XRL_WAY_LINE - 1) / XRL_WAY_LINE * XRL_WAY_LINE;
+	return key_bytes == 16 ? b : b + XRL_WAY_LINE;
+}
+
+/* The key bytes of ways of way_bytes for rings of cells cells; 0: neither. */
+static inline __u32 xrl_way_keys(__u32 way_bytes, __u32 cells)
+{
+	return way_bytes == xrl_way_bytes(16, cells) ? 16 : way_bytes == xrl_way_bytes(24, cells) ? 24 : 0;
 }
 
 /* The shape of a table of ways of keys of key_bytes bytes and rings of cells cells. */
@@ -153,25 +178,29 @@ static inline int xrl_key_wide(const struct xrl_key *k)
 	return (k->rule_id & ~XRL_KEY_BYTES) > 0x7fff || (hi[0] | hi[1]);
 }
 
-/* The way key of k for ways of key_bytes; -1 when k needs a wider one (xrl_key_wide). */
-static inline int xrl_wkey_make(struct xrl_wkey *w, const struct xrl_key *k, __u32 key_bytes)
+/*
+ * The way key of k for ways of key_bytes; -1 when k needs a wider one
+ * (xrl_key_wide). Its words made by shifts, not copies of a struct: in the
+ * program they stay in registers (the slow path's frame is at its bound).
+ * A narrow key's first word is struct xrl_tkey's first 8 bytes as this
+ * machine lays them out.
+ */
+static inline __attribute__((always_inline)) int xrl_wkey_make(struct xrl_wkey *w, const struct xrl_key *k,
+							       __u32 key_bytes)
 {
-	struct xrl_tkey t;
-	__u32 id = k->rule_id & ~XRL_KEY_BYTES;
+	__u32 id = k->rule_id & ~XRL_KEY_BYTES, a[4];
 
-	if (key_bytes != sizeof(t)) {
-		__builtin_memcpy(w->w, XRL_ALIGNED4(k), sizeof(*k));
+	__builtin_memcpy(a, XRL_ALIGNED4(k->addr), 16);
+	w->w[1] = (__u64)a[1] << 32 | a[0];
+	if (key_bytes != sizeof(struct xrl_tkey)) {
+		w->w[0] = (__u64)k->proto << 56 | (__u64)k->family << 48 | (__u64)k->port << 32 | k->rule_id;
+		w->w[2] = (__u64)a[3] << 32 | a[2];
 		return 0;
 	}
-	if (xrl_key_wide(k))
+	if (id > 0x7fff || (a[2] | a[3]))
 		return -1;
-	t.rule = (__u16)(id | (k->rule_id & XRL_KEY_BYTES ? 0x8000 : 0));
-	t.port = k->port;
-	t.family = k->family;
-	t.proto = k->proto;
-	t.zero = 0;
-	__builtin_memcpy(t.addr, XRL_ALIGNED4(k->addr), 8);
-	__builtin_memcpy(w->w, &t, sizeof(t));
+	id |= k->rule_id & XRL_KEY_BYTES ? 0x8000 : 0;
+	w->w[0] = (__u64)k->proto << 40 | (__u64)k->family << 32 | (__u64)k->port << 16 | id;
 	w->w[2] = 0;
 	return 0;
 }
@@ -179,19 +208,23 @@ static inline int xrl_wkey_make(struct xrl_wkey *w, const struct xrl_key *k, __u
 /* The xrl_key of way key w (userspace reads a way's). */
 static inline void xrl_wkey_key(struct xrl_key *k, const struct xrl_wkey *w, __u32 key_bytes)
 {
-	struct xrl_tkey t;
+	__u32 a[4] = { (__u32)w->w[1], (__u32)(w->w[1] >> 32), 0, 0 };
 
-	if (key_bytes != sizeof(t)) {
-		__builtin_memcpy(k, w->w, sizeof(*k));
-		return;
-	}
-	__builtin_memcpy(&t, w->w, sizeof(t));
 	__builtin_memset(k, 0, sizeof(*k));
-	k->rule_id = (t.rule & 0x7fffU) | (t.rule & 0x8000 ? XRL_KEY_BYTES : 0);
-	k->port = t.port;
-	k->family = t.family;
-	k->proto = t.proto;
-	__builtin_memcpy(k->addr, t.addr, 8);
+	if (key_bytes != sizeof(struct xrl_tkey)) {
+		k->rule_id = (__u32)w->w[0];
+		k->port = (__u16)(w->w[0] >> 32);
+		k->family = (__u8)(w->w[0] >> 48);
+		k->proto = (__u8)(w->w[0] >> 56);
+		a[2] = (__u32)w->w[2];
+		a[3] = (__u32)(w->w[2] >> 32);
+	} else {
+		k->rule_id = ((__u32)w->w[0] & 0x7fffU) | (w->w[0] & 0x8000 ? XRL_KEY_BYTES : 0);
+		k->port = (__u16)(w->w[0] >> 16);
+		k->family = (__u8)(w->w[0] >> 32);
+		k->proto = (__u8)(w->w[0] >> 40);
+	}
+	__builtin_memcpy(k->addr, a, 16);
 }
 
 /* Whether way w holds key k (a way of key_bytes), in two or three compares. */
@@ -316,8 +349,8 @@ static inline __u32 xrl_way_next(__u32 sr)
  * key's at its own time, less than the grace before now, whose window no
  * forgotten bucket is in.
  */
-static inline int xrl_way_take(void *s, const struct xrl_tshape *t, __u32 ix, __u32 sr, const struct xrl_wkey *k,
-			       __u64 now)
+XRL_INLINE int xrl_way_take(void *s, const struct xrl_tshape *t, __u32 ix, __u32 sr, const struct xrl_wkey *k,
+			    __u64 now)
 {
 	__u8 *w = xrl_way(s, t, ix);
 	struct xrl_wstate *ws = xrl_way_state(w, t);
@@ -358,8 +391,8 @@ static inline int xrl_way_take(void *s, const struct xrl_tshape *t, __u32 ix, __
 #define XRL_TABLE_FULL (-1)   /* every way of the set holds a window that may still count */
 #define XRL_TABLE_LOCKED (-2) /* another CPU is claiming a way of the set */
 
-static inline int xrl_tset_claim(void *s, const struct xrl_tshape *t, const struct xrl_wkey *k, __u32 first, __u64 now,
-				 __u32 *serial)
+XRL_INLINE int xrl_tset_claim(void *s, const struct xrl_tshape *t, const struct xrl_wkey *k, __u32 first, __u64 now,
+			      __u32 *serial)
 {
 	__u32 i, ix, sr;
 	__u8 *w;

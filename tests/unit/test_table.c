@@ -43,7 +43,7 @@ static void hook_point(void)
 
 static struct xrl_tshape T;
 /* A set of narrow ways, and room past it for a struct xrl_wstate's whole ring (which a way holds cells of). */
-static __u8 S[XRL_TABLE_WAYS * 128 + sizeof(struct xrl_wstate)] __attribute__((aligned(64)));
+static __u8 S[XRL_TABLE_WAYS * 192 + sizeof(struct xrl_wstate)] __attribute__((aligned(64)));
 
 static struct xrl_wkey key4(__u32 rule, __u8 last_octet)
 {
@@ -102,8 +102,11 @@ static void test_way_bytes(void **state)
 	assert_int_equal((__u8 *)&xrl_way_state(w, &t)->ring.c[3] - w, 64); /* the third cell ends line 0 */
 	assert_int_equal((__u8 *)xrl_ring_blocks(&xrl_way_state(w, &t)->ring, 3) - w, 64);
 	assert_true((__u8 *)(xrl_way_tail(w, &t) + 1) - w <= 128);
-	/* A wide key: the third cell on line 1. */
-	assert_int_equal(w6.way_bytes, 128);
+	/* A wide key: the third cell on line 1; a line more than a narrow way, so that the size tells them apart. */
+	assert_int_equal(w6.way_bytes, 192);
+	assert_int_equal(xrl_way_keys(192, 3), 24);
+	assert_int_equal(xrl_way_keys(128, 3), 16);
+	assert_int_equal(xrl_way_keys(100, 3), 0);
 	assert_int_equal((__u8 *)&xrl_way_state(w, &w6)->ring.c[2] - w, 64);
 	/* Longer windows: a long ring's base after its blocks, all in whole lines. */
 	assert_int_equal(xrl_way_bytes(16, 17), 384);
