@@ -85,9 +85,9 @@ static __always_inline int xrl_win_new(struct xrl_key *k, struct xrl_counters *c
 		cnt->keys_failed++;
 		return 0;
 	}
+	/* Its birth: a lease's passes go back to this window only (lease.h). */
 	if (made)
-		w->st->warm =
-			bpf_ktime_get_ns(); /* its birth: a lease's passes go back to this window only (lease.h) */
+		w->st->warm = bpf_ktime_get_ns();
 	return 1;
 }
 
